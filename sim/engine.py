@@ -1,0 +1,398 @@
+"""The SimPy round clock: initiative, turns at fractional times, actions, victory and death.
+
+One ``Battle`` is one fight with its own ``random.Random(seed)``. It does no
+I/O: events are plain dicts appended to ``log`` when a log is asked for, and
+not even built otherwise (every ``emit`` sits behind ``if self.log``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+import attrs
+import simpy
+
+from sim import __version__
+from sim.dice import roll_die
+from sim.rules import combine_advantage, system_for
+from sim.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
+from sim.tactics import approach_gap, choose_target, choose_weapon
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+
+    from sim.model import Scenario, Side, Weapon
+    from sim.rules import RuleSystem
+
+SCHEMA = 1
+INITIATIVE_GIFT = "initiative"
+INITIATIVE_WINS_ON = 4  # 4-6 on the d6: the party acts first
+
+
+@attrs.frozen
+class FighterOutcome:
+    """How one combatant ended a battle."""
+
+    name: str
+    side: str
+    hp: int
+    max_hp: int
+    status: str  # active | unconscious | dead | fled | broken
+    cause: str | None  # cause of death (or of the knock-out it survived)
+    knocked_out: bool  # reached 0 HP at some point and survived
+
+
+@attrs.frozen
+class BattleOutcome:
+    """The result of one battle, small enough to aggregate by the thousand."""
+
+    seed: int
+    winner: str | None
+    rounds: int
+    fighters: tuple[FighterOutcome, ...]
+
+
+class Battle:
+    """One battle of a scenario, from ``battle_started`` to ``battle_ended``."""
+
+    def __init__(self, scenario: Scenario, seed: int, log: bool = False) -> None:
+        self.scenario = scenario
+        self.seed = seed
+        self.rules: RuleSystem = system_for(scenario.rules)
+        self.rng = random.Random(seed)
+        self.env = simpy.Environment()
+        self.log: list[dict] | None = [] if log else None
+        self.round = 0
+        self.t = 0.0
+        self.ended = False
+        self.winner: str | None = None
+        self.focus: dict[str, Fighter] = {}  # side -> shared target of the focus tactic
+        self.destiny_left = scenario.options.destiny_points
+        self.surprise_side: str | None = None
+        self.fighters: list[Fighter] = []
+        self._able: dict[str, int] = {side.name: 0 for side in scenario.sides}
+        self._ever_down: set[str] = set()
+
+    # -- logging -----------------------------------------------------------------
+
+    def emit(self, event: str, **fields: object) -> None:
+        """Append one event; callers guard with ``if battle.log is not None``."""
+        self.log.append({"event": event, "round": self.round, "t": self.t, **fields})  # type: ignore[union-attr]
+
+    # -- set-up ------------------------------------------------------------------
+
+    def _setup(self) -> None:
+        """Roll HP (then the system's pools) for each combatant in listed order."""
+        distance = self.scenario.distance
+        for side in self.scenario.sides:
+            x = 0.0 if side.party else distance
+            for spec in side.members:
+                hp = max(1, spec.hp.roll(self.rng))
+                fighter = Fighter(spec, side, len(self.fighters), hp, x)
+                self.rules.prepare(self, fighter)
+                self.fighters.append(fighter)
+                self._able[side.name] += 1
+        if self.log is not None:
+            self.emit(
+                "battle_started", schema=SCHEMA, seed=self.seed, rules=self.scenario.rules,
+                scenario=self.scenario.name, scenario_sha256=self.scenario.sha256,
+                version=__version__, combatants=[self._describe(f) for f in self.fighters],
+            )
+
+    def _describe(self, f: Fighter) -> dict[str, object]:
+        entry: dict[str, object] = {"name": f.name, "side": f.side, "hp": f.hp, "max_hp": f.max_hp}
+        entry["x"] = f.x
+        if f.heroism:
+            entry["heroism"] = f.heroism
+        if f.spirit is not None:
+            entry["spirit"] = f.spirit
+        return entry
+
+    def _roll_surprise(self) -> None:
+        """Settle who (if anyone) gets the surprise round, by group check if asked."""
+        surprise = self.scenario.surprise
+        if surprise is None:
+            return
+        if surprise.group_check is None:
+            self.surprise_side = surprise.side
+            return
+        members = [f for f in self.fighters if f.side == surprise.side and f.able]
+        if self.rules.group_check(self, members, surprise.group_check):
+            self.surprise_side = surprise.side
+
+    # -- the clock ---------------------------------------------------------------
+
+    def run(self) -> BattleOutcome:
+        """Play the battle to its end and return its outcome."""
+        self._setup()
+        self._roll_surprise()
+        self.env.process(self._clock())
+        self.env.run()
+        if not self.ended:  # max_rounds reached: a draw
+            self.t = float(self.round)
+            self._finish(None)
+        return self._outcome()
+
+    def _clock(self) -> Generator[simpy.Event, object, None]:
+        """Round r starts at t = r - 1; turn i of n at t = r - 1 + (i + 1) / (n + 1)."""
+        slots = len(self.fighters) + 1
+        for number in range(1, self.scenario.max_rounds + 1):
+            self.round = number
+            self.t = float(number - 1)
+            yield self.env.timeout(max(0.0, self.t - self.env.now))
+            surprise = number == 1 and self.surprise_side is not None
+            if self.log is not None:
+                fields = {"surprise": self.surprise_side} if surprise else {}
+                self.emit("round_started", **fields)
+            order = self._surprise_order() if surprise else self._initiative()
+            self.rules.round_started(self)
+            if self._decided():
+                return
+            for i, fighter in enumerate(order):
+                if not fighter.present:
+                    continue
+                self.t = round(number - 1 + (i + 1) / slots, 6)
+                yield self.env.timeout(max(0.0, self.t - self.env.now))
+                yield from self._turn(fighter)
+                if self._decided():
+                    return
+
+    def _surprise_order(self) -> list[Fighter]:
+        return [f for f in self.fighters if f.side == self.surprise_side]
+
+    def _initiative(self) -> list[Fighter]:
+        """Group initiative: the party (else the first side) rolls 1d6, 1d8 with the gift."""
+        sides = self.scenario.sides
+        roller = next((s for s in sides if s.party), sides[0])
+        members = [f for f in self.fighters if f.side == roller.name]
+        gifted = any(f.conscious and f.spec.has_gift(INITIATIVE_GIFT) for f in members)
+        die = 8 if gifted else 6
+        roll = roll_die(self.rng, die)
+        others = [s for s in sides if s is not roller]
+        ordered: list[Side] = [roller, *others] if roll >= INITIATIVE_WINS_ON else [*others, roller]
+        if self.log is not None:
+            self.emit("initiative_rolled", side=roller.name, die=die, roll=roll, first=ordered[0].name)
+        by_side: dict[str, list[Fighter]] = {s.name: [] for s in sides}
+        for f in self.fighters:
+            by_side[f.side].append(f)
+        return [f for side in ordered for f in by_side[side.name]]
+
+    def _turn(self, fighter: Fighter) -> Generator[simpy.Event, object, None]:
+        """Tick the fighter's effects, then let it act if it can."""
+        if not (fighter.able or fighter.effects):
+            return
+        if self.log is not None:
+            self.emit("turn_started", actor=fighter.name)
+        if fighter.start_turn():
+            yield self.env.timeout(0)  # effect processes waiting on the turn run first
+            if self._decided():
+                return
+        if not fighter.able:
+            return
+        if fighter.skip_turns > 0:
+            fighter.skip_turns -= 1
+            if self.log is not None:
+                self.emit("turn_skipped", actor=fighter.name)
+            return
+        self._act(fighter)
+
+    # -- actions -----------------------------------------------------------------
+
+    def _act(self, fighter: Fighter) -> None:
+        """Spend the turn's budget: attack what is in reach, else move toward it."""
+        economy = self.rules.economy
+        budget, moves, attacks = economy.budget, 0, 0
+        while budget > 0 and fighter.able:
+            can_attack = attacks < economy.max_attacks
+            can_move = (
+                moves < economy.max_moves
+                and economy.move_cost <= budget
+                and (economy.move_after_attack or attacks == 0)
+            )
+            if not (can_attack or can_move):
+                return  # nothing left to do: draw no die, touch no shared target
+            target = choose_target(self, fighter)
+            if target is None:
+                return
+            weapon = choose_weapon(fighter, abs(target.x - fighter.x))
+            if weapon is not None:
+                cost = economy.cost_of(weapon)
+                if not can_attack or cost > budget:
+                    return
+                self.attack(fighter, target, weapon)
+                attacks += 1
+                budget -= cost
+            elif can_move:
+                self._move(fighter, target)
+                moves += 1
+                budget -= economy.move_cost
+            else:
+                return
+
+    def _move(self, fighter: Fighter, target: Fighter) -> None:
+        """Move up to the fighter's movement toward the target, stopping at its weapon's gap."""
+        gap = abs(target.x - fighter.x)
+        step = min(fighter.spec.movement, max(0.0, gap - approach_gap(fighter)))
+        before = fighter.x
+        fighter.x += step if target.x > fighter.x else -step
+        if self.log is not None:
+            self.emit("moved", actor=fighter.name, toward=target.name, x_before=before, x_after=fighter.x)
+
+    def is_surprise_attack(self, attacker: Fighter) -> bool:
+        """An attack made by the surprising side during the surprise round."""
+        return self.round == 1 and attacker.side == self.surprise_side
+
+    def _outnumbered(self, attacker: Fighter, target: Fighter) -> bool:
+        """Whether ``outnumbered_at`` different enemies already attacked the target this round."""
+        if target.attacked_round != self.round:
+            target.attacked_round = self.round
+            target.attacked_by.clear()
+        already = len(target.attacked_by) >= self.scenario.options.outnumbered_at
+        target.attacked_by.add(attacker.name)
+        return already
+
+    def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> None:
+        """One attack: the system resolves hit and damage; the engine applies it."""
+        surprise = self.is_surprise_attack(attacker)
+        outnumbered = self._outnumbered(attacker, target)
+        advantage = combine_advantage(int(surprise), int(outnumbered))
+        result = self.rules.attack(self, attacker, target, weapon, advantage)
+        if self.log is not None:
+            self.emit(
+                "attack_resolved", actor=attacker.name, target=target.name, weapon=weapon.name,
+                hit=result.hit, surprise=surprise, outnumbered=outnumbered,
+            )
+        if result.hit:
+            damage = self.rules.damage(self, attacker, target, weapon, result)
+            self.deal_damage(
+                target, damage.amount, attacker, "weapon", damage.armor_piercing, damage.dice
+            )
+
+    # -- harm --------------------------------------------------------------------
+
+    def deal_damage(
+        self,
+        target: Fighter,
+        amount: int,
+        source: Fighter | None,
+        kind: str,
+        armor_piercing: bool = False,
+        dice: tuple[int, ...] = (),
+    ) -> None:
+        """Take ``amount`` HP from the target (never below 0); at 0 it drops."""
+        before = target.hp
+        target.hp = max(0, before - amount)
+        if self.log is not None:
+            self.emit(
+                "damage_dealt", target=target.name, amount=amount,
+                source=None if source is None else source.name, kind=kind,
+                armor_piercing=armor_piercing, hp_before=before, hp_after=target.hp,
+                dice=list(dice),
+            )
+        if before > 0 and target.hp == 0 and target.conscious:
+            self._drop(target, kind, source)
+
+    def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
+        """At 0 HP: unconscious, or (destiny option) dead unless the party spends a point."""
+        fighter.cause = cause
+        if self.scenario.options.destiny_points > 0:
+            if not (fighter.party and self.destiny_left > 0):
+                self.kill(fighter, cause)
+                return
+            self.destiny_left -= 1
+            fighter.saved = True
+            if self.log is not None:
+                self.emit(
+                    "resource_spent", actor=fighter.name, resource="destiny", amount=1,
+                    left=self.destiny_left,
+                )
+        self._set_status(fighter, UNCONSCIOUS)
+        self._ever_down.add(fighter.name)
+        if self.log is not None:
+            self.emit(
+                "knocked_out", target=fighter.name, cause=cause,
+                source=None if source is None else source.name,
+            )
+
+    def kill(self, fighter: Fighter, cause: str | None) -> None:
+        """The fighter dies now; its ongoing effects end with it."""
+        fighter.cause = cause
+        self._set_status(fighter, DEAD)
+        if self.log is not None:
+            self.emit("died", target=fighter.name, cause=cause)
+        for effect in list(fighter.effects):
+            effect.end("died")
+
+    def lose_spirit(self, member: Fighter, loss: int, source: Fighter) -> None:
+        """Spirit points lost to terror; at 0 the mind is broken (out of the fight, alive)."""
+        before = member.spirit or 0
+        member.spirit = max(0, before - loss)
+        if self.log is not None:
+            self.emit(
+                "spirit_lost", target=member.name, amount=loss, source=source.name,
+                spirit_before=before, spirit_after=member.spirit,
+            )
+        if member.spirit == 0 and member.able:
+            self._set_status(member, BROKEN)
+            if self.log is not None:
+                self.emit("effect_started", target=member.name, effect="broken")
+
+    def _set_status(self, fighter: Fighter, status: str) -> None:
+        """Change a status, keeping the per-side count of able members in step."""
+        if fighter.status == ACTIVE:
+            self._able[fighter.side] -= 1
+        fighter.status = status
+        if status == ACTIVE:
+            self._able[fighter.side] += 1
+
+    # -- the end -----------------------------------------------------------------
+
+    def _decided(self) -> bool:
+        """Victory: at most one side has able members. Ends the battle when so."""
+        if self.ended:
+            return True
+        standing = [side for side, count in self._able.items() if count > 0]
+        if len(standing) > 1:
+            return False
+        self._finish(standing[0] if standing else None)
+        return True
+
+    def _finish(self, winner: str | None) -> None:
+        """Losing sides' unconscious members die (unless saved by destiny); log the end."""
+        self.ended = True
+        self.winner = winner
+        for fighter in self.fighters:
+            lost = fighter.side != winner and self._able[fighter.side] == 0
+            if lost and fighter.status == UNCONSCIOUS and not fighter.saved:
+                self.kill(fighter, fighter.cause)
+        if self.log is not None:
+            names = {status: [f.name for f in self.fighters if f.status == status]
+                     for status in (DEAD, UNCONSCIOUS, BROKEN, "fled")}
+            self.emit(
+                "battle_ended", winner=winner, rounds=self.round,
+                survivors=[f.name for f in self.fighters if f.status != DEAD],
+                dead=names[DEAD], knocked_out=names[UNCONSCIOUS], broken=names[BROKEN],
+                fled=names["fled"],
+            )
+
+    def _outcome(self) -> BattleOutcome:
+        return BattleOutcome(
+            seed=self.seed,
+            winner=self.winner,
+            rounds=self.round,
+            fighters=tuple(
+                FighterOutcome(
+                    f.name, f.side, f.hp, f.max_hp, f.status, f.cause,
+                    f.name in self._ever_down and f.status != DEAD,
+                )
+                for f in self.fighters
+            ),
+        )
+
+
+def run_battle(scenario: Scenario, seed: int, log: bool = False) -> tuple[BattleOutcome, list[dict]]:
+    """Play one battle; returns its outcome and its events (empty unless ``log``)."""
+    battle = Battle(scenario, seed, log)
+    outcome = battle.run()
+    return outcome, battle.log or []

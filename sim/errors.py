@@ -1,0 +1,59 @@
+"""The exception tree of combat-sim, and the shape of a reported input problem.
+
+::
+
+    SimError                    base of everything this package raises on purpose
+     +-- InputError             bad input from a user: the CLI exits 2, no traceback
+     |    +-- DiceError         dice notation that does not parse or is over the limits
+     |    +-- ScenarioError     one or more Problems found in scenario / bestiary files
+     +-- EngineError            a state the engine should never reach: the CLI exits 1
+
+Errors are translated at the boundary: code that catches a library's exception
+raises one of these ``from`` it, so the CLI only has to know this tree.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Problem:
+    """One problem in an input file, printed as ``file:line:col: path: message``.
+
+    ``line`` and ``col`` are 1-based; 0 means "unknown" (the whole file).
+    """
+
+    file: str
+    line: int
+    col: int
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = self.path or "(document)"
+        return f"{self.file}:{self.line}:{self.col}: {where}: {self.message}"
+
+
+class SimError(Exception):
+    """Base class of every error raised on purpose by combat-sim."""
+
+
+class InputError(SimError):
+    """Bad input from the user (usage, YAML, validation): the CLI exits with 2."""
+
+
+class DiceError(InputError, ValueError):
+    """Dice notation that cannot be parsed, or that is over the safety limits."""
+
+
+class ScenarioError(InputError):
+    """One or more problems in scenario or bestiary files, all reported at once."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class EngineError(SimError):
+    """A state the engine should never reach: a bug, reported with exit code 1."""

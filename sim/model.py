@@ -1,0 +1,129 @@
+"""Frozen specs of an encounter: weapons, combatants, sides, options and the scenario.
+
+Everything here is immutable and shared by every battle of a run; what changes
+during one battle (HP, positions, pools) lives in ``sim.state``.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from sim.dice import Dice
+
+RULE_SYSTEMS = ("d20", "d100", "2d10", "d10")
+TARGET_POLICIES = ("random", "weakest", "strongest", "focus")
+MELEE_REACH_M = 2.0  # RULES.md §2: melee needs a gap of at most 2 m
+HUMAN_MOVEMENT_M = 8.0  # RULES.md §2: 8 m per move
+
+
+@attrs.frozen
+class Weapon:
+    """A weapon or natural attack: its damage dice and how it is used."""
+
+    name: str
+    damage: Dice
+    bonus: int = 0
+    skill: str | None = None
+    attribute: str | None = None
+    hands: int = 1
+    range: float | None = None  # metres; None for a melee weapon
+    armor_piercing: bool = False
+    fire: bool = False
+    poison: bool = False
+    area: bool = False
+
+    @property
+    def reach(self) -> float:
+        """How far this weapon strikes, in metres."""
+        return MELEE_REACH_M if self.range is None else self.range
+
+
+@attrs.frozen
+class Tactics:
+    """How a side (or one member) picks whom to attack."""
+
+    target: str = attrs.field(default="random", validator=attrs.validators.in_(TARGET_POLICIES))
+
+
+@attrs.frozen
+class Combatant:
+    """One fighter's stat block, resolved from the scenario and the bestiary."""
+
+    name: str
+    side: str
+    hp: Dice
+    level: int = 1
+    armor: int = 0
+    attack_threshold: int | None = None
+    defense_threshold: int | None = None
+    heroism: int = 0
+    aspects: tuple[str, ...] | None = None  # None: every roll concerns an aspect
+    gifts: tuple[str, ...] = ()
+    terror: Dice | None = None
+    spirit: Dice | None = None
+    weapons: tuple[Weapon, ...] = ()
+    movement: float = HUMAN_MOVEMENT_M
+    group: str = ""  # the scenario entry it came from: `count: 6` goblins share one group
+    tactics: Tactics | None = None  # overrides the side's tactics
+
+    @property
+    def effective_attack_threshold(self) -> int:
+        """Threshold a party member's defense roll must beat; default 10 + level."""
+        return 10 + self.level if self.attack_threshold is None else self.attack_threshold
+
+    @property
+    def effective_defense_threshold(self) -> int:
+        """Threshold an attack roll against it must beat; default 10 + level."""
+        return 10 + self.level if self.defense_threshold is None else self.defense_threshold
+
+    def has_gift(self, gift: str) -> bool:
+        """Whether this combatant has the named gift (e.g. ``initiative``)."""
+        return gift in self.gifts
+
+
+@attrs.frozen
+class Side:
+    """A side of the battle: its members in listed (acting) order."""
+
+    name: str
+    members: tuple[Combatant, ...]
+    party: bool = False
+    tactics: Tactics = Tactics()
+
+
+@attrs.frozen
+class Options:
+    """Optional rules of RULES.md, all off (or at their default) unless the scenario says."""
+
+    morale: bool = False
+    destiny_points: int = 0  # > 0 turns on lethal 0 HP with that many saves for the party
+    spirit: bool = False
+    outnumbered_at: int = 3
+
+
+@attrs.frozen
+class Surprise:
+    """A surprise round for ``side``; with ``group_check`` it must first pass that group check."""
+
+    side: str
+    group_check: str | None = None
+
+
+@attrs.frozen
+class Scenario:
+    """A whole encounter, ready to be simulated any number of times."""
+
+    name: str
+    rules: str
+    sides: tuple[Side, ...]
+    max_rounds: int = 100
+    distance: float = 0.0
+    surprise: Surprise | None = None
+    options: Options = Options()
+    path: str = ""
+    sha256: str = ""
+
+    @property
+    def combatants(self) -> tuple[Combatant, ...]:
+        """Every combatant, side by side in listed order."""
+        return tuple(c for side in self.sides for c in side.members)

@@ -1,0 +1,123 @@
+"""Readable narration of a battle, one line per meaningful event of its log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+Event = dict[str, Any]
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n >= 0 else str(n)
+
+
+def _battle_started(e: Event) -> str:
+    sides: dict[str, list[str]] = {}
+    for c in e["combatants"]:
+        sides.setdefault(c["side"], []).append(f"{c['name']} ({c['hp']} HP)")
+    lines = [f"== {e['scenario']} ({e['rules']}, seed {e['seed']}) =="]
+    lines += [f"  {side}: {', '.join(names)}" for side, names in sides.items()]
+    return "\n".join(lines)
+
+
+def _round_started(e: Event) -> str:
+    extra = f" -- surprise round for {e['surprise']}" if e.get("surprise") else ""
+    return f"\n-- Round {e['round']}{extra} --"
+
+
+def _initiative(e: Event) -> str:
+    return f"{e['side']} roll initiative: d{e['die']} = {e['roll']}; {e['first']} act first."
+
+
+def _check(e: Event) -> str:
+    dice = ",".join(str(d) for d in e["dice"])
+    adv = {1: " with advantage", -1: " with disadvantage"}.get(e.get("advantage", 0), "")
+    verdict = e["degree"].replace("_", " ")
+    hero = f" (heroism d6: {e['heroism']})" if e.get("heroism") else ""
+    return (f"  {e['actor']} rolls {e['purpose']}{adv}: [{dice}] {_signed(e['modifier'])}"
+            f" = {e['total']} vs {e['target']}{hero}: {verdict}.")
+
+
+def _attack(e: Event) -> str:
+    how = "hits" if e["hit"] else "misses"
+    tags = [t for t in ("surprise", "outnumbered") if e.get(t)]
+    tag = f" ({', '.join(tags)})" if tags else ""
+    return f"{e['actor']} attacks {e['target']} with {e['weapon']}{tag} and {how}."
+
+
+def _damage(e: Event) -> str:
+    by = f" from {e['source']}" if e.get("source") else ""
+    return (f"  {e['target']} takes {e['amount']} {e['kind']} damage{by}"
+            f" ({e['hp_before']} -> {e['hp_after']} HP).")
+
+
+def _resource(e: Event) -> str:
+    roll = f" (rolled {e['roll']})" if "roll" in e else ""
+    return f"  {e['actor']} spends {e['amount']} {e['resource']}{roll}."
+
+
+def _battle_ended(e: Event) -> str:
+    head = f"{e['winner']} win" if e["winner"] else "The battle is a draw"
+    lines = [f"\n== {head} after {e['rounds']} round(s). =="]
+    for label, key in (("dead", "dead"), ("knocked out", "knocked_out"), ("broken", "broken"),
+                       ("fled", "fled")):
+        if e.get(key):
+            lines.append(f"   {label}: {', '.join(e[key])}")
+    return "\n".join(lines)
+
+
+NARRATORS: dict[str, Callable[[Event], str]] = {
+    "battle_started": _battle_started,
+    "round_started": _round_started,
+    "initiative_rolled": _initiative,
+    "check_rolled": _check,
+    "attack_resolved": _attack,
+    "damage_dealt": _damage,
+    "resource_spent": _resource,
+    "knocked_out": lambda e: f"  ** {e['target']} is knocked out.",
+    "died": lambda e: f"  ** {e['target']} dies ({e['cause']}).",
+    "fled": lambda e: f"  {e['target']} flees.",
+    "moved": lambda e: (f"{e['actor']} moves {abs(e['x_after'] - e['x_before']):g} m"
+                        f" toward {e['toward']}."),
+    "turn_skipped": lambda e: f"{e['actor']} loses the turn.",
+    "effect_started": lambda e: f"  {e['target']} is now {e['effect']}.",
+    "effect_ended": lambda e: f"  {e['target']} is no longer {e['effect']}.",
+    "spirit_lost": lambda e: (f"  {e['target']} is terrified by {e['source']}: -{e['amount']} spirit"
+                              f" ({e['spirit_before']} -> {e['spirit_after']})."),
+    "group_check_resolved": lambda e: (f"Group {e['what']} check: {e['successes']} succeed, "
+                                       f"{e['failures']} fail: {'success' if e['success'] else 'failure'}."),
+    "morale_changed": lambda e: (f"  {e['actor']} morale {_signed(e['delta'])} ({e['reason']}),"
+                                 f" now {e['tokens']}."),
+    "battle_ended": _battle_ended,
+}
+
+
+# Rolls logged before the attack they decide; narrated after its headline so
+# the story reads "A attacks B", then the dice.
+_ATTACK_ROLLS = frozenset({"attack", "defense"})
+
+
+def narrate(events: Iterable[Event]) -> Iterator[str]:
+    """Yield the narration lines of a battle's events (events without a narrator are silent)."""
+    held: list[str] = []
+    for event in events:
+        name = event.get("event", "")
+        narrator = NARRATORS.get(name)
+        if narrator is None:
+            continue
+        line = narrator(event)
+        if (name == "resource_spent" and event.get("resource") == "heroism") or (
+            name == "check_rolled" and event.get("purpose") in _ATTACK_ROLLS
+        ):
+            held.append(line)
+            continue
+        if name == "attack_resolved":
+            yield line
+            yield from held
+            held.clear()
+            continue
+        yield from held
+        held.clear()
+        yield line
+    yield from held

@@ -1,0 +1,146 @@
+"""The small interface every rule system provides: check, attack, damage, scale, economy.
+
+A rule system is stateless: per-battle state lives in the ``Battle`` it is
+handed (its ``rng``, its event ``log`` and its fighters). Modifiers passed to
+``check`` are in d100 percent, as the seeds write them; each system converts
+them with its own ``scale``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+import attrs
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sim.engine import Battle
+    from sim.model import Weapon
+    from sim.state import Fighter
+
+CRITICAL_FAILURE = "critical_failure"
+FAILURE = "failure"
+SUCCESS = "success"
+CRITICAL_SUCCESS = "critical_success"
+
+
+def combine_advantage(*sources: int) -> int:
+    """+1, 0 or -1 from any number of sources: advantage and disadvantage cancel."""
+    favoured = any(s > 0 for s in sources)
+    hindered = any(s < 0 for s in sources)
+    return int(favoured) - int(hindered)
+
+
+@attrs.frozen(slots=True)
+class CheckResult:
+    """The outcome of one check, as RULES.md §1 defines its fields."""
+
+    dice: tuple[int, ...]
+    kept: int
+    modifier: int
+    total: int
+    target: int
+    success: bool
+    margin: int
+    degree: str
+    bonus: int = 0  # a heroism d6 already counted in modifier and total (d20)
+
+
+@attrs.frozen(slots=True)
+class AttackResult:
+    """Whether an attack hit, and what the hit carries into the damage roll."""
+
+    hit: bool
+    critical: bool = False  # an extra-damage hit (d20: +1d4; d100: armor-piercing)
+    damage_bonus: int = 0  # flat damage added on a hit (d20: the heroism d6)
+
+
+@attrs.frozen(slots=True)
+class DamageResult:
+    """Damage of one hit before it is applied, and the natural dice behind it."""
+
+    amount: int
+    dice: tuple[int, ...]
+    armor_piercing: bool = False
+
+
+@attrs.frozen
+class ActionEconomy:
+    """What a turn allows, in half-action units (RULES.md §2, action economy)."""
+
+    budget: int
+    move_cost: int
+    attack_cost: int
+    two_handed_cost: int
+    ranged_cost: int
+    max_moves: int
+    max_attacks: int
+    move_after_attack: bool = True  # d20 is "move, then a single attack": False
+
+    def cost_of(self, weapon: Weapon) -> int:
+        """Half-actions an attack with this weapon uses."""
+        if weapon.range is not None:
+            return self.ranged_cost
+        return self.two_handed_cost if weapon.hands >= 2 else self.attack_cost
+
+
+class RuleSystem(Protocol):
+    """What the engine needs from a resolution system."""
+
+    name: str
+    economy: ActionEconomy
+
+    def scale(self, percent: int) -> int:
+        """Convert a d100-percent modifier into this system's units, rounding toward zero."""
+        ...
+
+    def check(
+        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+    ) -> CheckResult:
+        """Roll a check for ``who``; ``modifier`` is in percent; logs ``check_rolled``."""
+        ...
+
+    def attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+    ) -> AttackResult:
+        """Resolve whether ``attacker`` hits ``target`` (attack and defense rolls)."""
+        ...
+
+    def damage(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        attack: AttackResult,
+    ) -> DamageResult:
+        """Roll the damage of a hit, armor included, never below 0."""
+        ...
+
+    def prepare(self, battle: Battle, fighter: Fighter) -> None:
+        """Roll the per-battle pools this system gives a fighter (after its HP)."""
+        ...
+
+    def round_started(self, battle: Battle) -> None:
+        """Anything the system does at the start of a round, after initiative."""
+        ...
+
+    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
+        """A group action of ``members``: one check each, then the system's majority rule."""
+        ...
+
+
+def system_for(name: str) -> RuleSystem:
+    """The rule system a scenario names; only implemented systems are returned."""
+    from sim.rules.d20 import D20
+
+    systems: dict[str, RuleSystem] = {"d20": D20()}
+    try:
+        return systems[name]
+    except KeyError:
+        msg = f"rule system {name!r} is not implemented yet (available: {', '.join(systems)})"
+        raise NotImplementedError(msg) from None
+
+
+def degree_of(success: bool, critical: bool) -> str:
+    """The degree word for a success flag and a critical flag."""
+    if success:
+        return CRITICAL_SUCCESS if critical else SUCCESS
+    return CRITICAL_FAILURE if critical else FAILURE

@@ -1,0 +1,232 @@
+"""The d20 system of seed 003 (RULES.md §1, §3): 1d20 + modifier > threshold, heroism dice."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sim.dice import roll_die
+from sim.rules import (
+    CRITICAL_FAILURE,
+    CRITICAL_SUCCESS,
+    FAILURE,
+    SUCCESS,
+    ActionEconomy,
+    AttackResult,
+    CheckResult,
+    DamageResult,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sim.engine import Battle
+    from sim.model import Weapon
+    from sim.state import Fighter
+
+STANDARD_TARGET = 16  # "1d20 + niveau du personnage > 16"
+MOVEMENT_ARTS = frozenset({"acrobatics", "athletics", "stealth"})
+MOVEMENT_ART_TRAINING = 6
+CRITICAL_MARGIN = 10  # margin >= 10 (or <= -10) is a critical, whatever the die
+HEROISM_DIE = 6
+EXTRA_DAMAGE_DIE = 4  # the +1d4 of a surprise attack or a critical
+GROUP_TIE_SUCCESS = 4  # a tied group action succeeds on 4+ of 1d6 (1d8 with the gift)
+INITIATIVE_GIFT = "initiative"
+
+
+def concerns_aspect(who: Fighter, purpose: str, weapon: Weapon | None) -> bool:
+    """Whether a roll concerns one of ``who``'s aspects (no aspects listed: every roll does).
+
+    An aspect matches a roll's purpose (``attack``, ``defense``, ``terror``,
+    ``stealth``...), or the name or skill of the weapon used.
+    """
+    aspects = who.spec.aspects
+    if aspects is None:
+        return True
+    if purpose in aspects:
+        return True
+    return weapon is not None and (weapon.name in aspects or weapon.skill in aspects)
+
+
+def _spend_heroism(battle: Battle, who: Fighter) -> int:
+    """Spend one heroism die and return the d6 it adds."""
+    who.heroism -= 1
+    bonus = roll_die(battle.rng, HEROISM_DIE)
+    if battle.log is not None:
+        battle.emit(
+            "resource_spent", actor=who.name, resource="heroism", amount=1,
+            roll=bonus, left=who.heroism,
+        )
+    return bonus
+
+
+def _degree(success: bool, kept: int, margin: int) -> str:
+    if success:
+        return CRITICAL_SUCCESS if kept == 20 or margin >= CRITICAL_MARGIN else SUCCESS
+    return CRITICAL_FAILURE if kept == 1 or margin <= -CRITICAL_MARGIN else FAILURE
+
+
+def roll_check(
+    battle: Battle,
+    who: Fighter,
+    purpose: str,
+    modifier: int,
+    target: int,
+    advantage: int = 0,
+    weapon: Weapon | None = None,
+) -> CheckResult:
+    """Roll 1d20 (2d20 keep best/worst with advantage), spend heroism if it can help, log it.
+
+    Heroism policy "when it can help": only after a failure short by 5 or
+    less, the most a d6 can make up, and only on a roll concerning an aspect.
+    The d6 joins the modifier so that ``kept + modifier == total`` still holds.
+    """
+    rng = battle.rng
+    first = roll_die(rng, 20)
+    if advantage:
+        second = roll_die(rng, 20)
+        dice: tuple[int, ...] = (first, second)
+        kept = max(first, second) if advantage > 0 else min(first, second)
+    else:
+        dice = (first,)
+        kept = first
+    total = kept + modifier
+    bonus = 0
+    if (
+        who.heroism > 0
+        and total <= target
+        and target - total < HEROISM_DIE
+        and concerns_aspect(who, purpose, weapon)
+    ):
+        bonus = _spend_heroism(battle, who)
+        modifier += bonus
+        total += bonus
+    success = total > target
+    margin = total - target
+    degree = _degree(success, kept, margin)
+    if battle.log is not None:
+        fields = {
+            "actor": who.name, "purpose": purpose, "system": "d20", "dice": list(dice),
+            "kept": kept, "advantage": advantage, "modifier": modifier, "total": total,
+            "target": target, "success": success, "degree": degree, "margin": margin,
+        }
+        if bonus:
+            fields["heroism"] = bonus
+        battle.emit("check_rolled", **fields)
+    return CheckResult(dice, kept, modifier, total, target, success, margin, degree, bonus)
+
+
+class D20:
+    """Seed 003: checks, player-facing attack and defense rolls, heroism, spirit and terror."""
+
+    name = "d20"
+    # "move, then a single attack": two slots, at most one move and one attack.
+    economy = ActionEconomy(
+        budget=2, move_cost=1, attack_cost=1, two_handed_cost=1, ranged_cost=1,
+        max_moves=1, max_attacks=1, move_after_attack=False,
+    )
+
+    def scale(self, percent: int) -> int:
+        """Percent to d20 points: p / 5, rounded toward zero."""
+        return int(percent / 5)
+
+    def check(
+        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+    ) -> CheckResult:
+        """Standard check 1d20 + level > 16; movement arts add 6 and subtract armor."""
+        base = who.spec.level
+        if what in MOVEMENT_ARTS:
+            base += MOVEMENT_ART_TRAINING - who.spec.armor
+        return roll_check(battle, who, what, base + self.scale(modifier), STANDARD_TARGET, advantage)
+
+    def attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+    ) -> AttackResult:
+        """Player-facing rolls: the party always rolls, attacking or defending.
+
+        A party member (or anyone attacking a non-party target) rolls
+        1d20 + level + weapon bonus > defense threshold. A non-party attacker
+        makes the party member defend: 1d20 + armor > attack threshold, and
+        anything that favours the attacker puts the defender at disadvantage.
+        """
+        extra = battle.is_surprise_attack(attacker)
+        if attacker.party or not target.party:
+            check = roll_check(
+                battle, attacker, "attack", attacker.spec.level + weapon.bonus,
+                target.spec.effective_defense_threshold, advantage, weapon,
+            )
+            hit = check.success
+            critical = check.degree == CRITICAL_SUCCESS
+            return AttackResult(hit, hit and (extra or critical), check.bonus if hit else 0)
+        check = roll_check(
+            battle, target, "defense", target.spec.armor,
+            attacker.spec.effective_attack_threshold, -advantage,
+        )
+        hit = not check.success
+        critical = check.degree == CRITICAL_FAILURE
+        return AttackResult(hit, hit and (extra or critical), 0)
+
+    def damage(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        attack: AttackResult,
+    ) -> DamageResult:
+        """The weapon's dice, +1d4 once on an extra-damage hit, + the heroism d6; no armor."""
+        amount, dice = weapon.damage.roll_dice(battle.rng)
+        if attack.critical:
+            extra = roll_die(battle.rng, EXTRA_DAMAGE_DIE)
+            amount += extra
+            dice = (*dice, extra)
+        amount += attack.damage_bonus
+        return DamageResult(max(0, amount), dice, weapon.armor_piercing)
+
+    def prepare(self, battle: Battle, fighter: Fighter) -> None:
+        """With the spirit option, a party member rolls its spirit points for the battle."""
+        if not (battle.scenario.options.spirit and fighter.party):
+            return
+        spec = fighter.spec
+        if spec.spirit is not None:
+            points = spec.spirit.roll(battle.rng)
+        else:
+            # 1d12+3 at level 1, +1d12 per level after: level d12 + 3.
+            points = sum(roll_die(battle.rng, 12) for _ in range(max(1, spec.level))) + 3
+        fighter.spirit = fighter.max_spirit = max(0, points)
+
+    def round_started(self, battle: Battle) -> None:
+        """Round 1 with the spirit option: terror creatures frighten the party."""
+        if battle.round == 1 and battle.scenario.options.spirit:
+            self._terror(battle)
+
+    def _terror(self, battle: Battle) -> None:
+        """Each party member makes a standard check per terror group; failure costs spirit.
+
+        A group is the scenario entry a creature came from, so six identical
+        ghouls of one `count: 6` entry frighten once, not six times.
+        """
+        seen: dict[str, Fighter] = {}
+        for creature in battle.fighters:
+            if not creature.party and creature.spec.terror is not None and creature.able:
+                seen.setdefault(creature.spec.group or creature.name, creature)
+        for creature in seen.values():
+            terror = creature.spec.terror
+            assert terror is not None
+            for member in battle.fighters:
+                frightened = member.party and member.able and member.spirit is not None
+                if frightened and not self.check(battle, member, "terror").success:
+                    battle.lose_spirit(member, terror.roll(battle.rng), creature)
+
+    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
+        """Group action: a majority of successes; a tie rolls 1d6 (1d8 with the gift), 4+."""
+        successes = sum(self.check(battle, m, what).success for m in members)
+        failures = len(members) - successes
+        tie_roll = None
+        if successes == failures:
+            die = 8 if any(m.spec.has_gift(INITIATIVE_GIFT) for m in members) else 6
+            tie_roll = roll_die(battle.rng, die)
+            success = tie_roll >= GROUP_TIE_SUCCESS
+        else:
+            success = successes > failures
+        if battle.log is not None:
+            battle.emit(
+                "group_check_resolved", what=what, members=[m.name for m in members],
+                successes=successes, failures=failures, tie_roll=tie_roll, success=success,
+            )
+        return success

@@ -1,0 +1,502 @@
+"""Scenario and bestiary YAML: loading, ``use:`` resolution and validation with file:line:col.
+
+Every problem found is collected and reported at once as a ``ScenarioError``
+(``file:line:col: path: message``). Validation is per key, so a value keeps
+the position of the file it was written in: an override in the scenario is
+reported there, a bad entry in the bestiary is reported in the bestiary.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import math
+import os
+import pathlib
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from sim import dice
+from sim.errors import DiceError, Problem, ScenarioError
+from sim.model import (
+    RULE_SYSTEMS,
+    TARGET_POLICIES,
+    Combatant,
+    Options,
+    Scenario,
+    Side,
+    Surprise,
+    Tactics,
+    Weapon,
+)
+from sim.yamlsrc import Path, Source, format_path, load_yaml, shorten
+
+IMPLEMENTED_SYSTEMS = ("d20",)
+MAX_NAME = 80
+MAX_COUNT = 100
+MAX_COMBATANTS = 500
+BESTIARY_DIR = "bestiary"
+BESTIARY_ENV = "SIM_BESTIARY"  # extra bestiary folders, os.pathsep-separated
+
+
+class _Invalid:
+    """Marker for a value that failed validation (its problem is already recorded)."""
+
+
+INVALID: Any = _Invalid()
+
+
+class Checker:
+    """Validates plain YAML data of one Source, collecting Problems."""
+
+    def __init__(self, source: Source, problems: list[Problem]) -> None:
+        self.source = source
+        self.problems = problems
+
+    def fail(self, path: Path, message: str, at_key: bool = False) -> Any:
+        """Record a problem and return INVALID."""
+        self.problems.append(self.source.problem(path, message, at_key))
+        return INVALID
+
+    # -- scalar kinds ------------------------------------------------------------
+
+    def text(self, value: object, path: Path, limit: int = MAX_NAME) -> Any:
+        if not isinstance(value, str) or not value.strip():
+            return self.fail(path, f"must be a non-empty string (got {shorten(value)})")
+        if len(value) > limit:
+            return self.fail(path, f"must be at most {limit} characters (got {len(value)})")
+        if any(ord(ch) < 32 for ch in value):
+            return self.fail(path, f"must not contain control characters (got {shorten(value)})")
+        return value.strip()
+
+    def integer(self, value: object, path: Path, lo: int, hi: int) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return self.fail(path, f"must be an integer (got {shorten(value)})")
+        if not lo <= value <= hi:
+            return self.fail(path, f"must be between {lo} and {hi} (got {value})")
+        return value
+
+    def number(self, value: object, path: Path, lo: float, hi: float) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return self.fail(path, f"must be a number (got {shorten(value)})")
+        if not math.isfinite(value) or not lo <= value <= hi:
+            return self.fail(path, f"must be between {lo:g} and {hi:g} (got {shorten(value)})")
+        return float(value)
+
+    def boolean(self, value: object, path: Path) -> Any:
+        if not isinstance(value, bool):
+            return self.fail(path, f"must be true or false (got {shorten(value)})")
+        return value
+
+    def choice(self, value: object, path: Path, choices: tuple[str, ...]) -> Any:
+        if not isinstance(value, str) or value not in choices:
+            hint = _did_you_mean(value, choices)
+            return self.fail(path, f"must be one of {', '.join(choices)} (got {shorten(value)}){hint}")
+        return value
+
+    def dice(self, value: object, path: Path, lo: int | None = None) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            return self.fail(path, f"must be dice notation like '1d6+2' (got {shorten(value)})")
+        try:
+            parsed = dice.parse(value)
+        except DiceError as exc:
+            return self.fail(path, str(exc))
+        if lo is not None and parsed.min < lo:
+            return self.fail(path, f"must never be below {lo} (got {shorten(value)}, min {parsed.min})")
+        return parsed
+
+    def names(self, value: object, path: Path) -> Any:
+        items = self.sequence(value, path)
+        if items is INVALID:
+            return INVALID
+        out = [self.text(item, (*path, i)) for i, item in enumerate(items)]
+        return INVALID if INVALID in out else tuple(out)
+
+    # -- containers --------------------------------------------------------------
+
+    def sequence(self, value: object, path: Path, min_len: int = 0) -> Any:
+        if not isinstance(value, list):
+            return self.fail(path, f"must be a list (got {shorten(value)})")
+        if len(value) < min_len:
+            return self.fail(path, f"must have at least {min_len} item(s) (got {len(value)})")
+        return value
+
+    def mapping(
+        self, value: object, path: Path, fields: dict[str, Callable[[object, Path], Any]],
+        required: tuple[str, ...] = (),
+    ) -> Any:
+        """Check a mapping's keys, convert each value with its field; INVALID on any problem."""
+        if not isinstance(value, dict):
+            return self.fail(path, f"must be a mapping (got {shorten(value)})")
+        before = len(self.problems)
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str) or key not in fields:
+                hint = _did_you_mean(key, tuple(fields))
+                self.fail((*path, str(key)), f"unknown key {shorten(key)}{hint}", at_key=True)
+                continue
+            out[key] = fields[key](item, (*path, key))
+        for key in required:
+            if key not in value:
+                self.fail(path, f"missing required key '{key}'")
+        if len(self.problems) > before:
+            return INVALID
+        return out
+
+
+def _did_you_mean(got: object, choices: tuple[str, ...]) -> str:
+    if not isinstance(got, str):
+        return ""
+    close = difflib.get_close_matches(got, choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+# -- field tables ------------------------------------------------------------------
+
+
+def _weapon_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
+    return {
+        "name": c.text,
+        "damage": lambda v, p: c.dice(v, p, lo=0),
+        "bonus": lambda v, p: c.integer(v, p, -50, 50),
+        "skill": c.text,
+        "attribute": c.text,
+        "hands": lambda v, p: c.integer(v, p, 1, 2),
+        "range": lambda v, p: c.number(v, p, 0.5, 10_000),
+        "armor_piercing": c.boolean,
+        "fire": c.boolean,
+        "poison": c.boolean,
+        "area": c.boolean,
+        "description": lambda v, p: c.text(v, p, 2000),
+    }
+
+
+def _weapon(c: Checker, value: object, path: Path) -> Any:
+    fields = c.mapping(value, path, _weapon_fields(c), required=("name", "damage"))
+    if fields is INVALID:
+        return INVALID
+    return Weapon(**{k: v for k, v in fields.items() if k != "description"})
+
+
+def _tactics(c: Checker, value: object, path: Path) -> Any:
+    fields = c.mapping(value, path, {"target": lambda v, p: c.choice(v, p, TARGET_POLICIES)})
+    return INVALID if fields is INVALID else Tactics(**fields)
+
+
+def stat_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
+    """The keys of a d20 stat block (bestiary entry or scenario member)."""
+
+    def weapons(value: object, path: Path) -> Any:
+        items = c.sequence(value, path)
+        if items is INVALID:
+            return INVALID
+        out = [_weapon(c, item, (*path, i)) for i, item in enumerate(items)]
+        return INVALID if INVALID in out else tuple(out)
+
+    return {
+        "name": c.text,
+        "level": lambda v, p: c.integer(v, p, 0, 30),
+        "hp": lambda v, p: c.dice(v, p, lo=1),
+        "armor": lambda v, p: c.integer(v, p, 0, 30),
+        "attack_threshold": lambda v, p: c.integer(v, p, 0, 60),
+        "defense_threshold": lambda v, p: c.integer(v, p, 0, 60),
+        "heroism": lambda v, p: c.integer(v, p, 0, 50),
+        "aspects": c.names,
+        "gifts": c.names,
+        "terror": lambda v, p: c.dice(v, p, lo=0),
+        "spirit": lambda v, p: c.dice(v, p, lo=0),
+        "weapons": weapons,
+        "movement": lambda v, p: c.number(v, p, 0, 1000),
+        "tactics": lambda v, p: _tactics(c, v, p),
+        "description": lambda v, p: c.text(v, p, 2000),
+    }
+
+
+# -- bestiary ----------------------------------------------------------------------
+
+
+@attrs.frozen
+class Entry:
+    """A validated bestiary entry: its fields and where it was written."""
+
+    key: str
+    fields: dict[str, Any]
+    source: Source
+
+
+def _display(path: pathlib.Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def _validate_header(c: Checker, data: object, rules: tuple[str, ...]) -> Any:
+    if not isinstance(data, dict):
+        return c.fail((), f"must be a mapping at the top level (got {shorten(data)})")
+    if "rules" not in data:
+        return c.fail((), "missing required key 'rules'")
+    return c.choice(data["rules"], ("rules",), rules)
+
+
+def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str, Entry]:
+    """Validate one bestiary file (``rules:`` and ``creatures:``) into its entries."""
+    try:
+        source = load_yaml(path, _display(path))
+    except ScenarioError as exc:
+        problems.extend(exc.problems)
+        return {}
+    c = Checker(source, problems)
+    data = source.data
+    rules = _validate_header(c, data, RULE_SYSTEMS)
+    if rules is INVALID:
+        return {}
+    assert isinstance(data, dict)
+    for key in data:
+        if key not in ("rules", "creatures", "description"):
+            hint = _did_you_mean(key, ("rules", "creatures", "description"))
+            c.fail((str(key),), f"unknown key {shorten(key)}{hint}", at_key=True)
+    creatures = data.get("creatures")
+    if not isinstance(creatures, dict) or not creatures:
+        c.fail(("creatures",), f"must be a non-empty mapping of name: stat block (got {shorten(creatures)})")
+        return {}
+    if rules not in IMPLEMENTED_SYSTEMS:
+        c.fail(("rules",), _not_implemented(rules))
+        return {}
+    entries: dict[str, Entry] = {}
+    for key, block in creatures.items():
+        path_ = ("creatures", str(key))
+        if c.text(key, path_) is INVALID:
+            continue
+        fields = c.mapping(block, path_, stat_fields(c))
+        if fields is not INVALID:
+            entries[key] = Entry(key, fields, source)
+    return entries
+
+
+def bestiary_dirs(scenario_path: pathlib.Path, extra: tuple[pathlib.Path, ...] = ()) -> list[pathlib.Path]:
+    """Where ``use:`` looks, in order: explicit folders, $SIM_BESTIARY, then every
+    ``bestiary/`` beside the scenario or in a folder above it, then ``./bestiary``."""
+    found: list[pathlib.Path] = list(extra)
+    found += [pathlib.Path(p) for p in os.environ.get(BESTIARY_ENV, "").split(os.pathsep) if p]
+    for folder in [scenario_path.resolve().parent, *scenario_path.resolve().parents]:
+        found.append(folder / BESTIARY_DIR)
+    found.append(pathlib.Path.cwd() / BESTIARY_DIR)
+    unique: list[pathlib.Path] = []
+    for folder in found:
+        if folder.is_dir() and folder.resolve() not in [u.resolve() for u in unique]:
+            unique.append(folder)
+    return unique
+
+
+def load_bestiary(dirs: list[pathlib.Path], rules: str, problems: list[Problem]) -> dict[str, Entry]:
+    """All entries of ``<dir>/<rules>/*.yaml``; an earlier folder wins a name clash."""
+    entries: dict[str, Entry] = {}
+    for folder in dirs:
+        system_dir = folder / rules
+        if not system_dir.is_dir():
+            continue
+        seen_here: dict[str, Entry] = {}
+        for file in sorted([*system_dir.glob("*.yaml"), *system_dir.glob("*.yml")]):
+            for key, entry in load_bestiary_file(file, problems).items():
+                if key in seen_here:
+                    first = seen_here[key].source.file
+                    problems.append(entry.source.problem(
+                        ("creatures", key), f"duplicate bestiary entry '{key}' (also in {first})",
+                        at_key=True))
+                    continue
+                seen_here[key] = entry
+        for key, entry in seen_here.items():
+            entries.setdefault(key, entry)
+    return entries
+
+
+# -- scenario ----------------------------------------------------------------------
+
+SCENARIO_KEYS = ("name", "rules", "max_rounds", "distance", "surprise", "options", "sides",
+                 "hazards", "timeline", "description")
+
+
+def _not_implemented(rules: str) -> str:
+    return (f"rule system '{rules}' is not implemented yet "
+            f"(available: {', '.join(IMPLEMENTED_SYSTEMS)})")
+
+
+def _options(c: Checker, value: object, path: Path) -> Any:
+    fields = c.mapping(value, path, {
+        "morale": c.boolean,
+        "destiny_points": lambda v, p: c.integer(v, p, 0, 100),
+        "spirit": c.boolean,
+        "outnumbered_at": lambda v, p: c.integer(v, p, 1, 100),
+    })
+    if fields is INVALID:
+        return INVALID
+    if fields.get("morale"):
+        return c.fail((*path, "morale"), "morale is not implemented yet (it comes with the 2d10 system)")
+    return Options(**fields)
+
+
+def _surprise(c: Checker, value: object, path: Path) -> Any:
+    if isinstance(value, str):
+        return Surprise(side=value)
+    fields = c.mapping(value, path, {"side": c.text, "group_check": c.text}, required=("side",))
+    return INVALID if fields is INVALID else Surprise(**fields)
+
+
+@attrs.define
+class _Member:
+    """One validated scenario member before names are expanded and specs built."""
+
+    fields: dict[str, Any]
+    path: Path
+    count: int
+
+
+def _member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | None) -> Any:
+    fields_table = stat_fields(c)
+    fields_table["use"] = c.text
+    fields_table["count"] = lambda v, p: c.integer(v, p, 1, MAX_COUNT)
+    fields = c.mapping(value, path, fields_table)
+    if fields is INVALID:
+        return INVALID
+    merged: dict[str, Any] = {}
+    use = fields.pop("use", None)
+    if use is not None:
+        entry = None if bestiary is None else bestiary.get(use)
+        if entry is None:
+            hint = _did_you_mean(use, tuple(bestiary or ()))
+            return c.fail((*path, "use"), f"no bestiary entry '{use}'{hint}")
+        merged = {"name": use, **entry.fields}
+    count = fields.pop("count", 1)
+    merged.update(fields)
+    for key in ("name", "hp"):
+        if key not in merged:
+            c.fail(path, f"missing required key '{key}'" + (" (and no 'use:')" if use is None else ""))
+    if "name" not in merged or "hp" not in merged:
+        return INVALID
+    return _Member(merged, path, count)
+
+
+def _expand(members: list[_Member], side: str) -> list[tuple[Combatant, Path]]:
+    """Build specs; ``count: N`` names them ``NAME 1`` .. ``NAME N``."""
+    out: list[tuple[Combatant, Path]] = []
+    for m in members:
+        base = m.fields["name"]
+        fields = {k: v for k, v in m.fields.items() if k not in ("description",)}
+        for i in range(1, m.count + 1):
+            name = f"{base} {i}" if m.count > 1 else base
+            spec = Combatant(**{**fields, "name": name, "side": side, "group": base})
+            out.append((spec, m.path))
+    return out
+
+
+def _sides(c: Checker, value: object, bestiary: dict[str, Entry] | None) -> Any:
+    items = c.sequence(value, ("sides",), min_len=2)
+    if items is INVALID:
+        return INVALID
+    sides: list[Side] = []
+    seen_names: dict[str, Path] = {}
+    side_names: set[str] = set()
+    for i, raw in enumerate(items):
+        path: Path = ("sides", i)
+        members: list[_Member] = []
+
+        def members_field(v: object, p: Path, members: list[_Member] = members) -> Any:
+            listed = c.sequence(v, p, min_len=1)
+            if listed is INVALID:
+                return INVALID
+            for j, item in enumerate(listed):
+                member = _member(c, item, (*p, j), bestiary)
+                if member is not INVALID:
+                    members.append(member)
+            return members
+
+        fields = c.mapping(raw, path, {
+            "name": c.text, "party": c.boolean,
+            "tactics": lambda v, p: _tactics(c, v, p),
+            "members": members_field,
+            "description": lambda v, p: c.text(v, p, 2000),
+        }, required=("name", "members"))
+        if fields is INVALID:
+            continue
+        name = fields["name"]
+        if name in side_names:
+            c.fail((*path, "name"), f"duplicate side name '{name}'")
+            continue
+        side_names.add(name)
+        specs = _expand(members, name)
+        for spec, member_path in specs:
+            if spec.name in seen_names:
+                first = format_path(seen_names[spec.name])
+                c.fail(member_path, f"duplicate combatant name '{spec.name}' (first at {first})")
+            seen_names.setdefault(spec.name, member_path)
+        sides.append(Side(
+            name=name, party=fields.get("party", False),
+            tactics=fields.get("tactics", Tactics()),
+            members=tuple(s for s, _ in specs),
+        ))
+    if len(seen_names) > MAX_COMBATANTS:
+        c.fail(("sides",), f"at most {MAX_COMBATANTS} combatants (got {len(seen_names)})")
+    parties = [s.name for s in sides if s.party]
+    if len(parties) > 1:
+        c.fail(("sides",), f"only one side can be the party (got {', '.join(parties)})")
+    return sides
+
+
+def load_scenario(
+    path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (), display: str | None = None
+) -> Scenario:
+    """Load, resolve and validate a scenario; raises ScenarioError listing every problem."""
+    source = load_yaml(path, display or _display(path))
+    problems: list[Problem] = []
+    c = Checker(source, problems)
+    data = source.data
+    rules = _validate_header(c, data, RULE_SYSTEMS)
+    if rules is INVALID:
+        raise ScenarioError(problems)
+    assert isinstance(data, dict)
+    if rules not in IMPLEMENTED_SYSTEMS:
+        c.fail(("rules",), _not_implemented(rules))
+        raise ScenarioError(problems)
+    bestiary = load_bestiary(bestiary_dirs(path, bestiary_extra), rules, problems)
+    fields = c.mapping(data, (), {
+        "name": c.text,
+        "rules": lambda v, p: v,
+        "max_rounds": lambda v, p: c.integer(v, p, 1, 10_000),
+        "distance": lambda v, p: c.number(v, p, 0, 100_000),
+        "surprise": lambda v, p: _surprise(c, v, p),
+        "options": lambda v, p: _options(c, v, p),
+        "sides": lambda v, p: _sides(c, v, bestiary),
+        "hazards": lambda v, p: c.fail(p, "hazards are not implemented yet (they come with d100)"),
+        "timeline": lambda v, p: c.fail(p, "timeline is not implemented yet (it comes with d100)"),
+        "description": lambda v, p: c.text(v, p, 5000),
+    }, required=("name", "sides"))
+    if fields is INVALID or problems:
+        raise ScenarioError(problems)
+    sides = fields["sides"]
+    surprise = fields.get("surprise")
+    if surprise is not None and surprise.side not in [s.name for s in sides]:
+        hint = _did_you_mean(surprise.side, tuple(s.name for s in sides))
+        c.fail(("surprise",), f"no side named '{surprise.side}'{hint}")
+        raise ScenarioError(problems)
+    return Scenario(
+        name=fields["name"], rules=rules, sides=tuple(sides),
+        max_rounds=fields.get("max_rounds", 100), distance=fields.get("distance", 0.0),
+        surprise=surprise, options=fields.get("options", Options()),
+        path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+    )
+
+
+def validate_file(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = ()) -> str:
+    """Validate a scenario or a bestiary file; returns what it was; raises ScenarioError."""
+    source = load_yaml(path, _display(path))
+    if isinstance(source.data, dict) and "creatures" in source.data:
+        problems: list[Problem] = []
+        load_bestiary_file(path, problems)
+        if problems:
+            raise ScenarioError(problems)
+        return "bestiary"
+    load_scenario(path, bestiary_extra)
+    return "scenario"

@@ -1,0 +1,102 @@
+"""Mutable state of one combatant during one battle, kept apart from its frozen spec."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import simpy
+
+    from sim.model import Combatant, Side
+
+# Status values, in the words the event log and the batch summary use.
+ACTIVE = "active"
+UNCONSCIOUS = "unconscious"
+DEAD = "dead"
+FLED = "fled"
+BROKEN = "broken"  # d20 spirit points at 0: out of the fight, alive
+
+
+class Fighter:
+    """One combatant in one battle: HP, position, pools and status.
+
+    Slotted and plain (not attrs) because the engine touches these fields on
+    every attack; read ``spec`` for anything that never changes.
+    """
+
+    __slots__ = (
+        "_turn_event",
+        "attacked_by",
+        "attacked_round",
+        "cause",
+        "effects",
+        "heroism",
+        "hp",
+        "index",
+        "max_hp",
+        "max_spirit",
+        "name",
+        "party",
+        "saved",
+        "side",
+        "side_spec",
+        "skip_turns",
+        "spec",
+        "spirit",
+        "status",
+        "x",
+    )
+
+    def __init__(self, spec: Combatant, side: Side, index: int, hp: int, x: float) -> None:
+        self.spec = spec
+        self.side_spec = side
+        self.name = spec.name
+        self.side = side.name
+        self.party = side.party
+        self.index = index
+        self.hp = hp
+        self.max_hp = hp
+        self.x = x
+        self.heroism = spec.heroism
+        self.spirit: int | None = None
+        self.max_spirit: int | None = None
+        self.status = ACTIVE
+        self.cause: str | None = None  # what knocked it out or killed it
+        self.saved = False  # a destiny point kept it alive
+        self.skip_turns = 0
+        self.effects: list = []  # sim.effects.OngoingEffect instances still running
+        self.attacked_by: set[str] = set()  # enemies who attacked it in attacked_round
+        self.attacked_round = 0
+        self._turn_event: simpy.Event | None = None
+
+    @property
+    def conscious(self) -> bool:
+        """Conscious and not out of the battle (dead or fled)."""
+        return self.status in (ACTIVE, BROKEN)
+
+    @property
+    def able(self) -> bool:
+        """Can act and counts for victory: conscious, present, mind not broken."""
+        return self.status == ACTIVE
+
+    @property
+    def present(self) -> bool:
+        """Still on the battlefield, whatever its state (not dead, not fled)."""
+        return self.status not in (DEAD, FLED)
+
+    def next_turn(self, env: simpy.Environment) -> simpy.Event:
+        """The event fired at the start of this fighter's next turn (effects wait on it)."""
+        if self._turn_event is None:
+            self._turn_event = env.event()
+        return self._turn_event
+
+    def start_turn(self) -> bool:
+        """Fire the pending turn event, if anything waits on it; True when something did."""
+        event, self._turn_event = self._turn_event, None
+        if event is None:
+            return False
+        event.succeed()
+        return True
+
+    def __repr__(self) -> str:
+        return f"Fighter({self.name!r}, hp={self.hp}/{self.max_hp}, {self.status})"

@@ -1,0 +1,88 @@
+"""Builders for tests: scenarios made in code, battles ready to roll, and scripted dice."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from sim import dice
+from sim.engine import Battle
+from sim.model import Combatant, Options, Scenario, Side, Surprise, Tactics, Weapon
+
+SWORD = Weapon(name="sword", damage=dice.parse("1d8"))
+
+
+def fighter(name: str, **fields: object) -> Combatant:
+    """A combatant spec with sensible defaults (a sword, 10 HP)."""
+    fields.setdefault("hp", dice.parse(10))
+    fields.setdefault("weapons", (SWORD,))
+    if isinstance(fields["hp"], int | str):
+        fields["hp"] = dice.parse(fields["hp"])  # type: ignore[arg-type]
+    return Combatant(name=name, side="", **fields)  # type: ignore[arg-type]
+
+
+def side(name: str, *members: Combatant, party: bool = False, target: str = "random") -> Side:
+    """A side whose members know their side's name."""
+    named = tuple(Combatant(**{**_fields(m), "side": name}) for m in members)
+    return Side(name=name, members=named, party=party, tactics=Tactics(target))
+
+
+def _fields(spec: Combatant) -> dict[str, object]:
+    import attrs
+
+    return attrs.asdict(spec, recurse=False)
+
+
+def scenario(
+    *sides: Side,
+    surprise: str | Surprise | None = None,
+    max_rounds: int = 100,
+    distance: float = 0.0,
+    **options: object,
+) -> Scenario:
+    """A d20 scenario built in code."""
+    if isinstance(surprise, str):
+        surprise = Surprise(surprise)
+    return Scenario(
+        name="test", rules="d20", sides=sides, max_rounds=max_rounds, distance=distance,
+        surprise=surprise, options=Options(**options),  # type: ignore[arg-type]
+    )
+
+
+def duel(hero: dict | None = None, monster: dict | None = None, **options: object) -> Scenario:
+    """A party hero against one monster: the smallest real battle."""
+    return scenario(
+        side("heroes", fighter("Hero", **(hero or {})), party=True),
+        side("monsters", fighter("Monster", **(monster or {}))),
+        **options,
+    )
+
+
+def battle(spec: Scenario, seed: int = 1, log: bool = True) -> Battle:
+    """A battle set up (HP rolled) but not yet run."""
+    b = Battle(spec, seed, log)
+    b._setup()
+    return b
+
+
+class ScriptedRandom(random.Random):
+    """A Random whose draws are chosen by the test: each value is a die face to show.
+
+    ``roll_die`` computes ``int(random() * sides) + 1``, so a face f on a d``s``
+    comes from random() = (f - 0.5) / s. Faces are given as (face, sides) pairs.
+    """
+
+    def __init__(self, faces: Iterable[tuple[int, int]]) -> None:
+        super().__init__(0)
+        self._faces = list(faces)
+
+    def random(self) -> float:
+        if not self._faces:
+            msg = "the test scripted fewer dice than the code rolled"
+            raise AssertionError(msg)
+        face, sides = self._faces.pop(0)
+        return (face - 0.5) / sides
+
+    @property
+    def unused(self) -> int:
+        return len(self._faces)

@@ -1,0 +1,115 @@
+"""The event log contract (ARCHITECTURE.md): fields, rules of check_rolled, bytes, golden log."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pathlib
+
+import pytest
+
+from sim.engine import run_battle
+from sim.events import REQUIRED_FIELDS, missing_fields, read_jsonl, to_jsonl, write_jsonl
+from sim.scenario import load_scenario
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "data" / "golden"
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
+
+
+def log_text(path: pathlib.Path, seed: int) -> str:
+    _, events = run_battle(load_scenario(path), seed, log=True)
+    return to_jsonl(events)
+
+
+class TestGoldenLog:
+    """One seed of one scenario, byte for byte."""
+
+    def test_golden_log(self) -> None:
+        """The log of tests/data/golden/skirmish.yaml seed 1 matches the stored one.
+
+        After an intended rules change, regenerate with SIM_REGEN_GOLDEN=1 and
+        review the diff line by line.
+        """
+        expected_path = GOLDEN / "skirmish_seed1.jsonl"
+        text = log_text(GOLDEN / "skirmish.yaml", 1)
+        if os.environ.get("SIM_REGEN_GOLDEN"):
+            expected_path.write_text(text, encoding="ascii")
+        assert text == expected_path.read_text(encoding="ascii")
+
+
+class TestDeterminism:
+    """Same scenario and seed, same bytes."""
+
+    @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
+    def test_same_seed_same_bytes(self, path: pathlib.Path) -> None:
+        """Running a scenario twice with one seed gives byte-identical logs."""
+        assert log_text(path, 42) == log_text(path, 42)
+
+    def test_different_seeds_differ(self) -> None:
+        """Different seeds give different battles."""
+        path = GOLDEN / "skirmish.yaml"
+        assert log_text(path, 1) != log_text(path, 2)
+
+    def test_global_random_untouched(self) -> None:
+        """A battle never draws from (nor reseeds) the global random module."""
+        import random
+
+        random.seed(123)
+        expected = random.random()
+        random.seed(123)
+        log_text(GOLDEN / "skirmish.yaml", 5)
+        assert random.random() == expected
+
+
+class TestContract:
+    """Every event carries its required fields and every check obeys its rule."""
+
+    @pytest.mark.parametrize("path", [*SCENARIOS, GOLDEN / "skirmish.yaml"], ids=lambda p: p.name)
+    def test_logs_follow_contract(self, path: pathlib.Path) -> None:
+        """For 30 seeds: required fields present, first/last events, check_rolled arithmetic
+        (kept die + modifier = total; success iff total > target; margin = total - target)."""
+        for seed in range(30):
+            events = list(read_jsonl(io.StringIO(log_text(path, seed))))
+            assert events[0]["event"] == "battle_started" and events[0]["schema"] == 1
+            assert events[-1]["event"] == "battle_ended"
+            for event in events:
+                assert event["event"] in REQUIRED_FIELDS, event["event"]
+                assert not missing_fields(event), (event, missing_fields(event))
+                assert isinstance(event["round"], int) and isinstance(event["t"], float)
+                if event["event"] == "check_rolled":
+                    assert event["system"] == "d20"
+                    assert event["kept"] in event["dice"]
+                    if len(event["dice"]) == 2:
+                        pick = max if event["advantage"] > 0 else min
+                        assert event["kept"] == pick(event["dice"])
+                    assert event["kept"] + event["modifier"] == event["total"]
+                    assert event["success"] is (event["total"] > event["target"])
+                    assert event["margin"] == event["total"] - event["target"]
+
+    def test_names_unique_in_battle(self) -> None:
+        """Combatant names are unique in a battle (count: N gives 'ghoul 1'...)."""
+        events = list(read_jsonl(io.StringIO(log_text(GOLDEN / "skirmish.yaml", 1))))
+        names = [c["name"] for c in events[0]["combatants"]]
+        assert names == ["Aria", "Brom", "ghoul 1", "ghoul 2", "ghoul 3"]
+
+
+class TestWriter:
+    """The structlog JSON Lines pipeline."""
+
+    def test_event_round_t_first(self) -> None:
+        """Keys are written with event, round and t first, the rest in given order."""
+        buffer = io.StringIO()
+        write_jsonl([{"zeta": 1, "event": "x", "round": 2, "t": 1.5, "alpha": [1]}], buffer)
+        assert buffer.getvalue() == '{"event":"x","round":2,"t":1.5,"zeta":1,"alpha":[1]}\n'
+
+    def test_ascii_only(self) -> None:
+        """Names outside ASCII are escaped so the bytes never depend on the locale."""
+        text = to_jsonl([{"event": "x", "round": 0, "t": 0.0, "name": "Éowyn"}])
+        assert text.isascii() and json.loads(text)["name"] == "Éowyn"
+
+    def test_reader_rejects_garbage(self) -> None:
+        """The reader names the line that is not an event."""
+        with pytest.raises(ValueError, match="line 2"):
+            list(read_jsonl(['{"event": "a", "round": 0, "t": 0.0}', "{oops"]))

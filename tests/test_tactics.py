@@ -1,0 +1,78 @@
+"""Target and weapon choice policies (ARCHITECTURE.md tactics: random, weakest, strongest, focus)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from sim import dice
+from sim.model import Weapon
+from sim.tactics import choose_target, choose_weapon
+from tests.builders import battle, fighter, scenario, side
+
+
+def trio(target: str, **hps: int):
+    """A hero with the given policy against three enemies with the given HP."""
+    enemies = [fighter(name, hp=hp) for name, hp in hps.items()]
+    return battle(scenario(side("h", fighter("Hero"), fighter("Ally"), party=True, target=target),
+                           side("m", *enemies)))
+
+
+class TestPolicies:
+    """Each policy picks among able enemies."""
+
+    def test_weakest(self) -> None:
+        """`weakest` picks the lowest current HP, ties in listed order."""
+        b = trio("weakest", a=9, b=4, c=4)
+        assert choose_target(b, b.fighters[0]).name == "b"
+
+    def test_strongest(self) -> None:
+        """`strongest` picks the highest current HP, ties in listed order."""
+        b = trio("strongest", a=9, b=4, c=9)
+        assert choose_target(b, b.fighters[0]).name == "a"
+
+    def test_focus_shared_until_down(self) -> None:
+        """`focus`: the whole side shares one target until it drops, then picks anew."""
+        b = trio("focus", a=9, b=4, c=6)
+        hero, ally, _a, bee, c = b.fighters
+        assert choose_target(b, hero) is bee
+        bee.hp = 99  # no longer the weakest, still the shared target
+        assert choose_target(b, ally) is bee
+        b.deal_damage(bee, 999, hero, "weapon")
+        assert choose_target(b, ally) is c and choose_target(b, hero) is c
+
+    def test_random_is_uniform(self) -> None:
+        """`random` picks each able enemy equally often."""
+        b = trio("random", a=9, b=4, c=6)
+        counts = Counter(choose_target(b, b.fighters[0]).name for _ in range(6000))
+        for name in "abc":
+            assert abs(counts[name] / 6000 - 1 / 3) < 4 * (2 / 9 / 6000) ** 0.5
+
+    def test_member_override(self) -> None:
+        """A member's own tactics override its side's."""
+        from sim.model import Tactics
+
+        b = battle(scenario(
+            side("h", fighter("Hero", tactics=Tactics("strongest")), party=True, target="weakest"),
+            side("m", fighter("a", hp=3), fighter("b", hp=8))))
+        assert choose_target(b, b.fighters[0]).name == "b"
+
+    def test_prefers_enemies_in_reach(self) -> None:
+        """Enemies already within reach are preferred over distant ones."""
+        b = trio("strongest", a=9, b=4, c=6)
+        b.fighters[2].x = 50  # 'a' is far away
+        assert choose_target(b, b.fighters[0]).name == "c"
+
+
+class TestWeapons:
+    """Weapon choice at a given gap."""
+
+    def test_melee_in_reach_else_ranged(self) -> None:
+        """The first melee weapon within 2 m, else the first ranged weapon in range."""
+        bow = Weapon("bow", dice.parse("1d6"), range=30)
+        dagger = Weapon("dagger", dice.parse("1d4"))
+        b = battle(scenario(side("h", fighter("A", weapons=(bow, dagger)), party=True),
+                            side("m", fighter("M"))))
+        archer = b.fighters[0]
+        assert choose_weapon(archer, 1).name == "dagger"
+        assert choose_weapon(archer, 20).name == "bow"
+        assert choose_weapon(archer, 31) is None
