@@ -1,21 +1,39 @@
-"""The ``sim`` command: run, validate (batch, replay and report come with later issues)."""
+"""The ``sim`` command: run, batch, replay, validate."""
 
 from __future__ import annotations
 
 import argparse
+import io
+import json
 import pathlib
 import sys
 import traceback
 from collections.abc import Sequence
 
 from sim import __version__
+from sim.batch import (
+    DEFAULT_CHUNK,
+    Batch,
+    BatchSpec,
+    LogPlan,
+    RunFolder,
+    default_out,
+    default_workers,
+    make_runner,
+    spec_from_manifest,
+    start_run,
+    write_atomic,
+    write_json,
+)
 from sim.engine import run_battle
 from sim.errors import EngineError, InputError, ScenarioError
 from sim.events import write_jsonl
 from sim.narrate import narrate
+from sim.replay import read_log, regenerate
+from sim.report import print_summary
 from sim.scenario import load_scenario, validate_file
 
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 MAX_SEED = 2**63 - 1
 
 
@@ -27,6 +45,30 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(msg) from None
     if not 0 <= value <= MAX_SEED:
         msg = f"must be between 0 and {MAX_SEED} (got {value})"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _seed(text)
+    if value < 1:
+        msg = f"must be at least 1 (got {value})"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _index(text: str) -> int:
+    return _seed(text)
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        msg = f"must be a number like 0.01 (got {text[:40]!r})"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not 0 < value < 0.5:
+        msg = f"must be between 0 and 0.5, e.g. 0.01 for +-1% (got {value})"
         raise argparse.ArgumentTypeError(msg)
     return value
 
@@ -43,41 +85,149 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--bestiary", type=pathlib.Path, action="append", default=[],
                      help="extra bestiary folder, searched first (repeatable)")
 
+    batch = commands.add_parser("batch", help="run many battles and tell how deadly it is")
+    batch.add_argument("scenario", type=pathlib.Path, nargs="?")
+    batch.add_argument("-n", type=_positive, default=1000, help="battles to run (the cap with --precision)")
+    batch.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
+    batch.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
+    batch.add_argument("--out", type=pathlib.Path, help="run folder (default runs/<scenario>-s<seed>-<time>)")
+    batch.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
+    batch.add_argument("--logs", default="none", help="event logs to keep: none, all or sample:N")
+    batch.add_argument("--precision", type=_fraction, help="stop once win/TPK intervals are within +-P")
+    batch.add_argument("--executor", choices=("process", "dask"), default="process")
+    batch.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
+    batch.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK, help=argparse.SUPPRESS)
+    batch.add_argument("--resume", type=pathlib.Path, metavar="RUN_DIR",
+                       help="finish an interrupted run")
+    batch.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    batch.add_argument("--bestiary", type=pathlib.Path, action="append", default=[])
+
+    replay = commands.add_parser("replay", help="replay a logged battle or battle I of a batch")
+    replay.add_argument("source", type=pathlib.Path, help="LOG.jsonl or RUN_DIR")
+    replay.add_argument("--battle", type=_index, help="battle index in RUN_DIR")
+    replay.add_argument("--log", help="print the event log to '-' (or write it to PATH)")
+    replay.add_argument("--no-interactive", action="store_true", help="print the narration")
+
     validate = commands.add_parser("validate", help="check scenario and bestiary files")
     validate.add_argument("files", nargs="+", type=pathlib.Path)
     validate.add_argument("--bestiary", type=pathlib.Path, action="append", default=[])
     return parser
 
 
-def _write_atomic(path: pathlib.Path, text: str) -> None:
-    """Write to a temporary file beside ``path``, then rename: never a half-written log."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="ascii")
-    tmp.replace(path)
+def _check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
+    for folder in dirs:
+        if not folder.is_dir():
+            msg = f"{folder}:0:0: --bestiary: not a folder"
+            raise InputError(msg)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    _check_bestiary_dirs(args.bestiary)
     scenario = load_scenario(args.scenario, tuple(args.bestiary))
     _, events = run_battle(scenario, args.seed, log=True)
-    if args.log == "-":
-        write_jsonl(events, sys.stdout)
+    if _emit_log(events, args.log):
         return EXIT_OK
-    if args.log:
-        import io
+    for line in narrate(events):
+        print(line)
+    return EXIT_OK
 
+
+def _emit_log(events: list[dict], target: str | None) -> bool:
+    """Write events to '-' or a path; True when they went to stdout."""
+    if target == "-":
+        write_jsonl(events, sys.stdout)
+        return True
+    if target:
         buffer = io.StringIO()
         write_jsonl(events, buffer)
         try:
-            _write_atomic(pathlib.Path(args.log), buffer.getvalue())
+            write_atomic(pathlib.Path(target), buffer.getvalue().encode("ascii"))
         except OSError as exc:
-            msg = f"{args.log}:0:0: --log: cannot write ({exc.strerror})"
+            msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
             raise InputError(msg) from exc
+    return False
+
+
+def _progress_bar(enabled: bool):
+    if not enabled:
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    class Rate(TextColumn):
+        def render(self, task):
+            from rich.text import Text
+
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:,.0f} battles/s" if speed else "- battles/s")
+
+    return Progress(TextColumn("battles"), BarColumn(), MofNCompleteColumn(), Rate(""),
+                    TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True),
+                    transient=True)
+
+
+def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    _check_bestiary_dirs(args.bestiary)
+    if args.resume is not None:
+        folder = RunFolder(args.resume)
+        manifest = folder.read_manifest()
+        spec = spec_from_manifest(manifest)
+        scenario = load_scenario(pathlib.Path(manifest["scenario_path"]), tuple(args.bestiary))
+        if scenario.sha256 != manifest["scenario_sha256"]:
+            msg = f"{scenario.path}: the scenario changed since the run began; cannot resume"
+            raise InputError(msg)
+    else:
+        if args.scenario is None:
+            raise InputError("sim batch: give a SCENARIO (or --resume RUN_DIR)")
+        scenario = load_scenario(args.scenario, tuple(args.bestiary))
+        spec = BatchSpec(n=args.n, seed=args.seed, chunk=min(args.chunk, args.n),
+                         precision=args.precision, logs=args.logs)
+        LogPlan.parse(spec.logs, spec.n)  # reject a bad --logs before creating anything
+        out = args.out or default_out(args.scenario, args.seed)
+        folder = start_run(out, scenario, spec, argv)
+    workers = args.workers or default_workers()
+    runner = make_runner(args.executor, workers, args.scheduler)
+    bar = _progress_bar(not args.no_progress)
+    batch = Batch(scenario, spec, folder, runner, window=max(2, workers * 2))
+    try:
+        if bar is None:
+            summary = batch.run()
+        else:
+            with bar:
+                task = bar.add_task("battles", total=spec.n)
+                batch.progress = lambda done, total: bar.update(task, completed=done)
+                summary = batch.run()
+    except KeyboardInterrupt:
+        manifest = folder.read_manifest()
+        manifest.update(status="interrupted", battles_done=batch.aggregate.battles)
+        write_json(folder.manifest_path, manifest)
+        print(f"interrupted after {batch.aggregate.battles} battles; finish with:"
+              f" sim batch --resume {folder.path}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        print_summary(summary)
+        print(f"run folder: {folder.path}")
+    return EXIT_OK
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    if args.battle is not None or args.source.is_dir():
+        if args.battle is None:
+            raise InputError("sim replay RUN_DIR: say which battle with --battle I")
+        events = regenerate(args.source, args.battle)
+    else:
+        events = read_log(args.source)
+    if _emit_log(events, args.log):
+        return EXIT_OK
     for line in narrate(events):
         print(line)
     return EXIT_OK
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    _check_bestiary_dirs(args.bestiary)
     problems = []
     for path in args.files:
         try:
@@ -95,7 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 internal error, 2 bad input)."""
     parser = _parser()
     args = parser.parse_args(argv)  # exits 2 on usage errors
-    handlers = {"run": _cmd_run, "validate": _cmd_validate}
+    handlers = {"run": _cmd_run, "validate": _cmd_validate, "replay": _cmd_replay,
+                "batch": lambda a: _cmd_batch(a, list(argv if argv is not None else sys.argv[1:]))}
     try:
         return handlers[args.command](args)
     except ScenarioError as exc:

@@ -639,9 +639,7 @@ def _convolve(first: _Table, second: _Table) -> _Table:
     for shift, weight in enumerate(outer):
         if weight:  # exploding tables are full of impossible totals
             window = out[shift : shift + width]
-            out[shift : shift + width] = [
-                o + weight * w for o, w in zip(window, inner, strict=True)
-            ]
+            out[shift : shift + width] = [o + weight * w for o, w in zip(window, inner, strict=True)]
     return _Table(first.offset + second.offset, tuple(out), first.denominator * second.denominator)
 
 
@@ -651,10 +649,7 @@ def _uniform_sum_table(count: int, sides: int) -> _Table:
     for _ in range(count):
         prefix = [0, *itertools.accumulate(weights)]
         size = len(weights)
-        weights = [
-            prefix[min(i + 1, size)] - prefix[max(0, i - sides + 1)]
-            for i in range(size + sides - 1)
-        ]
+        weights = [prefix[min(i + 1, size)] - prefix[max(0, i - sides + 1)] for i in range(size + sides - 1)]
     return _Table(count, tuple(weights), sides**count)
 
 

@@ -15,7 +15,7 @@ import simpy
 
 from sim import __version__
 from sim.dice import roll_die
-from sim.rules import combine_advantage, system_for
+from sim.rules import system_for
 from sim.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
 from sim.tactics import approach_gap, choose_target, choose_weapon
 
@@ -56,9 +56,12 @@ class BattleOutcome:
 class Battle:
     """One battle of a scenario, from ``battle_started`` to ``battle_ended``."""
 
-    def __init__(self, scenario: Scenario, seed: int, log: bool = False) -> None:
+    def __init__(
+        self, scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None
+    ) -> None:
         self.scenario = scenario
         self.seed = seed
+        self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
         self.rules: RuleSystem = system_for(scenario.rules)
         self.rng = random.Random(seed)
         self.env = simpy.Environment()
@@ -70,9 +73,15 @@ class Battle:
         self.focus: dict[str, Fighter] = {}  # side -> shared target of the focus tactic
         self.destiny_left = scenario.options.destiny_points
         self.surprise_side: str | None = None
+        self.surprising: str | None = None  # the surprise side during round 1 only
+        self._outnumbered_at = scenario.options.outnumbered_at
+        self.spread = scenario.distance > 0  # False while everyone stands at one spot
         self.fighters: list[Fighter] = []
         self._able: dict[str, int] = {side.name: 0 for side in scenario.sides}
+        self._standing = 0  # sides with at least one able member
+        self._enemies: dict[str, list[Fighter]] = {}  # side -> able enemies; reset on any change
         self._ever_down: set[str] = set()
+        self._by_side: dict[str, list[Fighter]] = {}
 
     # -- logging -----------------------------------------------------------------
 
@@ -93,11 +102,18 @@ class Battle:
                 self.rules.prepare(self, fighter)
                 self.fighters.append(fighter)
                 self._able[side.name] += 1
+        self._standing = sum(1 for count in self._able.values() if count > 0)
+        self._by_side = {side.name: [f for f in self.fighters if f.side == side.name]
+                         for side in self.scenario.sides}
+        sides = self.scenario.sides
+        self._roller = next((s for s in sides if s.party), sides[0])  # rolls initiative
+        self._gifted = [f for f in self._by_side[self._roller.name] if f.spec.has_gift(INITIATIVE_GIFT)]
         if self.log is not None:
             self.emit(
                 "battle_started", schema=SCHEMA, seed=self.seed, rules=self.scenario.rules,
                 scenario=self.scenario.name, scenario_sha256=self.scenario.sha256,
                 version=__version__, combatants=[self._describe(f) for f in self.fighters],
+                **({"batch": self.batch} if self.batch else {}),
             )
 
     def _describe(self, f: Fighter) -> dict[str, object]:
@@ -142,6 +158,7 @@ class Battle:
             self.t = float(number - 1)
             yield self.env.timeout(max(0.0, self.t - self.env.now))
             surprise = number == 1 and self.surprise_side is not None
+            self.surprising = self.surprise_side if surprise else None
             if self.log is not None:
                 fields = {"surprise": self.surprise_side} if surprise else {}
                 self.emit("round_started", **fields)
@@ -150,12 +167,21 @@ class Battle:
             if self._decided():
                 return
             for i, fighter in enumerate(order):
-                if not fighter.present:
-                    continue
-                self.t = round(number - 1 + (i + 1) / slots, 6)
-                yield self.env.timeout(max(0.0, self.t - self.env.now))
-                yield from self._turn(fighter)
-                if self._decided():
+                effects = fighter.effects
+                if not (fighter.able or effects):
+                    continue  # dead, fled, or unconscious with nothing ticking
+                if effects:
+                    # Something waits on this turn: bring the SimPy clock to it so the
+                    # effect processes tick at the turn's own time, before it acts.
+                    self.t = round(number - 1 + (i + 1) / slots, 6)
+                    yield self.env.timeout(max(0.0, self.t - self.env.now))
+                    yield from self._tick_effects(fighter)
+                else:
+                    # Nothing waits: the turn's time is only logged (inlined for speed).
+                    if self.log is not None:
+                        self.t = round(number - 1 + (i + 1) / slots, 6)
+                    self._take_turn(fighter)
+                if self._standing <= 1 and self._decided():
                     return
 
     def _surprise_order(self) -> list[Fighter]:
@@ -164,32 +190,32 @@ class Battle:
     def _initiative(self) -> list[Fighter]:
         """Group initiative: the party (else the first side) rolls 1d6, 1d8 with the gift."""
         sides = self.scenario.sides
-        roller = next((s for s in sides if s.party), sides[0])
-        members = [f for f in self.fighters if f.side == roller.name]
-        gifted = any(f.conscious and f.spec.has_gift(INITIATIVE_GIFT) for f in members)
+        roller = self._roller
+        gifted = any(f.conscious for f in self._gifted)
         die = 8 if gifted else 6
         roll = roll_die(self.rng, die)
         others = [s for s in sides if s is not roller]
         ordered: list[Side] = [roller, *others] if roll >= INITIATIVE_WINS_ON else [*others, roller]
         if self.log is not None:
             self.emit("initiative_rolled", side=roller.name, die=die, roll=roll, first=ordered[0].name)
-        by_side: dict[str, list[Fighter]] = {s.name: [] for s in sides}
-        for f in self.fighters:
-            by_side[f.side].append(f)
-        return [f for side in ordered for f in by_side[side.name]]
+        return [f for side in ordered for f in self._by_side[side.name]]
 
-    def _turn(self, fighter: Fighter) -> Generator[simpy.Event, object, None]:
-        """Tick the fighter's effects, then let it act if it can."""
-        if not (fighter.able or fighter.effects):
-            return
+    def _tick_effects(self, fighter: Fighter) -> Generator[simpy.Event, object, None]:
+        """Fire the fighter's turn event, let its effects tick, then take the turn."""
         if self.log is not None:
             self.emit("turn_started", actor=fighter.name)
         if fighter.start_turn():
             yield self.env.timeout(0)  # effect processes waiting on the turn run first
             if self._decided():
                 return
+        self._take_turn(fighter, announced=True)
+
+    def _take_turn(self, fighter: Fighter, announced: bool = False) -> None:
+        """Act if able, unless the turn is lost (a disaster, a stun)."""
         if not fighter.able:
             return
+        if self.log is not None and not announced:
+            self.emit("turn_started", actor=fighter.name)
         if fighter.skip_turns > 0:
             fighter.skip_turns -= 1
             if self.log is not None:
@@ -216,47 +242,48 @@ class Battle:
             if target is None:
                 return
             weapon = choose_weapon(fighter, abs(target.x - fighter.x))
-            if weapon is not None:
-                cost = economy.cost_of(weapon)
-                if not can_attack or cost > budget:
+            if weapon is None:
+                if not can_move:
                     return
-                self.attack(fighter, target, weapon)
-                attacks += 1
-                budget -= cost
-            elif can_move:
                 self._move(fighter, target)
                 moves += 1
                 budget -= economy.move_cost
-            else:
+                continue
+            cost = economy.cost_of(weapon)
+            if not can_attack or cost > budget:
                 return
+            self.attack(fighter, target, weapon)
+            attacks += 1
+            budget -= cost
 
     def _move(self, fighter: Fighter, target: Fighter) -> None:
         """Move up to the fighter's movement toward the target, stopping at its weapon's gap."""
         gap = abs(target.x - fighter.x)
         step = min(fighter.spec.movement, max(0.0, gap - approach_gap(fighter)))
         before = fighter.x
+        self.spread = True
         fighter.x += step if target.x > fighter.x else -step
         if self.log is not None:
             self.emit("moved", actor=fighter.name, toward=target.name, x_before=before, x_after=fighter.x)
 
     def is_surprise_attack(self, attacker: Fighter) -> bool:
         """An attack made by the surprising side during the surprise round."""
-        return self.round == 1 and attacker.side == self.surprise_side
+        return attacker.side == self.surprising
 
-    def _outnumbered(self, attacker: Fighter, target: Fighter) -> bool:
-        """Whether ``outnumbered_at`` different enemies already attacked the target this round."""
+    def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> None:
+        """One attack: the system resolves hit and damage; the engine applies it.
+
+        Outnumbered: once ``outnumbered_at`` different enemies attacked the target
+        this round, later attacks on it that round are favoured.
+        """
+        surprise = attacker.side == self.surprising
         if target.attacked_round != self.round:
             target.attacked_round = self.round
             target.attacked_by.clear()
-        already = len(target.attacked_by) >= self.scenario.options.outnumbered_at
+        outnumbered = len(target.attacked_by) >= self._outnumbered_at
         target.attacked_by.add(attacker.name)
-        return already
-
-    def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> None:
-        """One attack: the system resolves hit and damage; the engine applies it."""
-        surprise = self.is_surprise_attack(attacker)
-        outnumbered = self._outnumbered(attacker, target)
-        advantage = combine_advantage(int(surprise), int(outnumbered))
+        # Both sources favour the attacker, so they never cancel: no need to combine.
+        advantage = 1 if surprise or outnumbered else 0
         result = self.rules.attack(self, attacker, target, weapon, advantage)
         if self.log is not None:
             self.emit(
@@ -339,12 +366,25 @@ class Battle:
                 self.emit("effect_started", target=member.name, effect="broken")
 
     def _set_status(self, fighter: Fighter, status: str) -> None:
-        """Change a status, keeping the per-side count of able members in step."""
-        if fighter.status == ACTIVE:
-            self._able[fighter.side] -= 1
+        """Change a status, keeping ``able``, the per-side counts and caches in step."""
+        was, now = fighter.status == ACTIVE, status == ACTIVE
         fighter.status = status
-        if status == ACTIVE:
-            self._able[fighter.side] += 1
+        fighter.able = now
+        if was == now:
+            return
+        before = self._able[fighter.side]
+        self._able[fighter.side] = after = before + (1 if now else -1)
+        self._standing += (after > 0) - (before > 0)
+        self._enemies.clear()
+
+    def able_enemies(self, fighter: Fighter) -> list[Fighter]:
+        """Able members of every other side, in listed order (cached until a status changes)."""
+        enemies = self._enemies.get(fighter.side)
+        if enemies is None:
+            side = fighter.side
+            enemies = [f for f in self.fighters if f.able and f.side != side]
+            self._enemies[side] = enemies
+        return enemies
 
     # -- the end -----------------------------------------------------------------
 
@@ -352,9 +392,9 @@ class Battle:
         """Victory: at most one side has able members. Ends the battle when so."""
         if self.ended:
             return True
-        standing = [side for side, count in self._able.items() if count > 0]
-        if len(standing) > 1:
+        if self._standing > 1:
             return False
+        standing = [side for side, count in self._able.items() if count > 0]
         self._finish(standing[0] if standing else None)
         return True
 
@@ -391,8 +431,10 @@ class Battle:
         )
 
 
-def run_battle(scenario: Scenario, seed: int, log: bool = False) -> tuple[BattleOutcome, list[dict]]:
+def run_battle(
+    scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None
+) -> tuple[BattleOutcome, list[dict]]:
     """Play one battle; returns its outcome and its events (empty unless ``log``)."""
-    battle = Battle(scenario, seed, log)
+    battle = Battle(scenario, seed, log, batch)
     outcome = battle.run()
     return outcome, battle.log or []

@@ -37,6 +37,7 @@ IMPLEMENTED_SYSTEMS = ("d20",)
 MAX_NAME = 80
 MAX_COUNT = 100
 MAX_COMBATANTS = 500
+MAX_MESSAGE = 160
 BESTIARY_DIR = "bestiary"
 BESTIARY_ENV = "SIM_BESTIARY"  # extra bestiary folders, os.pathsep-separated
 
@@ -102,7 +103,10 @@ class Checker:
         try:
             parsed = dice.parse(value)
         except DiceError as exc:
-            return self.fail(path, str(exc))
+            message = str(exc)
+            if len(message) > MAX_MESSAGE:  # long notation: keep the line short
+                message = f"must be dice notation like '1d6+2' (got {shorten(value)})"
+            return self.fail(path, message)
         if lo is not None and parsed.min < lo:
             return self.fail(path, f"must never be below {lo} (got {shorten(value)}, min {parsed.min})")
         return parsed
@@ -132,23 +136,39 @@ class Checker:
             return self.fail(path, f"must be a mapping (got {shorten(value)})")
         before = len(self.problems)
         out: dict[str, Any] = {}
+        hinted: set[str] = set()
         for key, item in value.items():
             if not isinstance(key, str) or key not in fields:
                 hint = _did_you_mean(key, tuple(fields))
-                self.fail((*path, str(key)), f"unknown key {shorten(key)}{hint}", at_key=True)
+                hinted.add(hint)
+                self.fail((*path, key), f"unknown key {shorten(key)}{hint}", at_key=True)
                 continue
             out[key] = fields[key](item, (*path, key))
         for key in required:
-            if key not in value:
+            # A misspelt key already hinted at this one says it all: no second line.
+            if key not in value and f"; did you mean '{key}'?" not in hinted:
                 self.fail(path, f"missing required key '{key}'")
         if len(self.problems) > before:
             return INVALID
         return out
 
 
+# Words GMs use for our keys that spelling similarity alone would not find.
+ALIASES = {
+    "hitpoints": "hp", "hit_points": "hp", "health": "hp", "pv": "hp", "life": "hp",
+    "ac": "armor", "armour": "armor", "lvl": "level", "niveau": "level",
+    "attack": "weapons", "attacks": "weapons", "weapon": "weapons", "arms": "weapons",
+    "creature": "creatures", "monsters": "creatures", "bestiary": "creatures",
+    "side": "sides", "member": "members", "tactic": "tactics", "option": "options",
+}
+
+
 def _did_you_mean(got: object, choices: tuple[str, ...]) -> str:
     if not isinstance(got, str):
         return ""
+    alias = ALIASES.get(got.lower())
+    if alias in choices:
+        return f"; did you mean '{alias}'?"
     close = difflib.get_close_matches(got, choices, n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""
 
@@ -227,10 +247,12 @@ class Entry:
 
 
 def _display(path: pathlib.Path) -> str:
+    """The file name for messages: relative to here when it is below here, else as given."""
     try:
-        return os.path.relpath(path)
+        relative = os.path.relpath(path)
     except ValueError:  # another drive on Windows
         return str(path)
+    return str(path) if relative.startswith("..") else relative
 
 
 def _validate_header(c: Checker, data: object, rules: tuple[str, ...]) -> Any:
@@ -257,7 +279,7 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
     for key in data:
         if key not in ("rules", "creatures", "description"):
             hint = _did_you_mean(key, ("rules", "creatures", "description"))
-            c.fail((str(key),), f"unknown key {shorten(key)}{hint}", at_key=True)
+            c.fail((key,), f"unknown key {shorten(key)}{hint}", at_key=True)
     creatures = data.get("creatures")
     if not isinstance(creatures, dict) or not creatures:
         c.fail(("creatures",), f"must be a non-empty mapping of name: stat block (got {shorten(creatures)})")
@@ -267,12 +289,13 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
         return {}
     entries: dict[str, Entry] = {}
     for key, block in creatures.items():
-        path_ = ("creatures", str(key))
+        path_ = ("creatures", key)
         if c.text(key, path_) is INVALID:
             continue
         fields = c.mapping(block, path_, stat_fields(c))
-        if fields is not INVALID:
-            entries[key] = Entry(key, fields, source)
+        # An invalid entry is kept (marked INVALID) so `use:` of it is not also
+        # reported as missing: its own problems were reported in the bestiary.
+        entries[key] = Entry(key, fields, source)
     return entries
 
 
@@ -324,6 +347,11 @@ def _not_implemented(rules: str) -> str:
             f"(available: {', '.join(IMPLEMENTED_SYSTEMS)})")
 
 
+def _in_file_order(problems: list[Problem]) -> list[Problem]:
+    """Problems sorted by file, then position: the order a GM fixes them in."""
+    return sorted(problems, key=lambda p: (p.file, p.line, p.col))
+
+
 def _options(c: Checker, value: object, path: Path) -> Any:
     fields = c.mapping(value, path, {
         "morale": c.boolean,
@@ -339,10 +367,24 @@ def _options(c: Checker, value: object, path: Path) -> Any:
 
 
 def _surprise(c: Checker, value: object, path: Path) -> Any:
-    if isinstance(value, str):
-        return Surprise(side=value)
+    if not isinstance(value, dict):
+        side = c.text(value, path)
+        return INVALID if side is INVALID else Surprise(side=side)
     fields = c.mapping(value, path, {"side": c.text, "group_check": c.text}, required=("side",))
     return INVALID if fields is INVALID else Surprise(**fields)
+
+
+def _check_surprise(c: Checker, data: dict, surprise: Surprise) -> None:
+    """The surprising side must exist (reported at the side's name where it was written)."""
+    raw_sides = data.get("sides")
+    if not isinstance(raw_sides, list):
+        return  # the sides themselves are reported
+    names = tuple(s["name"] for s in raw_sides if isinstance(s, dict) and isinstance(s.get("name"), str))
+    if surprise.side in names:
+        return
+    path: Path = ("surprise", "side") if isinstance(data.get("surprise"), dict) else ("surprise",)
+    hint = _did_you_mean(surprise.side, names)
+    c.fail(path, f"no side named {shorten(surprise.side)}{hint}")
 
 
 @attrs.define
@@ -368,6 +410,8 @@ def _member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | 
         if entry is None:
             hint = _did_you_mean(use, tuple(bestiary or ()))
             return c.fail((*path, "use"), f"no bestiary entry '{use}'{hint}")
+        if entry.fields is INVALID:
+            return INVALID
         merged = {"name": use, **entry.fields}
     count = fields.pop("count", 1)
     merged.update(fields)
@@ -439,9 +483,10 @@ def _sides(c: Checker, value: object, bestiary: dict[str, Entry] | None) -> Any:
         ))
     if len(seen_names) > MAX_COMBATANTS:
         c.fail(("sides",), f"at most {MAX_COMBATANTS} combatants (got {len(seen_names)})")
-    parties = [s.name for s in sides if s.party]
-    if len(parties) > 1:
-        c.fail(("sides",), f"only one side can be the party (got {', '.join(parties)})")
+    party_paths = [("sides", i, "party") for i, raw in enumerate(items)
+                   if isinstance(raw, dict) and raw.get("party") is True]
+    for extra in party_paths[1:]:
+        c.fail(extra, f"only one side can be the party (the first is at {format_path(party_paths[0][:2])})")
     return sides
 
 
@@ -461,12 +506,15 @@ def load_scenario(
         c.fail(("rules",), _not_implemented(rules))
         raise ScenarioError(problems)
     bestiary = load_bestiary(bestiary_dirs(path, bestiary_extra), rules, problems)
+    surprise = _surprise(c, data["surprise"], ("surprise",)) if "surprise" in data else None
+    if isinstance(surprise, Surprise):
+        _check_surprise(c, data, surprise)
     fields = c.mapping(data, (), {
         "name": c.text,
         "rules": lambda v, p: v,
         "max_rounds": lambda v, p: c.integer(v, p, 1, 10_000),
         "distance": lambda v, p: c.number(v, p, 0, 100_000),
-        "surprise": lambda v, p: _surprise(c, v, p),
+        "surprise": lambda v, p: surprise,
         "options": lambda v, p: _options(c, v, p),
         "sides": lambda v, p: _sides(c, v, bestiary),
         "hazards": lambda v, p: c.fail(p, "hazards are not implemented yet (they come with d100)"),
@@ -474,25 +522,31 @@ def load_scenario(
         "description": lambda v, p: c.text(v, p, 5000),
     }, required=("name", "sides"))
     if fields is INVALID or problems:
-        raise ScenarioError(problems)
-    sides = fields["sides"]
-    surprise = fields.get("surprise")
-    if surprise is not None and surprise.side not in [s.name for s in sides]:
-        hint = _did_you_mean(surprise.side, tuple(s.name for s in sides))
-        c.fail(("surprise",), f"no side named '{surprise.side}'{hint}")
-        raise ScenarioError(problems)
+        raise ScenarioError(_in_file_order(problems))
     return Scenario(
-        name=fields["name"], rules=rules, sides=tuple(sides),
+        name=fields["name"], rules=rules, sides=tuple(fields["sides"]),
         max_rounds=fields.get("max_rounds", 100), distance=fields.get("distance", 0.0),
         surprise=surprise, options=fields.get("options", Options()),
         path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
     )
 
 
+def _looks_like_bestiary(path: pathlib.Path, data: object) -> bool:
+    """A bestiary has `creatures:`; without `sides:`, a near miss or a bestiary/ folder counts."""
+    if not isinstance(data, dict):
+        return False
+    if "creatures" in data:
+        return True
+    if "sides" in data:
+        return False
+    near = any(isinstance(k, str) and _did_you_mean(k, ("creatures",)) for k in data)
+    return near or BESTIARY_DIR in path.resolve().parts
+
+
 def validate_file(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = ()) -> str:
     """Validate a scenario or a bestiary file; returns what it was; raises ScenarioError."""
     source = load_yaml(path, _display(path))
-    if isinstance(source.data, dict) and "creatures" in source.data:
+    if _looks_like_bestiary(path, source.data):
         problems: list[Problem] = []
         load_bestiary_file(path, problems)
         if problems:

@@ -26,9 +26,12 @@ class Fighter:
 
     __slots__ = (
         "_turn_event",
+        "able",
+        "attack_threshold",
         "attacked_by",
         "attacked_round",
         "cause",
+        "defense_threshold",
         "effects",
         "heroism",
         "hp",
@@ -37,6 +40,8 @@ class Fighter:
         "max_spirit",
         "name",
         "party",
+        "policy",
+        "reach",
         "saved",
         "side",
         "side_spec",
@@ -61,6 +66,9 @@ class Fighter:
         self.spirit: int | None = None
         self.max_spirit: int | None = None
         self.status = ACTIVE
+        # Can act and counts for victory (conscious, present, mind intact). A plain
+        # field, not a property: read on every target choice. Battle._set_status keeps it.
+        self.able = True
         self.cause: str | None = None  # what knocked it out or killed it
         self.saved = False  # a destiny point kept it alive
         self.skip_turns = 0
@@ -68,16 +76,16 @@ class Fighter:
         self.attacked_by: set[str] = set()  # enemies who attacked it in attacked_round
         self.attacked_round = 0
         self._turn_event: simpy.Event | None = None
+        # Read on every attack, derived once from the spec (see sim.tactics).
+        self.policy = (spec.tactics or side.tactics).target
+        self.reach = max((w.reach for w in spec.weapons), default=0.0)
+        self.attack_threshold = spec.effective_attack_threshold
+        self.defense_threshold = spec.effective_defense_threshold
 
     @property
     def conscious(self) -> bool:
         """Conscious and not out of the battle (dead or fled)."""
         return self.status in (ACTIVE, BROKEN)
-
-    @property
-    def able(self) -> bool:
-        """Can act and counts for victory: conscious, present, mind not broken."""
-        return self.status == ACTIVE
 
     @property
     def present(self) -> bool:

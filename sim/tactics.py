@@ -4,24 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sim.dice import roll_die
 from sim.model import MELEE_REACH_M
 
 if TYPE_CHECKING:
     from sim.engine import Battle
     from sim.model import Weapon
     from sim.state import Fighter
-
-
-def policy_of(fighter: Fighter) -> str:
-    """The target policy in force: the member's own, else its side's."""
-    own = fighter.spec.tactics
-    return (own or fighter.side_spec.tactics).target
-
-
-def reach_of(fighter: Fighter) -> float:
-    """The farthest any of the fighter's weapons strikes (0 without weapons)."""
-    return max((w.reach for w in fighter.spec.weapons), default=0.0)
 
 
 def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
@@ -32,15 +20,18 @@ def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
     - ``focus``: the whole side keeps one shared target while it stays able,
       then shares the weakest candidate as the next one.
     """
-    enemies = [e for e in battle.fighters if e.able and e.side != fighter.side]
+    enemies = battle.able_enemies(fighter)
     if not enemies:
         return None
-    reach = reach_of(fighter)
-    near = [e for e in enemies if abs(e.x - fighter.x) <= reach]
-    pool = near or enemies
-    policy = policy_of(fighter)
+    if battle.spread:
+        reach, x = fighter.reach, fighter.x
+        pool = [e for e in enemies if abs(e.x - x) <= reach] or enemies
+    else:
+        pool = enemies  # everyone stands together, within reach of everyone
+    policy = fighter.policy  # the member's own tactics, else its side's
     if policy == "random":
-        return pool[0] if len(pool) == 1 else pool[roll_die(battle.rng, len(pool)) - 1]
+        # roll_die(rng, len(pool)) - 1, inlined: this runs on every attack.
+        return pool[0] if len(pool) == 1 else pool[int(battle.rng.random() * len(pool))]
     if policy == "strongest":
         return min(pool, key=lambda e: (-e.hp, e.index))
     if policy == "focus":
@@ -69,4 +60,4 @@ def approach_gap(fighter: Fighter) -> float:
     """The gap a fighter closes to: 0 with a melee weapon, else its longest range."""
     if any(w.range is None for w in fighter.spec.weapons):
         return 0.0
-    return reach_of(fighter)
+    return fighter.reach

@@ -22,17 +22,17 @@ MAX_NODES = 100_000
 MAX_DEPTH = 100
 
 _CORE = "tag:yaml.org,2002:"
-# Implicitly resolved tags whose value the SafeLoader constructor turns into plain data.
+# Resolved tags whose value the SafeLoader constructor turns into plain data. The
+# resolver also finds timestamp, value ("=") and merge ("<<"): those stay the text
+# the author wrote, so a date never silently becomes a datetime.
 _CONSTRUCTED = frozenset(_CORE + t for t in ("null", "bool", "int", "float", "str"))
-# Implicitly resolved tags we keep as the text the author wrote: a date must not
-# silently become a datetime, and "=" / "<<" as values are just strings here.
-_KEPT_AS_TEXT = frozenset(_CORE + t for t in ("timestamp", "value", "merge"))
 _MERGE = _CORE + "merge"
 # libyaml parses about ten times faster; pyyaml's own parser yields the same events.
 _PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # The line breaks YAML counts, so our marks agree with the parser's.
 _LINE_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_PLAIN_KEY_LIMIT = 40
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -75,12 +75,13 @@ def format_path(path: Path) -> str:
     """Render a path the way a reader would write it: ``sides[1].members[2].name``."""
     out: list[str] = []
     for part in path:
-        if isinstance(part, str) and _PLAIN_KEY.fullmatch(part):
+        if isinstance(part, str) and len(part) <= _PLAIN_KEY_LIMIT and _PLAIN_KEY.fullmatch(part):
             out.append(f".{part}" if out else part)
         elif isinstance(part, int) and not isinstance(part, bool):
             out.append(f"[{part}]")
         else:
-            # Keys with spaces or dots, and non-string keys, stay unambiguous in brackets.
+            # Keys with spaces or dots, and non-string keys, stay unambiguous in brackets;
+            # a very long key is cut there too, so the message stays one short line.
             out.append(f"[{shorten(part)}]")
     return "".join(out)
 
@@ -124,12 +125,17 @@ def load_yaml(path: pathlib.Path, display: str | None = None) -> Source:
 
 def load_yaml_text(text: str | bytes, display: str) -> Source:
     """Load YAML text (bytes must be UTF-8) into a Source, or raise ScenarioError."""
+    # Sized before anything else touches the text; surrogates are reported below.
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
+        raise ScenarioError([_whole_file(display, "file is larger than 1 MiB")])
     decoded = _decode(text, display) if isinstance(text, bytes) else text
     # The parsers skip a leading BOM without counting it; so do we, to agree on columns.
     decoded = decoded.removeprefix("\ufeff")
     _check_characters(decoded, display)
-    if len(decoded.encode("utf-8")) > MAX_BYTES:
-        raise ScenarioError([_whole_file(display, "file is larger than 1 MiB")])
+    if not decoded.strip():
+        # Checked before parsing: libyaml calls a tab-only line a syntax error.
+        raise ScenarioError([_whole_file(display, "file is empty")])
     root, composer = _compose(decoded, display)
     if root is None or (_is_blank_document(root) and id(root) not in composer.refused):
         raise ScenarioError([_whole_file(display, "file is empty")])
@@ -142,8 +148,6 @@ def load_yaml_text(text: str | bytes, display: str) -> Source:
 
 
 def _decode(raw: bytes, display: str) -> str:
-    if len(raw) > MAX_BYTES:
-        raise ScenarioError([_whole_file(display, "file is larger than 1 MiB")])
     raw = raw.removeprefix(codecs.BOM_UTF8)
     try:
         return raw.decode("utf-8")
@@ -297,7 +301,7 @@ class _Composer:
                 return node
             stack[-1][1].append(node)
 
-    def tagged(self, node: yaml.Node, event: yaml.NodeEvent) -> yaml.Node:
+    def register(self, node: yaml.Node, event: yaml.NodeEvent) -> yaml.Node:
         """Count ``node``, register its anchor, and refuse it if a tag was written."""
         self.composed += 1
         if event.anchor is not None:
@@ -311,7 +315,7 @@ class _Composer:
     def scalar(self, event: yaml.ScalarEvent) -> yaml.Node:
         tag = event.tag or self.resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
-        return self.tagged(node, event)
+        return self.register(node, event)
 
     def open_collection(self, event: yaml.CollectionStartEvent) -> yaml.CollectionNode:
         if isinstance(event, yaml.SequenceStartEvent):
@@ -319,11 +323,9 @@ class _Composer:
                 event.tag or _CORE + "seq", [], event.start_mark, None, event.flow_style
             )
         else:
-            node = yaml.MappingNode(
-                event.tag or _CORE + "map", [], event.start_mark, None, event.flow_style
-            )
+            node = yaml.MappingNode(event.tag or _CORE + "map", [], event.start_mark, None, event.flow_style)
         self.open_ids.add(id(node))
-        self.tagged(node, event)
+        self.register(node, event)
         return node
 
     def close_collection(
@@ -418,7 +420,7 @@ class _Builder:
         return self.mapping(node, path)
 
     def scalar(self, node: yaml.ScalarNode, path: Path) -> object:
-        if node.tag in _KEPT_AS_TEXT:
+        if node.tag not in _CONSTRUCTED:
             return node.value
         try:
             return self.constructor.construct_object(node)

@@ -213,7 +213,7 @@ class TestDamage:
         spec = scenario(*spec.sides, surprise="heroes")
         b = battle(spec)
         b.round = 1
-        b.surprise_side = "heroes"
+        b.surprise_side = b.surprising = "heroes"  # as the clock sets them in round 1
         hero, monster = b.fighters
         scripted(b, (20, 20), (20, 20), (1, 8), (2, 4))
         b.attack(hero, monster, SWORD_OF(hero))

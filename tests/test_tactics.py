@@ -60,6 +60,7 @@ class TestPolicies:
         """Enemies already within reach are preferred over distant ones."""
         b = trio("strongest", a=9, b=4, c=6)
         b.fighters[2].x = 50  # 'a' is far away
+        b.spread = True  # positions now differ (the engine sets this when anyone moves)
         assert choose_target(b, b.fighters[0]).name == "c"
 
 

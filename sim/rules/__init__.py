@@ -127,15 +127,19 @@ class RuleSystem(Protocol):
         ...
 
 
-def system_for(name: str) -> RuleSystem:
-    """The rule system a scenario names; only implemented systems are returned."""
-    from sim.rules.d20 import D20
+_SYSTEMS: dict[str, RuleSystem] = {}
 
-    systems: dict[str, RuleSystem] = {"d20": D20()}
+
+def system_for(name: str) -> RuleSystem:
+    """The rule system a scenario names (systems are stateless: one instance each)."""
+    if not _SYSTEMS:
+        from sim.rules.d20 import D20  # imported late: d20 imports this module
+
+        _SYSTEMS["d20"] = D20()
     try:
-        return systems[name]
+        return _SYSTEMS[name]
     except KeyError:
-        msg = f"rule system {name!r} is not implemented yet (available: {', '.join(systems)})"
+        msg = f"rule system {name!r} is not implemented yet (available: {', '.join(_SYSTEMS)})"
         raise NotImplementedError(msg) from None
 
 

@@ -1,0 +1,118 @@
+"""Throughput and memory benchmarks of the issue-3 targets (run from the repo root).
+
+    python -m benchmarks.bench throughput   # engine vs bare loop, one core, logs off
+    python -m benchmarks.bench workers      # sim batch: 2 workers vs 1
+    python -m benchmarks.bench logs         # sim batch: --logs all vs none
+    python -m benchmarks.bench memory       # peak RSS at 100,000 vs 10,000 battles
+    python -m benchmarks.bench all
+
+Nothing here is a test: figures are printed for the issue notes, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchmarks.bare_d20 import battle, compile_roster
+from sim.engine import run_battle
+from sim.scenario import load_scenario
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "scenarios" / "road_ambush.yaml"  # 4 level-2/3 heroes vs 6 goblins, d20
+
+
+def throughput(n: int = 4000, repeats: int = 5) -> dict[str, float]:
+    """Battles per second of the engine and of the bare loop, interleaved in one run.
+
+    Each repeat times both on the same seeds; the best of the repeats is kept
+    for each, the usual way to filter out a busy machine.
+    """
+    scenario = load_scenario(REFERENCE)
+    roster = compile_roster(scenario)
+    best_engine = best_bare = float("inf")
+    engine_wins = bare_wins = 0
+    for repeat in range(repeats):
+        seeds = range(repeat * n, (repeat + 1) * n)
+        start = time.perf_counter()
+        for seed in seeds:
+            engine_wins += run_battle(scenario, seed)[0].winner == "heroes"
+        best_engine = min(best_engine, time.perf_counter() - start)
+        start = time.perf_counter()
+        for seed in seeds:
+            bare_wins += battle(scenario, roster, seed)[0] == 0
+        best_bare = min(best_bare, time.perf_counter() - start)
+    total = n * repeats
+    return {
+        "engine_battles_per_s": round(n / best_engine),
+        "bare_battles_per_s": round(n / best_bare),
+        "ratio": round(best_bare / best_engine, 3),
+        "engine_party_win": round(engine_wins / total, 4),
+        "bare_party_win": round(bare_wins / total, 4),
+    }
+
+
+def _batch(n: int, workers: int, logs: str = "none") -> tuple[float, int]:
+    """Wall time and the peak RSS (KiB) of the largest process of one `sim batch` run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [sys.executable, "-m", "sim", "batch", str(REFERENCE), "-n", str(n),
+                   "--workers", str(workers), "--logs", logs, "--out", f"{tmp}/run",
+                   "--json", "--no-progress"]
+        start = time.perf_counter()
+        result = subprocess.run(command, capture_output=True, text=True, check=True)
+        elapsed = time.perf_counter() - start
+        json.loads(result.stdout)  # it printed a summary and nothing else
+    return elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+def workers(n: int = 40_000) -> dict[str, float]:
+    one, _ = _batch(n, 1)
+    two, _ = _batch(n, 2)
+    return {"n": n, "one_worker_s": round(one, 2), "two_workers_s": round(two, 2),
+            "speedup": round(one / two, 2)}
+
+
+def logs(n: int = 10_000) -> dict[str, float]:
+    off, _ = _batch(n, 1, "none")
+    on, _ = _batch(n, 1, "all")
+    return {"n": n, "logs_none_s": round(off, 2), "logs_all_s": round(on, 2),
+            "cost": round(on / off, 2)}
+
+
+def memory() -> dict[str, float]:
+    """Peak RSS of a one-worker batch (all work in one process) at 10k and 100k battles."""
+    probe = ("import resource, sys\n"
+             "from sim.cli import main\n"
+             "code = main(sys.argv[1:])\n"
+             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    peaks = {}
+    for n in (10_000, 100_000):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = subprocess.run(
+                [sys.executable, "-c", probe, "batch", str(REFERENCE), "-n", str(n), "--workers", "1",
+                 "--out", f"{tmp}/run", "--no-progress", "--json"],
+                capture_output=True, text=True, check=True,
+            ).stdout.strip().splitlines()[-1]
+        peaks[n] = int(out)
+    return {"peak_kib_10k": peaks[10_000], "peak_kib_100k": peaks[100_000],
+            "ratio": round(peaks[100_000] / peaks[10_000], 3)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("what", choices=("throughput", "workers", "logs", "memory", "all"))
+    what = parser.parse_args().what
+    jobs = {"throughput": throughput, "workers": workers, "logs": logs, "memory": memory}
+    for name, job in jobs.items():
+        if what in (name, "all"):
+            print(name, json.dumps(job()), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,507 @@
+"""Monte Carlo batches: per-battle seeds, worker pools (local or Dask), streaming, resumable runs.
+
+A run folder holds ``manifest.json`` (what was asked), ``parts/`` (one Parquet
+file per finished chunk of battles, each written atomically, in index order),
+``logs/`` (event logs asked for with ``--logs``), and at the end
+``battles.parquet`` and ``summary.json``. Chunks are aggregated strictly in
+index order, whatever order workers finish them in, so the summary is the same
+for any number of workers and any executor, and a run killed at any moment
+resumes from its parts to the same result.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import hashlib
+import json
+import multiprocessing
+import os
+import pathlib
+import platform
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from sim import __version__
+from sim.engine import run_battle
+from sim.errors import InputError
+from sim.events import to_jsonl
+from sim.model import Scenario
+from sim.stats import Aggregate, BattleRow
+
+MANIFEST = "manifest.json"
+SUMMARY = "summary.json"
+BATTLES = "battles.parquet"
+PARTS = "parts"
+LOGS = "logs"
+DEFAULT_CHUNK = 500
+SEED_BITS = 63
+
+
+def battle_seed(master: int, index: int) -> int:
+    """Battle ``index``'s seed: SHA-256 of (master, index), so it never depends on who runs it."""
+    digest = hashlib.sha256(f"combat-sim/{master}/{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+# -- the work of one chunk (runs in a worker) ----------------------------------------
+
+
+@attrs.frozen
+class LogPlan:
+    """Which battles write an event log: none, all, or every ``every``-th."""
+
+    mode: str = "none"  # none | all | sample
+    every: int = 1
+
+    def wants(self, index: int) -> bool:
+        if self.mode == "all":
+            return True
+        return self.mode == "sample" and index % self.every == 0
+
+    @classmethod
+    def parse(cls, text: str, n: int) -> LogPlan:
+        """``none``, ``all`` or ``sample:K`` (K logs spread evenly over the first n battles)."""
+        if text in ("none", "all"):
+            return cls(text)
+        if text.startswith("sample:"):
+            count = text.removeprefix("sample:")
+            if count.isdigit() and int(count) > 0:
+                return cls("sample", max(1, -(-n // int(count))))
+        msg = f"--logs: must be none, all or sample:N with N > 0 (got {text[:40]!r})"
+        raise InputError(msg)
+
+
+@attrs.frozen
+class ChunkTask:
+    """Battles ``start`` to ``stop`` (excluded) of a batch."""
+
+    scenario: Scenario
+    master_seed: int
+    start: int
+    stop: int
+    logs: LogPlan
+
+
+@attrs.frozen
+class ChunkResult:
+    """What a worker sends back: one row per battle and the logs asked for."""
+
+    start: int
+    rows: list[BattleRow]
+    logs: list[tuple[int, str]]
+
+
+def run_chunk(task: ChunkTask) -> ChunkResult:
+    """Play a chunk of battles; the hot loop logs nothing unless the plan asks."""
+    rows: list[BattleRow] = []
+    logs: list[tuple[int, str]] = []
+    meta_seed = task.master_seed
+    for index in range(task.start, task.stop):
+        seed = battle_seed(meta_seed, index)
+        logged = task.logs.wants(index)
+        outcome, events = run_battle(
+            task.scenario, seed, log=logged, batch={"seed": meta_seed, "index": index}
+        )
+        fighters = tuple((f.hp, f.status, f.cause if f.status == "dead" else None, f.knocked_out)
+                         for f in outcome.fighters)
+        rows.append((index, seed, outcome.winner, outcome.rounds, fighters))
+        if logged:
+            logs.append((index, to_jsonl(events)))
+    return ChunkResult(task.start, rows, logs)
+
+
+# -- executors -------------------------------------------------------------------------
+
+
+Runner = Callable[[Iterator[ChunkTask], int], Iterator[ChunkResult]]
+
+
+def run_serial(tasks: Iterator[ChunkTask], _window: int) -> Iterator[ChunkResult]:
+    """Run chunks one after another in this process."""
+    for task in tasks:
+        yield run_chunk(task)
+
+
+def _windowed(submit: Callable[[ChunkTask], Any], wait_one: Callable[[set], tuple[set, set]],
+              result: Callable[[Any], ChunkResult], cancel: Callable[[set], None],
+              tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+    """Keep at most ``window`` chunks in flight; yield results as they finish."""
+    pending: set = set()
+    try:
+        for task in tasks:
+            pending.add(submit(task))
+            while len(pending) >= window:
+                done, pending = wait_one(pending)
+                for future in done:
+                    yield result(future)
+        while pending:
+            done, pending = wait_one(pending)
+            for future in done:
+                yield result(future)
+    finally:
+        cancel(pending)
+
+
+def process_runner(workers: int) -> Runner:
+    """A process pool of ``workers`` (spawned: no state inherited by fork)."""
+
+    def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+        context = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            def wait_one(pending: set) -> tuple[set, set]:
+                done, rest = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                return set(done), set(rest)
+
+            def cancel(pending: set) -> None:
+                for future in pending:
+                    future.cancel()
+
+            yield from _windowed(lambda t: pool.submit(run_chunk, t), wait_one,
+                                 lambda f: f.result(), cancel, tasks, window)
+
+    return run
+
+
+def dask_runner(scheduler: str | None, workers: int) -> Runner:
+    """Chunks as tasks of a Dask cluster at ``scheduler`` (a local cluster when None)."""
+
+    def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+        try:
+            from distributed import Client, LocalCluster, wait
+        except ImportError as exc:
+            msg = "--executor dask needs dask.distributed: pip install 'combat-sim[dask]'"
+            raise InputError(msg) from exc
+        cluster = None
+        if scheduler is None:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
+        try:
+            client = Client(cluster if cluster is not None else scheduler)
+        except OSError as exc:
+            msg = f"--scheduler: cannot reach a Dask scheduler at {scheduler!r} ({exc})"
+            raise InputError(msg) from exc
+        try:
+            def wait_one(pending: set) -> tuple[set, set]:
+                done_and_not = wait(list(pending), return_when="FIRST_COMPLETED")
+                return set(done_and_not.done), set(done_and_not.not_done)
+
+            def cancel(pending: set) -> None:
+                if pending:
+                    client.cancel(list(pending))
+
+            yield from _windowed(lambda t: client.submit(run_chunk, t, pure=False), wait_one,
+                                 lambda f: f.result(), cancel, tasks, window)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+    return run
+
+
+# -- the run folder ----------------------------------------------------------------------
+
+
+def write_atomic(path: pathlib.Path, data: bytes) -> None:
+    """Write beside the target, flush to disk, then rename: readers never see half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # never leave a stray temporary file behind
+        raise
+
+
+def write_json(path: pathlib.Path, obj: Any) -> None:
+    write_atomic(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode())
+
+
+def _parquet_schema() -> Any:
+    import pyarrow as pa
+
+    fighter = pa.struct([
+        ("name", pa.string()), ("side", pa.string()), ("hp", pa.int32()),
+        ("status", pa.string()), ("cause", pa.string()), ("knocked_out", pa.bool_()),
+    ])
+    return pa.schema([
+        ("index", pa.int64()), ("seed", pa.int64()), ("winner", pa.string()),
+        ("rounds", pa.int32()), ("combatants", pa.list_(fighter)),
+    ])
+
+
+def _rows_table(rows: Sequence[BattleRow], roster: Sequence[tuple[str, str]]) -> Any:
+    import pyarrow as pa
+
+    combatants = [
+        [{"name": name, "side": side, "hp": hp, "status": status, "cause": cause,
+          "knocked_out": knocked}
+         for (name, side), (hp, status, cause, knocked) in zip(roster, row[4], strict=True)]
+        for row in rows
+    ]
+    return pa.table({
+        "index": [r[0] for r in rows], "seed": [r[1] for r in rows],
+        "winner": [r[2] for r in rows], "rounds": [r[3] for r in rows],
+        "combatants": combatants,
+    }, schema=_parquet_schema())
+
+
+def _table_rows(table: Any) -> Iterator[BattleRow]:
+    """Rows back from a Parquet part, in the shape workers send them."""
+    for record in table.to_pylist():
+        fighters = tuple((c["hp"], c["status"], c["cause"], c["knocked_out"])
+                         for c in record["combatants"])
+        yield (record["index"], record["seed"], record["winner"], record["rounds"], fighters)
+
+
+@attrs.define
+class RunFolder:
+    """The files of one batch run, written atomically and readable after any crash."""
+
+    path: pathlib.Path
+
+    @property
+    def manifest_path(self) -> pathlib.Path:
+        return self.path / MANIFEST
+
+    def part_path(self, number: int) -> pathlib.Path:
+        return self.path / PARTS / f"part-{number:06d}.parquet"
+
+    def read_manifest(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            msg = f"{self.path}: not a batch run folder (no {MANIFEST})"
+            raise InputError(msg) from None
+        except (OSError, ValueError) as exc:
+            msg = f"{self.manifest_path}: unreadable manifest ({exc})"
+            raise InputError(msg) from exc
+
+    def completed_parts(self) -> int:
+        """How many chunks are safely on disk: the unbroken prefix part-0, part-1..."""
+        count = 0
+        while self.part_path(count).exists():
+            count += 1
+        return count
+
+    def write_part(self, number: int, table: Any) -> None:
+        import pyarrow.parquet as pq
+
+        tmp = self.part_path(number).with_suffix(".tmp")
+        pq.write_table(table, tmp)
+        os.replace(tmp, self.part_path(number))
+
+    def read_part(self, number: int) -> Any:
+        import pyarrow.parquet as pq
+
+        return pq.read_table(self.part_path(number))
+
+    def merge_parts(self, count: int) -> None:
+        """Stream every part into battles.parquet (one part in memory at a time)."""
+        import pyarrow.parquet as pq
+
+        target = self.path / BATTLES
+        tmp = target.with_suffix(".tmp")
+        with pq.ParquetWriter(tmp, _parquet_schema()) as writer:
+            for number in range(count):
+                writer.write_table(self.read_part(number))
+        os.replace(tmp, target)
+
+    def remove_parts(self, count: int) -> None:
+        for number in range(count):
+            self.part_path(number).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (self.path / PARTS).rmdir()
+
+
+# -- the batch -----------------------------------------------------------------------------
+
+
+@attrs.frozen
+class BatchSpec:
+    """What a batch run asks for (the manifest keeps it for --resume)."""
+
+    n: int
+    seed: int
+    chunk: int = DEFAULT_CHUNK
+    precision: float | None = None
+    logs: str = "none"
+
+
+def versions() -> dict[str, str]:
+    """Versions that could change a result, for the manifest."""
+    import importlib.metadata as md
+
+    found = {"combat-sim": __version__, "python": platform.python_version()}
+    for package in ("simpy", "attrs", "pyyaml", "pyarrow"):
+        with contextlib.suppress(md.PackageNotFoundError):
+            found[package] = md.version(package)
+    return found
+
+
+def new_manifest(scenario: Scenario, spec: BatchSpec, argv: Sequence[str]) -> dict[str, Any]:
+    return {
+        "schema": 1,
+        "command": ["sim", *argv],
+        "versions": versions(),
+        "scenario": scenario.name,
+        "scenario_path": os.path.abspath(scenario.path),
+        "scenario_sha256": scenario.sha256,
+        "rules": scenario.rules,
+        "seed": spec.seed,
+        "n": spec.n,
+        "chunk": spec.chunk,
+        "precision": spec.precision,
+        "logs": spec.logs,
+        "status": "running",
+        "battles_done": 0,
+    }
+
+
+def roster_of(scenario: Scenario) -> list[tuple[str, str]]:
+    return [(c.name, c.side) for c in scenario.combatants]
+
+
+def empty_aggregate(scenario: Scenario) -> Aggregate:
+    party = next((s.name for s in scenario.sides if s.party), None)
+    return Aggregate.for_roster(roster_of(scenario), [s.name for s in scenario.sides], party)
+
+
+@attrs.define
+class Batch:
+    """One batch run: plans chunks, collects them in order, writes the folder."""
+
+    scenario: Scenario
+    spec: BatchSpec
+    folder: RunFolder
+    runner: Runner
+    window: int
+    progress: Callable[[int, int], None] = lambda done, total: None
+    aggregate: Aggregate = attrs.field(init=False)
+    elapsed: float = 0.0
+
+    def __attrs_post_init__(self) -> None:
+        self.aggregate = empty_aggregate(self.scenario)
+
+    def _enough(self) -> bool:
+        precision = self.spec.precision
+        if self.aggregate.battles >= self.spec.n:
+            return True
+        return precision is not None and self.aggregate.headline_halfwidth() <= precision
+
+    def _replay_parts(self, count: int) -> int:
+        """Aggregate chunks already on disk; returns how many are kept (a stop may come early)."""
+        for number in range(count):
+            for row in _table_rows(self.folder.read_part(number)):
+                self.aggregate.add(row)
+            self.progress(self.aggregate.battles, self.spec.n)
+            if self._enough():
+                return number + 1
+        return count
+
+    def _tasks(self, first_chunk: int, plan: LogPlan) -> Iterator[ChunkTask]:
+        chunk = self.spec.chunk
+        start = first_chunk * chunk
+        while start < self.spec.n:
+            stop = min(self.spec.n, start + chunk)
+            yield ChunkTask(self.scenario, self.spec.seed, start, stop, plan)
+            start = stop
+
+    def run(self) -> dict[str, Any]:
+        """Run (or finish) the batch; returns the summary written to summary.json."""
+        started = time.perf_counter()
+        manifest = self.folder.read_manifest()
+        done = self._replay_parts(self.folder.completed_parts())
+        plan = LogPlan.parse(self.spec.logs, self.spec.n)
+        if not self._enough():
+            self._collect(done, plan, manifest)
+        total_chunks = -(-self.aggregate.battles // self.spec.chunk)
+        self.folder.merge_parts(total_chunks)
+        self.elapsed = manifest.get("elapsed_s", 0.0) + time.perf_counter() - started
+        summary = self.aggregate.summary({
+            "scenario": self.scenario.name, "rules": self.scenario.rules, "seed": self.spec.seed,
+            "elapsed_s": round(self.elapsed, 3),
+        })
+        summary["stopped_by"] = "n" if self.aggregate.battles >= self.spec.n else "precision"
+        write_json(self.folder.path / SUMMARY, summary)
+        manifest.update(status="complete", battles_done=self.aggregate.battles,
+                        elapsed_s=round(self.elapsed, 3))
+        write_json(self.folder.manifest_path, manifest)
+        self.folder.remove_parts(total_chunks)
+        return summary
+
+    def _collect(self, first_chunk: int, plan: LogPlan, manifest: dict[str, Any]) -> None:
+        """Run the remaining chunks, aggregating strictly in index order."""
+        roster = roster_of(self.scenario)
+        waiting: dict[int, ChunkResult] = {}
+        next_chunk = first_chunk
+        results = self.runner(self._tasks(first_chunk, plan), self.window)
+        try:
+            for result in results:
+                waiting[result.start // self.spec.chunk] = result
+                while next_chunk in waiting:
+                    ready = waiting.pop(next_chunk)
+                    self._store(ready, next_chunk, roster)
+                    next_chunk += 1
+                    if self._enough():
+                        return
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
+            manifest["battles_done"] = self.aggregate.battles
+
+    def _store(self, result: ChunkResult, number: int, roster: list[tuple[str, str]]) -> None:
+        logs_dir = self.folder.path / LOGS
+        for index, text in result.logs:
+            logs_dir.mkdir(exist_ok=True)
+            write_atomic(logs_dir / f"battle-{index:07d}.jsonl", text.encode("ascii"))
+        self.folder.write_part(number, _rows_table(result.rows, roster))
+        for row in result.rows:
+            self.aggregate.add(row)
+        self.progress(self.aggregate.battles, self.spec.n)
+
+
+def make_runner(executor: str, workers: int, scheduler: str | None) -> Runner:
+    if executor == "dask":
+        return dask_runner(scheduler, workers)
+    if workers <= 1:
+        return run_serial
+    return process_runner(workers)
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else (os.cpu_count() or 1))
+
+
+def start_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, argv: Sequence[str]) -> RunFolder:
+    """Create a new run folder with its manifest; refuses to overwrite an existing run."""
+    if (folder / MANIFEST).exists():
+        msg = f"{folder}: a run already exists there; finish it with --resume {folder} or pick another --out"
+        raise InputError(msg)
+    try:
+        (folder / PARTS).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        msg = f"{folder}: cannot create the run folder ({exc.strerror})"
+        raise InputError(msg) from exc
+    run = RunFolder(folder)
+    write_json(run.manifest_path, new_manifest(scenario, spec, argv))
+    return run
+
+
+def spec_from_manifest(manifest: dict[str, Any]) -> BatchSpec:
+    return BatchSpec(n=manifest["n"], seed=manifest["seed"], chunk=manifest["chunk"],
+                     precision=manifest["precision"], logs=manifest["logs"])
+
+
+def default_out(scenario_path: pathlib.Path, seed: int) -> pathlib.Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return pathlib.Path("runs") / f"{scenario_path.stem}-s{seed}-{stamp}"
+

@@ -1,0 +1,245 @@
+"""Monte Carlo batches: seeds, executors, resume, precision, logs, and the summary's accuracy."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+import pyarrow.parquet as pq
+import pytest
+
+from sim import cli
+from sim.batch import Batch, BatchSpec, RunFolder, battle_seed, run_serial, start_run
+from sim.scenario import load_scenario
+
+DATA = pathlib.Path(__file__).parent / "data"
+DUEL = DATA / "duel" / "duel.yaml"
+SKIRMISH = DATA / "golden" / "skirmish.yaml"
+
+
+def batch(tmp_path: pathlib.Path, name: str, *args: str) -> dict:
+    """Run `sim batch --json` into tmp_path/name and return the summary."""
+    out = tmp_path / name
+    code = cli.main(["batch", *args, "--out", str(out), "--json", "--no-progress"])
+    assert code == 0
+    return json.loads((out / "summary.json").read_text())
+
+
+def comparable(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k != "elapsed_s"}
+
+
+def rows(run: pathlib.Path) -> list[dict]:
+    return pq.read_table(run / "battles.parquet").to_pylist()
+
+
+class TestSeeds:
+    """Battle i's seed derives from (S, i) alone."""
+
+    def test_stable_and_distinct(self) -> None:
+        """The same (S, i) always gives the same 63-bit seed; neighbours differ."""
+        seeds = [battle_seed(7, i) for i in range(1000)]
+        assert seeds == [battle_seed(7, i) for i in range(1000)]
+        assert len(set(seeds)) == 1000 and all(0 <= s < 2**63 for s in seeds)
+        assert battle_seed(7, 0) != battle_seed(8, 0)
+        assert battle_seed(1, 0) == 7270093623172353909  # pinned: a change breaks old runs
+
+
+class TestExecutors:
+    """Identical results for every number of workers and every executor."""
+
+    def test_one_and_two_workers(self, tmp_path: pathlib.Path) -> None:
+        """1 worker (in process) and 2 worker processes give the same summary and rows."""
+        args = [str(SKIRMISH), "-n", "300", "--seed", "5", "--chunk", "40"]
+        one = batch(tmp_path, "one", *args, "--workers", "1")
+        two = batch(tmp_path, "two", *args, "--workers", "2")
+        assert comparable(one) == comparable(two)
+        assert rows(tmp_path / "one") == rows(tmp_path / "two")
+
+    def test_dask_local_cluster(self, tmp_path: pathlib.Path) -> None:
+        """The Dask executor on a LocalCluster gives the same results."""
+        distributed = pytest.importorskip("distributed")
+        args = [str(SKIRMISH), "-n", "120", "--seed", "5", "--chunk", "25"]
+        local = batch(tmp_path, "local", *args, "--workers", "1")
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster:
+            remote = batch(tmp_path, "dask", *args, "--executor", "dask",
+                           "--scheduler", cluster.scheduler_address)
+        assert comparable(local) == comparable(remote)
+        assert rows(tmp_path / "local") == rows(tmp_path / "dask")
+
+
+class TestRunFolder:
+    """The run folder: parquet rows, manifest, atomic files."""
+
+    def test_contents(self, tmp_path: pathlib.Path) -> None:
+        """battles.parquet has one row per battle; manifest and summary describe the run."""
+        summary = batch(tmp_path, "run", str(SKIRMISH), "-n", "50", "--seed", "3", "--workers", "1")
+        run = tmp_path / "run"
+        table = rows(run)
+        assert [r["index"] for r in table] == list(range(50))
+        assert [r["seed"] for r in table] == [battle_seed(3, i) for i in range(50)]
+        first = table[0]["combatants"][0]
+        assert set(first) == {"name", "side", "hp", "status", "cause", "knocked_out"}
+        manifest = json.loads((run / "manifest.json").read_text())
+        assert manifest["status"] == "complete" and manifest["n"] == 50 and manifest["seed"] == 3
+        assert manifest["scenario_sha256"] == load_scenario(SKIRMISH).sha256
+        assert {"combat-sim", "python", "simpy"} <= set(manifest["versions"])
+        assert summary["schema"] == 1 and summary["battles"] == 50
+        assert not (run / "parts").exists()
+        assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
+
+    def test_refuses_to_overwrite(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A second batch into an existing run folder exits 2 and leaves it alone."""
+        batch(tmp_path, "run", str(DUEL), "-n", "10", "--workers", "1")
+        before = (tmp_path / "run" / "summary.json").read_bytes()
+        code = cli.main(["batch", str(DUEL), "-n", "10", "--out", str(tmp_path / "run")])
+        assert code == 2 and "--resume" in capsys.readouterr().err
+        assert (tmp_path / "run" / "summary.json").read_bytes() == before
+
+
+class TestResume:
+    """An interrupted run completes to the same results as an uninterrupted one."""
+
+    def test_resume_after_interrupt(self, tmp_path: pathlib.Path) -> None:
+        """Ctrl-C (KeyboardInterrupt) after 3 chunks, then --resume: same summary and rows."""
+        scenario = load_scenario(SKIRMISH)
+        spec = BatchSpec(n=200, seed=9, chunk=30)
+        folder = start_run(tmp_path / "cut", scenario, spec, ["batch"])
+
+        def interrupted(tasks, window):
+            for count, result in enumerate(run_serial(tasks, window)):
+                if count == 3:
+                    raise KeyboardInterrupt
+                yield result
+
+        with pytest.raises(KeyboardInterrupt):
+            Batch(scenario, spec, folder, interrupted, window=2).run()
+        assert RunFolder(folder.path).completed_parts() == 3
+        assert not (folder.path / "summary.json").exists()
+        assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
+        whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "200", "--seed", "9",
+                      "--chunk", "30", "--workers", "1")
+        resumed = json.loads((folder.path / "summary.json").read_text())
+        assert comparable(resumed) == comparable(whole)
+        assert rows(folder.path) == rows(tmp_path / "whole")
+
+    def test_resume_after_kill(self, tmp_path: pathlib.Path) -> None:
+        """SIGKILL mid-run leaves a folder that --resume completes to the same results."""
+        run = tmp_path / "killed"
+        command = [sys.executable, "-m", "sim", "batch", str(SKIRMISH), "-n", "3000", "--seed",
+                   "4", "--chunk", "100", "--workers", "1", "--out", str(run), "--no-progress"]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while not (run / "parts" / "part-000002.parquet").exists():
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.02)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        assert not (run / "summary.json").exists()
+        assert cli.main(["batch", "--resume", str(run), "--json", "--no-progress"]) == 0
+        whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "3000", "--seed", "4",
+                      "--chunk", "100", "--workers", "2")
+        assert comparable(json.loads((run / "summary.json").read_text())) == comparable(whole)
+
+    def test_resume_refuses_changed_scenario(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A scenario edited since the run began cannot be resumed (exit 2)."""
+        scenario_file = tmp_path / "duel.yaml"
+        scenario_file.write_text(DUEL.read_text())
+        scenario = load_scenario(scenario_file)
+        folder = start_run(tmp_path / "run", scenario, BatchSpec(n=10, seed=1), ["batch"])
+        scenario_file.write_text(DUEL.read_text().replace("hp: 1, armor: 3", "hp: 2, armor: 3"))
+        assert cli.main(["batch", "--resume", str(folder.path), "--no-progress"]) == 2
+        assert "changed" in capsys.readouterr().err
+
+
+class TestPrecision:
+    """--precision keeps running until the headline intervals are narrow enough."""
+
+    def test_stops_when_narrow(self, tmp_path: pathlib.Path) -> None:
+        """With P = 0.04 the run stops early, its intervals within +-P, the same for any workers."""
+        args = [str(DUEL), "-n", "20000", "--seed", "2", "--precision", "0.04", "--chunk", "50"]
+        one = batch(tmp_path, "one", *args, "--workers", "1")
+        two = batch(tmp_path, "two", *args, "--workers", "2")
+        assert comparable(one) == comparable(two)
+        assert one["battles"] < 20000 and one["stopped_by"] == "precision"
+        for side in one["sides"].values():
+            assert (side["win_rate"]["hi"] - side["win_rate"]["lo"]) / 2 <= 0.04
+        assert len(rows(tmp_path / "one")) == one["battles"]
+
+
+class TestLogs:
+    """--logs writes event logs under the run folder, identical to a replay."""
+
+    def test_sample_logs_match_replay(self, tmp_path: pathlib.Path, capsys) -> None:
+        """sample:4 of 40 battles logs battles 0, 10, 20, 30, each equal to `sim replay --log -`."""
+        batch(tmp_path, "run", str(SKIRMISH), "-n", "40", "--logs", "sample:4", "--workers", "1")
+        logs = sorted((tmp_path / "run" / "logs").iterdir())
+        assert [p.name for p in logs] == [f"battle-{i:07d}.jsonl" for i in (0, 10, 20, 30)]
+        capsys.readouterr()
+        assert cli.main(["replay", str(tmp_path / "run"), "--battle", "20", "--log", "-"]) == 0
+        assert capsys.readouterr().out == logs[2].read_text()
+
+    def test_bad_logs_option(self, tmp_path: pathlib.Path) -> None:
+        """An unknown --logs value exits 2 before any run folder is made."""
+        code = cli.main(["batch", str(DUEL), "--logs", "some", "--out", str(tmp_path / "r")])
+        assert code == 2 and not (tmp_path / "r").exists()
+
+
+class TestReplayFromBatch:
+    """`sim replay RUN_DIR --battle I` regenerates battle I without stored logs."""
+
+    def test_narration_matches_rows(self, tmp_path: pathlib.Path, capsys) -> None:
+        """The regenerated battle ends as the batch recorded it."""
+        batch(tmp_path, "run", str(SKIRMISH), "-n", "30", "--seed", "6", "--workers", "1")
+        capsys.readouterr()
+        row = rows(tmp_path / "run")[17]
+        assert cli.main(["replay", str(tmp_path / "run"), "--battle", "17", "--log", "-"]) == 0
+        events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert events[0]["seed"] == row["seed"] and events[0]["batch"] == {"seed": 6, "index": 17}
+        assert events[-1]["winner"] == row["winner"] and events[-1]["rounds"] == row["rounds"]
+        assert cli.main(["replay", str(tmp_path / "run"), "--battle", "17",
+                         "--no-interactive"]) == 0
+        assert "win" in capsys.readouterr().out or row["winner"] is None
+
+    def test_battle_out_of_range(self, tmp_path: pathlib.Path) -> None:
+        """A battle index past the run's N exits 2."""
+        batch(tmp_path, "run", str(DUEL), "-n", "5", "--workers", "1")
+        assert cli.main(["replay", str(tmp_path / "run"), "--battle", "5"]) == 2
+
+
+def exact_duel_win() -> float:
+    """Exact P(hero wins) of tests/data/duel/duel.yaml by enumeration of the d20.
+
+    Hero hits iff d20 + 2 > 13; the beast hits iff the hero's d20 + 3 <= 12.
+    Each round the party acts first with probability 1/2 (4+ on a d6); the
+    first hit ends the fight (1 HP); 100 rounds at most, then a draw.
+    """
+    faces = range(1, 21)
+    a = Fraction(sum(1 for f in faces if f + 2 > 13), 20)
+    b = Fraction(sum(1 for f in faces if f + 3 <= 12), 20)
+    half = Fraction(1, 2)
+    win_round = half * a + half * (1 - b) * a
+    go_on = (1 - a) * (1 - b)
+    return float(win_round * (1 - go_on**100) / (1 - go_on))
+
+
+class TestAccuracy:
+    """The summary's win rate of a simple duel agrees with the exact value."""
+
+    def test_duel_win_rate(self, tmp_path: pathlib.Path) -> None:
+        """Within 4 standard errors of the exact probability, over 6000 battles."""
+        summary = batch(tmp_path, "duel", str(DUEL), "-n", "6000", "--seed", "11", "--workers", "2",
+                        "--chunk", "1000")
+        p = exact_duel_win()
+        n = summary["battles"]
+        observed = summary["sides"]["hero"]["win_rate"]["p"]
+        assert abs(observed - p) <= 4 * math.sqrt(p * (1 - p) / n)
+        assert summary["tpk"]["p"] == pytest.approx(1 - observed - summary["draws"] / n, abs=1e-6)

@@ -1,0 +1,328 @@
+"""The ``sim`` command: exit codes, the JSONL log on stdout or in a file, narration, validate."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from sim.cli import main
+from sim.scenario import load_scenario
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+AMBUSH = REPO / "scenarios" / "road_ambush.yaml"
+PROBLEM_LINE = re.compile(r"^.+:\d+:\d+: \S.*: .+$")
+
+GOOD = """\
+name: Duel
+rules: d20
+sides:
+  - name: heroes
+    party: true
+    members:
+      - {name: Aria, level: 3, hp: 24, armor: 4, weapons: [{name: sword, damage: 1d8}]}
+  - name: goblins
+    members:
+      - {name: Gob, hp: 2d6, weapons: [{name: blade, damage: 1d6}]}
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``sim ARGV`` in process: (exit code, stdout, stderr)."""
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """``sim ARGV`` must be refused by the argument parser with exit 2; returns stderr."""
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main(list(argv))
+    _, err = capsys.readouterr()
+    assert info.value.code == 2
+    assert "Traceback" not in err
+    return err
+
+
+@pytest.fixture(autouse=True)
+def _no_env_bestiary(monkeypatch):
+    monkeypatch.delenv("SIM_BESTIARY", raising=False)
+
+
+class TestRunLog:
+    """``sim run --log -`` prints the JSONL event log."""
+
+    def test_first_and_last_events(self, capsys):
+        """The log is JSON lines from ``battle_started`` (schema 1) to ``battle_ended``."""
+        code, out, err = run(capsys, "run", str(AMBUSH), "--seed", "1", "--log", "-")
+        assert (code, err) == (0, "")
+        events = [json.loads(line) for line in out.splitlines()]
+        assert len(events) > 2
+        first, last = events[0], events[-1]
+        assert first["event"] == "battle_started"
+        assert first["schema"] == 1
+        assert first["seed"] == 1
+        assert first["rules"] == "d20"
+        assert first["round"] == 0
+        assert last["event"] == "battle_ended"
+        assert [e["event"] for e in events].count("battle_started") == 1
+        assert [e["event"] for e in events].count("battle_ended") == 1
+        assert all({"event", "round", "t"} <= e.keys() for e in events)
+
+    def test_same_seed_same_bytes(self, capsys):
+        """The same seed gives a byte-identical log."""
+        _, one, _ = run(capsys, "run", str(AMBUSH), "--seed", "7", "--log", "-")
+        _, two, _ = run(capsys, "run", str(AMBUSH), "--seed", "7", "--log", "-")
+        assert one == two
+        assert one
+
+    def test_different_seeds_differ(self, capsys):
+        """Different seeds give different logs."""
+        logs = {run(capsys, "run", str(AMBUSH), "--seed", str(s), "--log", "-")[1]
+                for s in (1, 2, 3)}
+        assert len(logs) == 3
+
+    def test_default_seed_is_one(self, capsys):
+        """Without ``--seed`` the battle uses seed 1."""
+        _, default, _ = run(capsys, "run", str(AMBUSH), "--log", "-")
+        _, one, _ = run(capsys, "run", str(AMBUSH), "--seed", "1", "--log", "-")
+        assert default == one
+
+    def test_log_file(self, capsys, tmp_path):
+        """``--log FILE`` writes the same log to the file and narrates on stdout."""
+        log = tmp_path / "battle.jsonl"
+        code, out, err = run(capsys, "run", str(AMBUSH), "--seed", "3", "--log", str(log))
+        assert (code, err) == (0, "")
+        _, stdout_log, _ = run(capsys, "run", str(AMBUSH), "--seed", "3", "--log", "-")
+        assert log.read_text(encoding="ascii") == stdout_log
+        assert not out.lstrip().startswith("{")
+        assert re.search(r"\bwin\b|draw", out)
+        assert [p.name for p in tmp_path.iterdir()] == ["battle.jsonl"]
+
+    def test_subprocess_matches_in_process(self, capsys):
+        """``python -m sim`` gives the very bytes ``main`` prints, and exits 0."""
+        _, in_process, _ = run(capsys, "run", str(AMBUSH), "--seed", "5", "--log", "-")
+        done = subprocess.run(
+            [sys.executable, "-m", "sim", "run", str(AMBUSH), "--seed", "5", "--log", "-"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )
+        assert (done.returncode, done.stderr) == (0, "")
+        assert done.stdout == in_process
+
+
+class TestRunNarration:
+    """``sim run`` without ``--log`` tells the battle in words."""
+
+    def test_narrates_the_outcome(self, capsys):
+        """The narration names the battle and ends with who won (or a draw)."""
+        code, out, err = run(capsys, "run", str(AMBUSH), "--seed", "1")
+        assert (code, err) == (0, "")
+        assert load_scenario(AMBUSH).name in out
+        assert re.search(r"\bwin\b|draw", out)
+        assert not any(line.startswith("{") for line in out.splitlines())
+
+    def test_narration_is_deterministic(self, capsys):
+        """The same seed narrates the same battle."""
+        assert run(capsys, "run", str(AMBUSH), "--seed", "9") == run(
+            capsys, "run", str(AMBUSH), "--seed", "9")
+
+
+class TestUsageErrors:
+    """Bad arguments exit 2 with a usage message and no traceback."""
+
+    @pytest.mark.parametrize("seed", ["-1", "abc", "1.5", str(2**63)])
+    def test_bad_seed(self, capsys, seed):
+        """A seed that is not a whole number in range is refused."""
+        err = usage_error(capsys, "run", str(AMBUSH), "--seed", seed)
+        assert "--seed" in err
+
+    def test_unknown_subcommand(self, capsys):
+        """An unknown subcommand is refused, naming the ones that exist."""
+        err = usage_error(capsys, "frobnicate")
+        assert "frobnicate" in err
+        assert "run" in err
+
+    def test_no_subcommand(self, capsys):
+        """``sim`` alone is a usage error."""
+        usage_error(capsys)
+
+    def test_validate_needs_a_file(self, capsys):
+        """``sim validate`` with no file is a usage error."""
+        usage_error(capsys, "validate")
+
+
+class TestLogErrors:
+    """A log that cannot be written is bad input: exit 2, one line, no traceback."""
+
+    def test_missing_directory(self, capsys, tmp_path):
+        """``--log`` into a folder that does not exist exits 2 and writes nothing."""
+        target = tmp_path / "nope" / "x.jsonl"
+        code, out, err = run(capsys, "run", str(AMBUSH), "--log", str(target))
+        assert code == 2
+        assert "Traceback" not in err
+        assert err == f"{target}:0:0: --log: cannot write (No such file or directory)\n"
+        assert out == ""
+        assert list(tmp_path.iterdir()) == []
+
+    def test_log_is_a_directory(self, capsys, tmp_path):
+        """``--log`` naming a directory exits 2 with one line."""
+        target = tmp_path / "logs"
+        target.mkdir()
+        code, _, err = run(capsys, "run", str(AMBUSH), "--log", str(target))
+        assert code == 2
+        assert "Traceback" not in err
+        assert err.startswith(f"{target}:0:0: --log: cannot write")
+        assert len(err.splitlines()) == 1
+
+    def test_failed_log_leaves_no_temp_file(self, capsys, tmp_path):
+        """A log that could not be written leaves no temporary file behind."""
+        (tmp_path / "logs").mkdir()
+        run(capsys, "run", str(AMBUSH), "--log", str(tmp_path / "logs"))
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["logs"]
+
+
+class TestRunBadScenario:
+    """``sim run`` on a bad scenario prints its problems and exits 2."""
+
+    def test_problems_on_stderr(self, capsys, tmp_path, monkeypatch):
+        """Each problem is one ``file:line:col: path: message`` line; stdout stays empty."""
+        monkeypatch.chdir(tmp_path)
+        bad = GOOD.replace("hp: 24", "hp: lots").replace("level: 3", "level: 99")
+        (tmp_path / "bad.yaml").write_text(bad, encoding="utf-8")
+        code, out, err = run(capsys, "run", "bad.yaml", "--log", "-")
+        assert code == 2
+        assert out == ""
+        assert "Traceback" not in err
+        lines = err.splitlines()
+        assert len(lines) == 2
+        assert lines[0].startswith("bad.yaml:7:29: sides[0].members[0].level: ")
+        assert lines[1].startswith("bad.yaml:7:37: sides[0].members[0].hp: ")
+
+    def test_missing_scenario(self, capsys, tmp_path):
+        """A scenario that does not exist is one line and exit 2."""
+        missing = tmp_path / "nope.yaml"
+        code, out, err = run(capsys, "run", str(missing))
+        assert (code, out) == (2, "")
+        assert "Traceback" not in err
+        assert len(err.splitlines()) == 1
+        assert ":0:0: (document): cannot read file" in err
+
+    def test_rules_not_implemented(self, capsys, tmp_path, monkeypatch):
+        """``rules: d100`` exits 2 saying it is not implemented yet."""
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "s.yaml").write_text(GOOD.replace("rules: d20", "rules: d100"),
+                                         encoding="utf-8")
+        code, _, err = run(capsys, "run", "s.yaml")
+        assert code == 2
+        assert err == ("s.yaml:2:8: rules: rule system 'd100' is not implemented yet "
+                       "(available: d20)\n")
+
+
+class TestValidate:
+    """``sim validate FILE...``: 0 when all are good, else 2 with one line per problem."""
+
+    def test_good_file(self, capsys, tmp_path, monkeypatch):
+        """A good scenario is reported ok on stdout, with exit 0."""
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "good.yaml").write_text(GOOD, encoding="utf-8")
+        assert run(capsys, "validate", "good.yaml") == (0, "good.yaml: ok (scenario)\n", "")
+
+    def test_repository_scenario(self, capsys):
+        """The repository's road ambush validates."""
+        code, out, err = run(capsys, "validate", str(AMBUSH))
+        assert (code, err) == (0, "")
+        assert out == f"{AMBUSH}: ok (scenario)\n"
+
+    def test_bad_file_one_line_per_problem(self, capsys, tmp_path, monkeypatch):
+        """Three problems give exactly three well-formed stderr lines and exit 2."""
+        monkeypatch.chdir(tmp_path)
+        bad = (GOOD.replace("hp: 24", "hitpoints: 24")
+               .replace("damage: 1d8", "damage: 2d6+")
+               .replace("hp: 2d6", "hp: 0"))
+        (tmp_path / "bad.yaml").write_text(bad, encoding="utf-8")
+        code, out, err = run(capsys, "validate", "bad.yaml")
+        assert code == 2
+        assert out == ""
+        assert "Traceback" not in err
+        lines = err.splitlines()
+        assert len(lines) == 3
+        assert all(PROBLEM_LINE.match(line) for line in lines), lines
+        assert [line.split(": ")[0] for line in lines] == [
+            "bad.yaml:7:32", "bad.yaml:7:89", "bad.yaml:10:25"]
+        assert [line.split(": ")[1] for line in lines] == [
+            "sides[0].members[0].hitpoints",
+            "sides[0].members[0].weapons[0].damage",
+            "sides[1].members[0].hp",
+        ]
+
+    def test_good_and_bad_together(self, capsys, tmp_path, monkeypatch):
+        """Every file is checked: good ones say ok, bad ones report, the exit is 2."""
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "good.yaml").write_text(GOOD, encoding="utf-8")
+        (tmp_path / "bad.yaml").write_text(GOOD.replace("rules: d20", "rules: d21"),
+                                           encoding="utf-8")
+        (tmp_path / "empty.yaml").write_text("", encoding="utf-8")
+        code, out, err = run(capsys, "validate", "bad.yaml", "good.yaml", "empty.yaml")
+        assert code == 2
+        assert out == "good.yaml: ok (scenario)\n"
+        assert err.splitlines() == [
+            "bad.yaml:2:8: rules: must be one of d20, d100, 2d10, d10 (got 'd21'); "
+            "did you mean 'd20'?",
+            "empty.yaml:0:0: (document): file is empty",
+        ]
+
+    def test_directory(self, capsys, tmp_path, monkeypatch):
+        """A directory given as a file is one problem, exit 2, no traceback."""
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "adir").mkdir()
+        code, out, err = run(capsys, "validate", "adir")
+        assert (code, out) == (2, "")
+        assert "Traceback" not in err
+        assert err.startswith("adir:0:0: (document): cannot read file")
+        assert len(err.splitlines()) == 1
+
+    def test_python_tag_never_runs(self, capsys, tmp_path, monkeypatch):
+        """A YAML tag that would run a command is refused; the command does not run."""
+        monkeypatch.chdir(tmp_path)
+        marker = tmp_path / "PWNED"
+        evil = GOOD.replace("name: Duel",
+                            f"name: !!python/object/apply:os.system ['touch {marker}']")
+        (tmp_path / "evil.yaml").write_text(evil, encoding="utf-8")
+        code, _, err = run(capsys, "validate", "evil.yaml")
+        assert code == 2
+        assert err.startswith("evil.yaml:1:7: name: YAML tags are not allowed")
+        assert not marker.exists()
+
+    def test_bestiary_option(self, capsys, tmp_path, monkeypatch):
+        """``--bestiary DIR`` lets ``use:`` find entries in DIR."""
+        monkeypatch.chdir(tmp_path)
+        lib = tmp_path / "lib"
+        (lib / "d20").mkdir(parents=True)
+        (lib / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n  ogre: {hp: 30, weapons: [{name: club, damage: 1d10}]}\n",
+            encoding="utf-8")
+        text = GOOD.replace("{name: Gob, hp: 2d6, weapons: [{name: blade, damage: 1d6}]}",
+                            "{use: ogre, count: 2}")
+        (tmp_path / "s.yaml").write_text(text, encoding="utf-8")
+        assert run(capsys, "validate", "s.yaml")[0] == 2
+        assert run(capsys, "validate", "s.yaml", "--bestiary", "lib")[0] == 0
+        code, out, _ = run(capsys, "run", "s.yaml", "--bestiary", "lib", "--log", "-")
+        assert code == 0
+        names = [c["name"] for c in json.loads(out.splitlines()[0])["combatants"]]
+        assert names == ["Aria", "ogre 1", "ogre 2"]
+
+    def test_missing_bestiary_folder_named(self, capsys, tmp_path, monkeypatch):
+        """A ``--bestiary`` folder that does not exist is named in the report."""
+        monkeypatch.chdir(tmp_path)
+        text = GOOD.replace("{name: Gob, hp: 2d6, weapons: [{name: blade, damage: 1d6}]}",
+                            "{use: ogre}")
+        (tmp_path / "s.yaml").write_text(text, encoding="utf-8")
+        code, _, err = run(capsys, "validate", "s.yaml", "--bestiary", "no_such_lib")
+        assert code == 2
+        assert "no_such_lib" in err
