@@ -106,9 +106,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
         outcome, events = run_battle(
             task.scenario, seed, log=logged, batch={"seed": meta_seed, "index": index}
         )
-        fighters = tuple((f.hp, f.status, f.cause if f.status == "dead" else None, f.knocked_out)
-                         for f in outcome.fighters)
-        rows.append((index, seed, outcome.winner, outcome.rounds, fighters))
+        rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows))
         if logged:
             logs.append((index, to_jsonl(events)))
     return ChunkResult(task.start, rows, logs)

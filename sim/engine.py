@@ -22,7 +22,7 @@ from sim.tactics import approach_gap, choose_target, choose_weapon
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from sim.model import Scenario, Side, Weapon
+    from sim.model import Scenario, Weapon
     from sim.rules import RuleSystem
 
 SCHEMA = 1
@@ -43,14 +43,31 @@ class FighterOutcome:
     knocked_out: bool  # reached 0 HP at some point and survived
 
 
+# How one combatant ended, as batches store it: (hp, status, cause of death, knocked_out).
+FighterRow = tuple[int, str, "str | None", bool]
+
+
 @attrs.frozen
 class BattleOutcome:
-    """The result of one battle, small enough to aggregate by the thousand."""
+    """The result of one battle, small enough to aggregate by the thousand.
+
+    ``rows`` holds one plain tuple per combatant (cheap to build and to send
+    between processes); ``fighters`` dresses them as FighterOutcome on demand.
+    """
 
     seed: int
     winner: str | None
     rounds: int
-    fighters: tuple[FighterOutcome, ...]
+    names: tuple[tuple[str, str, int], ...]  # (name, side, max_hp) per combatant
+    rows: tuple[FighterRow, ...]
+
+    @property
+    def fighters(self) -> tuple[FighterOutcome, ...]:
+        return tuple(
+            FighterOutcome(name, side, hp, max_hp, status, cause, knocked_out)
+            for (name, side, max_hp), (hp, status, cause, knocked_out)
+            in zip(self.names, self.rows, strict=True)
+        )
 
 
 class Battle:
@@ -75,6 +92,7 @@ class Battle:
         self.surprise_side: str | None = None
         self.surprising: str | None = None  # the surprise side during round 1 only
         self._outnumbered_at = scenario.options.outnumbered_at
+        self._resolve_attack = self.rules.attack  # bound once: called on every attack
         self.spread = scenario.distance > 0  # False while everyone stands at one spot
         self.fighters: list[Fighter] = []
         self._able: dict[str, int] = {side.name: 0 for side in scenario.sides}
@@ -82,6 +100,8 @@ class Battle:
         self._enemies: dict[str, list[Fighter]] = {}  # side -> able enemies; reset on any change
         self._ever_down: set[str] = set()
         self._by_side: dict[str, list[Fighter]] = {}
+        self._roller_first: list[Fighter] = []
+        self._others_first: list[Fighter] = []
 
     # -- logging -----------------------------------------------------------------
 
@@ -106,8 +126,12 @@ class Battle:
         self._by_side = {side.name: [f for f in self.fighters if f.side == side.name]
                          for side in self.scenario.sides}
         sides = self.scenario.sides
-        self._roller = next((s for s in sides if s.party), sides[0])  # rolls initiative
-        self._gifted = [f for f in self._by_side[self._roller.name] if f.spec.has_gift(INITIATIVE_GIFT)]
+        self._roller = roller = next((s for s in sides if s.party), sides[0])  # rolls initiative
+        self._gifted = [f for f in self._by_side[roller.name] if f.spec.has_gift(INITIATIVE_GIFT)]
+        # The two possible turn orders: the rolling side first, or the others (in listed order).
+        others = [f for side in sides if side is not roller for f in self._by_side[side.name]]
+        self._roller_first = [*self._by_side[roller.name], *others]
+        self._others_first = [*others, *self._by_side[roller.name]]
         if self.log is not None:
             self.emit(
                 "battle_started", schema=SCHEMA, seed=self.seed, rules=self.scenario.rules,
@@ -189,16 +213,14 @@ class Battle:
 
     def _initiative(self) -> list[Fighter]:
         """Group initiative: the party (else the first side) rolls 1d6, 1d8 with the gift."""
-        sides = self.scenario.sides
-        roller = self._roller
         gifted = any(f.conscious for f in self._gifted)
         die = 8 if gifted else 6
         roll = roll_die(self.rng, die)
-        others = [s for s in sides if s is not roller]
-        ordered: list[Side] = [roller, *others] if roll >= INITIATIVE_WINS_ON else [*others, roller]
+        won = roll >= INITIATIVE_WINS_ON
         if self.log is not None:
-            self.emit("initiative_rolled", side=roller.name, die=die, roll=roll, first=ordered[0].name)
-        return [f for side in ordered for f in self._by_side[side.name]]
+            first = self._roller.name if won else self._others_first[0].side
+            self.emit("initiative_rolled", side=self._roller.name, die=die, roll=roll, first=first)
+        return self._roller_first if won else self._others_first
 
     def _tick_effects(self, fighter: Fighter) -> Generator[simpy.Event, object, None]:
         """Fire the fighter's turn event, let its effects tick, then take the turn."""
@@ -210,8 +232,11 @@ class Battle:
                 return
         self._take_turn(fighter, announced=True)
 
+    # -- actions -----------------------------------------------------------------
+
     def _take_turn(self, fighter: Fighter, announced: bool = False) -> None:
-        """Act if able, unless the turn is lost (a disaster, a stun)."""
+        """Act if able, unless the turn is lost; then spend the turn's budget:
+        attack what is in reach, else move toward it (one function: the hot path)."""
         if not fighter.able:
             return
         if self.log is not None and not announced:
@@ -221,40 +246,32 @@ class Battle:
             if self.log is not None:
                 self.emit("turn_skipped", actor=fighter.name)
             return
-        self._act(fighter)
-
-    # -- actions -----------------------------------------------------------------
-
-    def _act(self, fighter: Fighter) -> None:
-        """Spend the turn's budget: attack what is in reach, else move toward it."""
         economy = self.rules.economy
         budget, moves, attacks = economy.budget, 0, 0
         while budget > 0 and fighter.able:
-            can_attack = attacks < economy.max_attacks
-            can_move = (
-                moves < economy.max_moves
-                and economy.move_cost <= budget
-                and (economy.move_after_attack or attacks == 0)
-            )
-            if not (can_attack or can_move):
-                return  # nothing left to do: draw no die, touch no shared target
             target = choose_target(self, fighter)
             if target is None:
                 return
-            weapon = choose_weapon(fighter, abs(target.x - fighter.x))
+            if self.spread:
+                weapon = choose_weapon(fighter, abs(target.x - fighter.x))
+            else:
+                weapon = fighter.weapon_at_hand  # everyone stands together
             if weapon is None:
-                if not can_move:
+                if (moves >= economy.max_moves or economy.move_cost > budget
+                        or (attacks and not economy.move_after_attack)):
                     return
                 self._move(fighter, target)
                 moves += 1
                 budget -= economy.move_cost
                 continue
             cost = economy.cost_of(weapon)
-            if not can_attack or cost > budget:
+            if attacks >= economy.max_attacks or cost > budget:
                 return
             self.attack(fighter, target, weapon)
             attacks += 1
             budget -= cost
+            if attacks >= economy.max_attacks and not economy.move_after_attack:
+                return  # the turn is over (d20): draw no die, touch no shared target
 
     def _move(self, fighter: Fighter, target: Fighter) -> None:
         """Move up to the fighter's movement toward the target, stopping at its weapon's gap."""
@@ -284,7 +301,7 @@ class Battle:
         target.attacked_by.add(attacker.name)
         # Both sources favour the attacker, so they never cancel: no need to combine.
         advantage = 1 if surprise or outnumbered else 0
-        result = self.rules.attack(self, attacker, target, weapon, advantage)
+        result = self._resolve_attack(self, attacker, target, weapon, advantage)
         if self.log is not None:
             self.emit(
                 "attack_resolved", actor=attacker.name, target=target.name, weapon=weapon.name,
@@ -309,7 +326,7 @@ class Battle:
     ) -> None:
         """Take ``amount`` HP from the target (never below 0); at 0 it drops."""
         before = target.hp
-        target.hp = max(0, before - amount)
+        target.hp = after = before - amount if before > amount else 0
         if self.log is not None:
             self.emit(
                 "damage_dealt", target=target.name, amount=amount,
@@ -317,7 +334,7 @@ class Battle:
                 armor_piercing=armor_piercing, hp_before=before, hp_after=target.hp,
                 dice=list(dice),
             )
-        if before > 0 and target.hp == 0 and target.conscious:
+        if before > 0 and after == 0 and target.conscious:
             self._drop(target, kind, source)
 
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
@@ -417,15 +434,13 @@ class Battle:
             )
 
     def _outcome(self) -> BattleOutcome:
+        down = self._ever_down
         return BattleOutcome(
-            seed=self.seed,
-            winner=self.winner,
-            rounds=self.round,
-            fighters=tuple(
-                FighterOutcome(
-                    f.name, f.side, f.hp, f.max_hp, f.status, f.cause,
-                    f.name in self._ever_down and f.status != DEAD,
-                )
+            self.seed, self.winner, self.round,
+            tuple((f.name, f.side, f.max_hp) for f in self.fighters),
+            tuple(
+                (f.hp, f.status, f.cause if f.status == DEAD else None,
+                 f.status != DEAD and f.name in down)
                 for f in self.fighters
             ),
         )

@@ -65,16 +65,29 @@ class Combatant:
     movement: float = HUMAN_MOVEMENT_M
     group: str = ""  # the scenario entry it came from: `count: 6` goblins share one group
     tactics: Tactics | None = None  # overrides the side's tactics
+    # Derived once here rather than in every battle (see __attrs_post_init__).
+    effective_attack_threshold: int = attrs.field(init=False, eq=False, repr=False)
+    effective_defense_threshold: int = attrs.field(init=False, eq=False, repr=False)
+    reach: float = attrs.field(init=False, eq=False, repr=False)
+    weapon_at_hand: Weapon | None = attrs.field(init=False, eq=False, repr=False)
 
-    @property
-    def effective_attack_threshold(self) -> int:
-        """Threshold a party member's defense roll must beat; default 10 + level."""
-        return 10 + self.level if self.attack_threshold is None else self.attack_threshold
-
-    @property
-    def effective_defense_threshold(self) -> int:
-        """Threshold an attack roll against it must beat; default 10 + level."""
-        return 10 + self.level if self.defense_threshold is None else self.defense_threshold
+    def __attrs_post_init__(self) -> None:
+        # Frozen class: object.__setattr__ is attrs' documented way to fill derived fields.
+        derived = {
+            # Threshold a party member's defense roll must beat; default 10 + level.
+            "effective_attack_threshold": (10 + self.level if self.attack_threshold is None
+                                           else self.attack_threshold),
+            # Threshold an attack roll against it must beat; default 10 + level.
+            "effective_defense_threshold": (10 + self.level if self.defense_threshold is None
+                                            else self.defense_threshold),
+            # How far its farthest weapon strikes (0 without weapons).
+            "reach": max((w.reach for w in self.weapons), default=0.0),
+            # The weapon used while everyone stands together: the first melee one, else any.
+            "weapon_at_hand": next((w for w in self.weapons if w.range is None),
+                                   self.weapons[0] if self.weapons else None),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     def has_gift(self, gift: str) -> bool:
         """Whether this combatant has the named gift (e.g. ``initiative``)."""

@@ -49,6 +49,7 @@ class Fighter:
         "spec",
         "spirit",
         "status",
+        "weapon_at_hand",
         "x",
     )
 
@@ -78,7 +79,8 @@ class Fighter:
         self._turn_event: simpy.Event | None = None
         # Read on every attack, derived once from the spec (see sim.tactics).
         self.policy = (spec.tactics or side.tactics).target
-        self.reach = max((w.reach for w in spec.weapons), default=0.0)
+        self.reach = spec.reach
+        self.weapon_at_hand = spec.weapon_at_hand
         self.attack_threshold = spec.effective_attack_threshold
         self.defense_threshold = spec.effective_defense_threshold
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
+import attrs
+
 from sim import dice
 from sim.engine import Battle
 from sim.model import Combatant, Options, Scenario, Side, Surprise, Tactics, Weapon
@@ -23,14 +25,8 @@ def fighter(name: str, **fields: object) -> Combatant:
 
 def side(name: str, *members: Combatant, party: bool = False, target: str = "random") -> Side:
     """A side whose members know their side's name."""
-    named = tuple(Combatant(**{**_fields(m), "side": name}) for m in members)
+    named = tuple(attrs.evolve(m, side=name) for m in members)
     return Side(name=name, members=named, party=party, tactics=Tactics(target))
-
-
-def _fields(spec: Combatant) -> dict[str, object]:
-    import attrs
-
-    return attrs.asdict(spec, recurse=False)
 
 
 def scenario(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import attrs
 import icepool
 import pytest
 
@@ -390,19 +391,13 @@ class TestSpiritAndTerror:
     def test_one_sight_per_group(self) -> None:
         """Convention: the creatures of one scenario entry (count: N) frighten once."""
         ghouls = [fighter(f"ghoul {i}", terror=dice.parse(1)) for i in (1, 2, 3)]
-        ghouls = [type(g)(**{**_asdict(g), "group": "ghoul"}) for g in ghouls]
+        ghouls = [attrs.evolve(g, group="ghoul") for g in ghouls]
         b = battle(scenario(side("heroes", fighter("Hero", spirit=dice.parse(50)), party=True),
                             side("ghouls", *ghouls), spirit=True))
         b.round = 1
         D20_RULES.round_started(b)
         terror = [e for e in b.log if e["event"] == "check_rolled" and e["purpose"] == "terror"]
         assert len(terror) == 1
-
-
-def _asdict(spec):
-    import attrs
-
-    return attrs.asdict(spec, recurse=False)
 
 
 class TestHitPoints:

@@ -8,7 +8,7 @@ them with its own ``scale``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import attrs
 
@@ -32,8 +32,12 @@ def combine_advantage(*sources: int) -> int:
     return int(favoured) - int(hindered)
 
 
-@attrs.frozen(slots=True)
-class CheckResult:
+# The three result records below are NamedTuples rather than frozen attrs classes:
+# one is built on every roll, and a frozen attrs instance costs three times as much
+# to create (measured: 1.5 us against 0.5 us). They are just as immutable.
+
+
+class CheckResult(NamedTuple):
     """The outcome of one check, as RULES.md §1 defines its fields."""
 
     dice: tuple[int, ...]
@@ -47,8 +51,7 @@ class CheckResult:
     bonus: int = 0  # a heroism d6 already counted in modifier and total (d20)
 
 
-@attrs.frozen(slots=True)
-class AttackResult:
+class AttackResult(NamedTuple):
     """Whether an attack hit, and what the hit carries into the damage roll."""
 
     hit: bool
@@ -56,8 +59,7 @@ class AttackResult:
     damage_bonus: int = 0  # flat damage added on a hit (d20: the heroism d6)
 
 
-@attrs.frozen(slots=True)
-class DamageResult:
+class DamageResult(NamedTuple):
     """Damage of one hit before it is applied, and the natural dice behind it."""
 
     amount: int

@@ -93,8 +93,8 @@ def roll_check(
     total = kept + modifier
     bonus = 0
     if (
-        who.heroism > 0
-        and total <= target
+        total <= target
+        and who.heroism > 0
         and target - total < HEROISM_DIE
         and concerns_aspect(who, purpose, weapon)
     ):
@@ -180,7 +180,7 @@ class D20:
             amount += extra
             dice = (*dice, extra)
         amount += attack.damage_bonus
-        return DamageResult(max(0, amount), dice, weapon.armor_piercing)
+        return DamageResult(amount if amount > 0 else 0, dice, weapon.armor_piercing)
 
     def prepare(self, battle: Battle, fighter: Fighter) -> None:
         """With the spirit option, a party member rolls its spirit points for the battle."""
