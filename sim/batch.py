@@ -2,7 +2,9 @@
 
 A run folder holds ``manifest.json`` (what was asked), ``parts/`` (one Parquet
 file per finished chunk of battles, each written atomically, in index order),
-``logs/`` (event logs asked for with ``--logs``), and at the end
+``logs/`` (event logs asked for with ``--logs``: one JSONL file per chunk,
+the battles one after another, each opening with its ``battle_started``; a file
+per battle would cost more in file-system work than the battles), and at the end
 ``battles.parquet`` and ``summary.json``. Chunks are aggregated strictly in
 index order, whatever order workers finish them in, so the summary is the same
 for any number of workers and any executor, and a run killed at any moment
@@ -28,7 +30,7 @@ import attrs
 from sim import __version__
 from sim.engine import run_battle
 from sim.errors import InputError
-from sim.events import to_jsonl
+from sim.events import to_jsonl_bytes
 from sim.model import Scenario
 from sim.stats import Aggregate, BattleRow
 
@@ -92,13 +94,13 @@ class ChunkResult:
 
     start: int
     rows: list[BattleRow]
-    logs: list[tuple[int, str]]
+    logs: bytes  # JSON Lines of the logged battles, in index order
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
     """Play a chunk of battles; the hot loop logs nothing unless the plan asks."""
     rows: list[BattleRow] = []
-    logs: list[tuple[int, str]] = []
+    logs: list[bytes] = []
     meta_seed = task.master_seed
     for index in range(task.start, task.stop):
         seed = battle_seed(meta_seed, index)
@@ -108,8 +110,8 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
         )
         rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows))
         if logged:
-            logs.append((index, to_jsonl(events)))
-    return ChunkResult(task.start, rows, logs)
+            logs.append(to_jsonl_bytes(events))
+    return ChunkResult(task.start, rows, b"".join(logs))
 
 
 # -- executors -------------------------------------------------------------------------
@@ -203,14 +205,19 @@ def dask_runner(scheduler: str | None, workers: int) -> Runner:
 # -- the run folder ----------------------------------------------------------------------
 
 
-def write_atomic(path: pathlib.Path, data: bytes) -> None:
-    """Write beside the target, flush to disk, then rename: readers never see half a file."""
+def write_atomic(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
+    """Write beside the target, then rename: readers never see half a file.
+
+    ``durable`` also flushes it to disk first; event logs skip that (they can be
+    regenerated from their seed, and an fsync per battle would dominate a run).
+    """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)  # never leave a stray temporary file behind
@@ -456,10 +463,12 @@ class Batch:
             manifest["battles_done"] = self.aggregate.battles
 
     def _store(self, result: ChunkResult, number: int, roster: list[tuple[str, str]]) -> None:
-        logs_dir = self.folder.path / LOGS
-        for index, text in result.logs:
+        if result.logs:
+            logs_dir = self.folder.path / LOGS
             logs_dir.mkdir(exist_ok=True)
-            write_atomic(logs_dir / f"battle-{index:07d}.jsonl", text.encode("ascii"))
+            last = result.start + len(result.rows) - 1
+            name = f"battles-{result.start:07d}-{last:07d}.jsonl"
+            write_atomic(logs_dir / name, result.logs, durable=False)
         self.folder.write_part(number, _rows_table(result.rows, roster))
         for row in result.rows:
             self.aggregate.add(row)

@@ -135,13 +135,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _emit_log(events: list[dict], target: str | None) -> bool:
     """Write events to '-' or a path; True when they went to stdout."""
     if target == "-":
-        write_jsonl(events, sys.stdout)
+        sys.stdout.flush()
+        write_jsonl(events, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
         return True
     if target:
-        buffer = io.StringIO()
+        buffer = io.BytesIO()
         write_jsonl(events, buffer)
         try:
-            write_atomic(pathlib.Path(target), buffer.getvalue().encode("ascii"))
+            write_atomic(pathlib.Path(target), buffer.getvalue(), durable=False)
         except OSError as exc:
             msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
             raise InputError(msg) from exc
@@ -213,12 +215,12 @@ def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    if args.battle is not None or args.source.is_dir():
+    if args.source.is_dir():
         if args.battle is None:
             raise InputError("sim replay RUN_DIR: say which battle with --battle I")
         events = regenerate(args.source, args.battle)
     else:
-        events = read_log(args.source)
+        events = read_log(args.source, args.battle)
     if _emit_log(events, args.log):
         return EXIT_OK
     for line in narrate(events):

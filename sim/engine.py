@@ -239,8 +239,10 @@ class Battle:
         attack what is in reach, else move toward it (one function: the hot path)."""
         if not fighter.able:
             return
-        if self.log is not None and not announced:
-            self.emit("turn_started", actor=fighter.name)
+        log = self.log
+        if log is not None and not announced:
+            log.append({"event": "turn_started", "round": self.round, "t": self.t,
+                        "actor": fighter.name})
         if fighter.skip_turns > 0:
             fighter.skip_turns -= 1
             if self.log is not None:
@@ -302,11 +304,13 @@ class Battle:
         # Both sources favour the attacker, so they never cancel: no need to combine.
         advantage = 1 if surprise or outnumbered else 0
         result = self._resolve_attack(self, attacker, target, weapon, advantage)
-        if self.log is not None:
-            self.emit(
-                "attack_resolved", actor=attacker.name, target=target.name, weapon=weapon.name,
-                hit=result.hit, surprise=surprise, outnumbered=outnumbered,
-            )
+        log = self.log
+        if log is not None:  # a literal, not emit(**fields): one of the most frequent events
+            log.append({
+                "event": "attack_resolved", "round": self.round, "t": self.t,
+                "actor": attacker.name, "target": target.name, "weapon": weapon.name,
+                "hit": result.hit, "surprise": surprise, "outnumbered": outnumbered,
+            })
         if result.hit:
             damage = self.rules.damage(self, attacker, target, weapon, result)
             self.deal_damage(
@@ -327,13 +331,15 @@ class Battle:
         """Take ``amount`` HP from the target (never below 0); at 0 it drops."""
         before = target.hp
         target.hp = after = before - amount if before > amount else 0
-        if self.log is not None:
-            self.emit(
-                "damage_dealt", target=target.name, amount=amount,
-                source=None if source is None else source.name, kind=kind,
-                armor_piercing=armor_piercing, hp_before=before, hp_after=target.hp,
-                dice=list(dice),
-            )
+        log = self.log
+        if log is not None:
+            log.append({
+                "event": "damage_dealt", "round": self.round, "t": self.t,
+                "target": target.name, "amount": amount,
+                "source": None if source is None else source.name, "kind": kind,
+                "armor_piercing": armor_piercing, "hp_before": before, "hp_after": after,
+                "dice": list(dice),
+            })
         if before > 0 and after == 0 and target.conscious:
             self._drop(target, kind, source)
 

@@ -2,15 +2,16 @@
 
 The engine appends plain dicts; only here do they become text. Keys keep the
 order the engine gave them, with ``event``, ``round`` and ``t`` first, and
-JSON is rendered ASCII-only with fixed separators so that the same battle
-always gives the same bytes, whatever the locale.
+JSON is rendered compact in UTF-8 (never through the locale) so that the same
+battle always gives the same bytes.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
+import orjson
 import structlog
 
 if TYPE_CHECKING:
@@ -46,33 +47,64 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def dumps(obj: Any, **_: Any) -> str:
-    """The one JSON rendering of an event: ASCII, compact, keys in given order."""
-    return json.dumps(obj, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+def _serialize(event_dict: Any, **_: Any) -> bytes:
+    """orjson: compact, keys in the order given, UTF-8, several times faster than json.
+
+    The line comes out with its newline: one JSON Lines record, ready to write.
+    """
+    return orjson.dumps(event_dict, option=orjson.OPT_APPEND_NEWLINE)
 
 
 _LEADING = ("event", "round", "t")
 
 
 def _event_first(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> Any:
-    """structlog puts ``event`` last; the contract wants it first, then round and t."""
-    leading = {key: event_dict.pop(key) for key in _LEADING if key in event_dict}
-    return {**leading, **event_dict}
+    """structlog puts ``event`` last; the contract wants it first, then round and t.
+
+    Engine events already come in that order (every emit starts with event,
+    round, t) and pass through untouched and unmutated.
+    """
+    if next(iter(event_dict), None) == "event":  # built by the engine: already in order
+        return event_dict
+    leading = {key: event_dict[key] for key in _LEADING if key in event_dict}
+    return {**leading, **{k: v for k, v in event_dict.items() if k not in leading}}
 
 
-def jsonl_logger(stream: TextIO) -> Any:
-    """A structlog logger writing one JSON object per line to ``stream``."""
+# The one pipeline every event goes through on its way to a JSON line.
+PROCESSORS = (_event_first, structlog.processors.JSONRenderer(serializer=_serialize))
+
+
+def render(event: dict) -> bytes:
+    """One event as one JSON line (newline included), through the structlog processors."""
+    rendered: Any = event
+    for processor in PROCESSORS:
+        rendered = processor(None, "msg", rendered)
+    return rendered
+
+
+class _BytesSink:
+    """A structlog logger writing each rendered line to a binary stream."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+
+    def msg(self, message: bytes) -> None:
+        self._stream.write(message)
+
+
+def jsonl_logger(stream: BinaryIO) -> Any:
+    """A structlog logger writing one JSON object per line to a binary ``stream``."""
     return structlog.wrap_logger(
-        structlog.PrintLogger(stream),
-        processors=[_event_first, structlog.processors.JSONRenderer(serializer=dumps)],
+        _BytesSink(stream),
+        processors=list(PROCESSORS),
         wrapper_class=structlog.BoundLogger,
         context_class=dict,
         cache_logger_on_first_use=False,
     )
 
 
-def write_jsonl(events: Iterable[dict], stream: TextIO) -> None:
-    """Write events as JSON Lines through the structlog pipeline."""
+def write_jsonl(events: Iterable[dict], stream: BinaryIO) -> None:
+    """Write events as UTF-8 JSON Lines to a binary stream, through a structlog logger."""
     logger = jsonl_logger(stream)
     for event in events:
         fields = dict(event)
@@ -80,13 +112,19 @@ def write_jsonl(events: Iterable[dict], stream: TextIO) -> None:
         logger.msg(name, **fields)
 
 
-def to_jsonl(events: Iterable[dict]) -> str:
-    """The JSON Lines text of a list of events (what ``write_jsonl`` would write)."""
-    import io
+def to_jsonl_bytes(events: Iterable[dict]) -> bytes:
+    """The JSON Lines of a list of events: the bytes ``write_jsonl`` writes.
 
-    buffer = io.StringIO()
-    write_jsonl(events, buffer)
-    return buffer.getvalue()
+    The processors are applied here without structlog's bound logger around
+    them, which would cost more than the rendering itself (batches log a lot).
+    """
+    order, renderer = PROCESSORS
+    return b"".join([renderer(None, "msg", order(None, "msg", event)) for event in events])
+
+
+def to_jsonl(events: Iterable[dict]) -> str:
+    """The JSON Lines of a list of events, as text."""
+    return to_jsonl_bytes(events).decode("utf-8")
 
 
 def missing_fields(event: dict) -> list[str]:

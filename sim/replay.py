@@ -35,14 +35,39 @@ def regenerate(run_dir: pathlib.Path, index: int) -> list[dict]:
     return events
 
 
-def read_log(path: pathlib.Path) -> list[dict]:
-    """Events of a saved JSONL log; bad files are an InputError naming the line."""
+def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
+    """Events of one battle of a saved JSONL log; bad files are an InputError naming the line.
+
+    A batch log holds several battles, one after another: ``battle`` picks one
+    by its index in the batch.
+    """
     try:
         with open(path, encoding="utf-8") as handle:
-            return list(read_jsonl(handle))
+            events = list(read_jsonl(handle))
     except OSError as exc:
         msg = f"{path}:0:0: cannot read ({exc.strerror})"
         raise InputError(msg) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         msg = f"{path}: {exc}"
         raise InputError(msg) from exc
+    battles = split_battles(events)
+    if battle is None:
+        if len(battles) != 1:
+            msg = f"{path}: holds {len(battles)} battles; pick one with --battle I"
+            raise InputError(msg)
+        return battles[0]
+    for events in battles:
+        if events[0].get("batch", {}).get("index") == battle:
+            return events
+    msg = f"{path}: no battle {battle} in this log"
+    raise InputError(msg)
+
+
+def split_battles(events: list[dict]) -> list[list[dict]]:
+    """Cut a stream of events into battles, each opening with ``battle_started``."""
+    battles: list[list[dict]] = []
+    for event in events:
+        if event["event"] == "battle_started" or not battles:
+            battles.append([])
+        battles[-1].append(event)
+    return battles
