@@ -90,10 +90,16 @@ class ChunkTask:
 
 @attrs.frozen
 class ChunkResult:
-    """What a worker sends back: one row per battle and the logs asked for."""
+    """What a worker sends back: the chunk's Parquet part, its counts, and its logs.
+
+    Workers do the heavy lifting (rows into Arrow, counting) so that the main
+    process only merges counts and writes bytes: it never competes with them.
+    """
 
     start: int
-    rows: list[BattleRow]
+    battles: int
+    part: bytes  # a Parquet file of the chunk's rows
+    aggregate: Aggregate
     logs: bytes  # JSON Lines of the logged battles, in index order
 
 
@@ -111,7 +117,11 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
         rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows))
         if logged:
             logs.append(to_jsonl_bytes(events))
-    return ChunkResult(task.start, rows, b"".join(logs))
+    aggregate = empty_aggregate(task.scenario)
+    for row in rows:
+        aggregate.add(row)
+    part = parquet_bytes(rows_table(rows, roster_of(task.scenario)))
+    return ChunkResult(task.start, len(rows), part, aggregate, b"".join(logs))
 
 
 # -- executors -------------------------------------------------------------------------
@@ -146,11 +156,21 @@ def _windowed(submit: Callable[[ChunkTask], Any], wait_one: Callable[[set], tupl
         cancel(pending)
 
 
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """forkserver where there is one (workers fork from a clean server that has imported
+    the engine already: fast start, no state or threads inherited), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["sim.batch", "pyarrow.parquet"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
 def process_runner(workers: int) -> Runner:
-    """A process pool of ``workers`` (spawned: no state inherited by fork)."""
+    """A process pool of ``workers``."""
 
     def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
-        context = multiprocessing.get_context("spawn")
+        context = _pool_context()
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             def wait_one(pending: set) -> tuple[set, set]:
                 done, rest = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
@@ -241,20 +261,42 @@ def _parquet_schema() -> Any:
     ])
 
 
-def _rows_table(rows: Sequence[BattleRow], roster: Sequence[tuple[str, str]]) -> Any:
+def rows_table(rows: Sequence[BattleRow], roster: Sequence[tuple[str, str]]) -> Any:
+    """Battle rows as an Arrow table, built column by column (no dict per combatant)."""
     import pyarrow as pa
 
-    combatants = [
-        [{"name": name, "side": side, "hp": hp, "status": status, "cause": cause,
-          "knocked_out": knocked}
-         for (name, side), (hp, status, cause, knocked) in zip(roster, row[4], strict=True)]
-        for row in rows
-    ]
-    return pa.table({
-        "index": [r[0] for r in rows], "seed": [r[1] for r in rows],
-        "winner": [r[2] for r in rows], "rounds": [r[3] for r in rows],
-        "combatants": combatants,
-    }, schema=_parquet_schema())
+    schema = _parquet_schema()
+    k = len(roster)
+    fighters = [f for row in rows for f in row[4]]
+    struct = pa.StructArray.from_arrays(
+        [
+            pa.array([name for _ in rows for name, _ in roster], pa.string()),
+            pa.array([side for _ in rows for _, side in roster], pa.string()),
+            pa.array([f[0] for f in fighters], pa.int32()),
+            pa.array([f[1] for f in fighters], pa.string()),
+            pa.array([f[2] for f in fighters], pa.string()),
+            pa.array([f[3] for f in fighters], pa.bool_()),
+        ],
+        fields=list(schema.field("combatants").type.value_type),
+    )
+    offsets = pa.array(range(0, len(rows) * k + 1, k), pa.int32())
+    return pa.table([
+        pa.array([r[0] for r in rows], pa.int64()),
+        pa.array([r[1] for r in rows], pa.int64()),
+        pa.array([r[2] for r in rows], pa.string()),
+        pa.array([r[3] for r in rows], pa.int32()),
+        pa.ListArray.from_arrays(offsets, struct),
+    ], schema=schema)
+
+
+def parquet_bytes(table: Any) -> bytes:
+    """A table as the bytes of a Parquet file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
 
 
 def _table_rows(table: Any) -> Iterator[BattleRow]:
@@ -295,12 +337,8 @@ class RunFolder:
             count += 1
         return count
 
-    def write_part(self, number: int, table: Any) -> None:
-        import pyarrow.parquet as pq
-
-        tmp = self.part_path(number).with_suffix(".tmp")
-        pq.write_table(table, tmp)
-        os.replace(tmp, self.part_path(number))
+    def write_part(self, number: int, data: bytes) -> None:
+        write_atomic(self.part_path(number), data)
 
     def read_part(self, number: int) -> Any:
         import pyarrow.parquet as pq
@@ -443,7 +481,6 @@ class Batch:
 
     def _collect(self, first_chunk: int, plan: LogPlan, manifest: dict[str, Any]) -> None:
         """Run the remaining chunks, aggregating strictly in index order."""
-        roster = roster_of(self.scenario)
         waiting: dict[int, ChunkResult] = {}
         next_chunk = first_chunk
         results = self.runner(self._tasks(first_chunk, plan), self.window)
@@ -452,7 +489,7 @@ class Batch:
                 waiting[result.start // self.spec.chunk] = result
                 while next_chunk in waiting:
                     ready = waiting.pop(next_chunk)
-                    self._store(ready, next_chunk, roster)
+                    self._store(ready, next_chunk)
                     next_chunk += 1
                     if self._enough():
                         return
@@ -462,16 +499,15 @@ class Batch:
                 close()
             manifest["battles_done"] = self.aggregate.battles
 
-    def _store(self, result: ChunkResult, number: int, roster: list[tuple[str, str]]) -> None:
+    def _store(self, result: ChunkResult, number: int) -> None:
         if result.logs:
             logs_dir = self.folder.path / LOGS
             logs_dir.mkdir(exist_ok=True)
-            last = result.start + len(result.rows) - 1
+            last = result.start + result.battles - 1
             name = f"battles-{result.start:07d}-{last:07d}.jsonl"
             write_atomic(logs_dir / name, result.logs, durable=False)
-        self.folder.write_part(number, _rows_table(result.rows, roster))
-        for row in result.rows:
-            self.aggregate.add(row)
+        self.folder.write_part(number, result.part)
+        self.aggregate.merge(result.aggregate)
         self.progress(self.aggregate.battles, self.spec.n)
 
 

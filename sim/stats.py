@@ -106,6 +106,28 @@ class Aggregate:
         if party_dead:
             self.tpk += 1
 
+    def merge(self, other: Aggregate) -> None:
+        """Add another aggregate's counts (a chunk's, counted by a worker) to this one.
+
+        Counts only, so merging chunk aggregates in index order gives exactly what
+        counting every battle here would: the summary never depends on who counted.
+        """
+        self.battles += other.battles
+        self.draws += other.draws
+        self.tpk += other.tpk
+        self.wins.update(other.wins)
+        self.rounds.update(other.rounds)
+        for mine, theirs in zip(self.combatants, other.combatants, strict=True):
+            mine.deaths += theirs.deaths
+            mine.knocked_out += theirs.knocked_out
+            mine.causes.update(theirs.causes)
+            mine.hp_left.update(theirs.hp_left)
+
+    def empty_copy(self) -> Aggregate:
+        """A fresh aggregate for the same roster."""
+        roster = [(c.name, c.side) for c in self.combatants]
+        return Aggregate.for_roster(roster, self.sides, self.party)
+
     def headline_halfwidth(self) -> float:
         """The widest half-interval among win rates and TPK: what --precision watches."""
         counts = [self.wins[side] for side in self.sides]
