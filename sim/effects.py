@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from sim.dice import roll_die
+from sim.state import UNCONSCIOUS
+
 if TYPE_CHECKING:
     from collections.abc import Generator
 
     import simpy
 
+    from sim.dice import Dice
     from sim.engine import Battle
     from sim.state import Fighter
 
@@ -57,3 +61,181 @@ class OngoingEffect:
     def tick(self) -> None:
         """One tick at the start of the owner's turn; subclasses say what it does."""
         raise NotImplementedError
+
+
+# -- the effects of seed 002 (RULES.md §6); damage from these is armor-piercing ---------------
+
+
+def has_effect(fighter: Fighter, name: str) -> bool:
+    """Whether one of the fighter's running effects has this name."""
+    return any(effect.name == name for effect in fighter.effects)
+
+
+class Burning(OngoingEffect):
+    """On fire: 1d6 at the start of each turn, then a physique check puts it out."""
+
+    name = "burning"
+
+    def tick(self) -> None:
+        battle, owner = self.battle, self.owner
+        amount = roll_die(battle.rng, 6)
+        battle.deal_damage(owner, amount, None, "fire", True, (amount,))
+        owner.fire_damage += amount
+        if not owner.social_lost and owner.fire_damage * 2 > owner.max_hp:
+            # Past half its maximum HP in fire damage: 1d10 social, once.
+            owner.social_lost = loss = roll_die(battle.rng, 10)
+            if battle.log is not None:
+                battle.emit("characteristic_lost", target=owner.name, characteristic="social",
+                            amount=loss, cause="fire")
+        if self.active and owner.conscious and battle.rules.check(battle, owner, "physique").success:
+            self.end("put out")
+
+
+class Asphyxiating(OngoingEffect):
+    """In water or smoke: on the k-th exposed turn a physique check at -min(10(k-1), 50);
+    from the first failure on, 1d6 every turn and no more checks, until it leaves
+    the zone (a move, when ``escape`` is move) or an ally rescues it (a full action)."""
+
+    name = "asphyxiating"
+
+    def __init__(self, battle: Battle, owner: Fighter, kind: str, escape: str) -> None:
+        super().__init__(battle, owner)
+        self.kind = kind  # water or smoke
+        self.escape = escape
+        self.failed = False
+
+    @property
+    def damage_kind(self) -> str:
+        return "drowning" if self.kind == "water" else "asphyxia"
+
+    def tick(self) -> None:
+        battle, owner = self.battle, self.owner
+        if not self.failed:
+            modifier = -min(10 * (self.ticks - 1), 50)
+            if battle.rules.check(battle, owner, "physique", modifier).success:
+                return
+            self.failed = True
+        amount = roll_die(battle.rng, 6)
+        battle.deal_damage(owner, amount, None, self.damage_kind, True, (amount,))
+
+
+class Poisoned(OngoingEffect):
+    """Poisoned: a force check at the start of each turn; success beats it, failure 1d4."""
+
+    name = "poisoned"
+
+    def tick(self) -> None:
+        battle, owner = self.battle, self.owner
+        if battle.rules.check(battle, owner, "force").success:
+            self.end("beaten")
+            return
+        amount = roll_die(battle.rng, 4)
+        battle.deal_damage(owner, amount, None, "poison", True, (amount,))
+
+
+class InFire(OngoingEffect):
+    """Standing in a burning zone: touched by fire at the start of each turn until it leaves."""
+
+    name = "in_fire"
+
+    def __init__(self, battle: Battle, owner: Fighter, escape: str) -> None:
+        super().__init__(battle, owner)
+        self.escape = escape
+
+    def tick(self) -> None:
+        ignite(self.battle, self.owner, None)
+
+
+class KnockedOut(OngoingEffect):
+    """A serious wound: unconscious for 1d4 of its turns, then weakened (-20) for the battle."""
+
+    name = "unconscious"
+
+    def __init__(self, battle: Battle, owner: Fighter, rounds: int) -> None:
+        super().__init__(battle, owner)
+        self.rounds = rounds
+
+    def start(self, **fields: object) -> None:
+        self.battle.set_unconscious(self.owner)
+        super().start(rounds=self.rounds, **fields)
+
+    def tick(self) -> None:
+        if self.ticks <= self.rounds:
+            return
+        self.end("woke up")
+        battle, owner = self.battle, self.owner
+        if owner.hp > 0 and owner.status == UNCONSCIOUS:
+            battle.wake(owner)
+            owner.weakened = True
+            if battle.log is not None:
+                battle.emit("effect_started", target=owner.name, effect="weakened")
+
+
+ESCAPABLE = (Asphyxiating, InFire)
+
+
+def ignite(battle: Battle, target: Fighter, source: Fighter | None) -> None:
+    """Touched by fire: a physique check; failure sets it burning (once at a time)."""
+    if not target.present or has_effect(target, Burning.name):
+        return
+    if not battle.rules.check(battle, target, "physique").success:
+        Burning(battle, target).start(source=None if source is None else source.name)
+
+
+def poison(battle: Battle, target: Fighter, source: Fighter | None) -> None:
+    """Poison on contact: a force check beats it; failure deals 1d4 and it lingers."""
+    if not target.present or has_effect(target, Poisoned.name):
+        return
+    if battle.rules.check(battle, target, "force").success:
+        return
+    amount = roll_die(battle.rng, 4)
+    battle.deal_damage(target, amount, source, "poison", True, (amount,))
+    if target.present:
+        Poisoned(battle, target).start(source=None if source is None else source.name)
+
+
+def expose(battle: Battle, target: Fighter, kind: str, escape: str) -> None:
+    """Put a fighter in water or smoke (or a burning zone) until it gets out."""
+    if not target.present:
+        return
+    if kind == "fire":
+        if not has_effect(target, InFire.name):
+            InFire(battle, target, escape).start(escape=escape)
+    elif not has_effect(target, Asphyxiating.name):
+        Asphyxiating(battle, target, kind, escape).start(kind=kind, escape=escape)
+
+
+def explode(battle: Battle, targets: list[Fighter], damage: Dice) -> None:
+    """An explosion: the damage dice for each fighter in the blast; armor applies."""
+    for target in targets:
+        if target.present:
+            raw, dice = damage.roll_dice(battle.rng)
+            battle.deal_damage(target, battle.rules.absorb(target, raw), None, "explosion", False,
+                               dice)
+
+
+def fall(battle: Battle, target: Fighter, height: float) -> None:
+    """A fall: 1d6 per full 3 m; a physique check cancels 1d6 when under 6 m."""
+    if not target.present:
+        return
+    dice_count = int(height // 3)
+    if dice_count > 0 and height < 6 and battle.rules.check(battle, target, "physique").success:
+        dice_count -= 1
+    rolls = tuple(roll_die(battle.rng, 6) for _ in range(dice_count))
+    battle.deal_damage(target, sum(rolls), None, "fall", True, rolls)
+
+
+def throw_off(battle: Battle, rider: Fighter, reason: str, check: bool) -> None:
+    """Off the saddle: 1d10 armor-piercing (unless a riding check, when asked, succeeds)."""
+    mount = rider.mounted_on
+    if mount is None:
+        return
+    hurt = not check or not battle.rules.check(battle, rider, "riding").success
+    mount.ridden_by = None
+    rider.mounted_on = None
+    rider.prone = True
+    if battle.log is not None:
+        battle.emit("effect_ended", target=rider.name, effect="mounted", reason=reason)
+    if hurt:
+        amount = roll_die(battle.rng, 10)
+        battle.deal_damage(rider, amount, None, "fall", True, (amount,))

@@ -15,15 +15,18 @@ import simpy
 
 from sim import __version__
 from sim.dice import roll_die
+from sim.effects import ESCAPABLE, Asphyxiating, expose, ignite, poison, throw_off
+from sim.model import MELEE_REACH_M
 from sim.rules import system_for
 from sim.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
 from sim.tactics import approach_gap, choose_target, choose_weapon
+from sim.timeline import run_timeline
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
     from sim.model import Scenario, Weapon
-    from sim.rules import RuleSystem
+    from sim.rules import AttackResult, RuleSystem
 
 SCHEMA = 1
 INITIATIVE_GIFT = "initiative"
@@ -80,6 +83,7 @@ class Battle:
         self.seed = seed
         self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
         self.rules: RuleSystem = system_for(scenario.rules)
+        self.economy = self.rules.economy_for(scenario.options)
         self.rng = random.Random(seed)
         self.env = simpy.Environment()
         self.log: list[dict] | None = [] if log else None
@@ -121,7 +125,8 @@ class Battle:
                 fighter = Fighter(spec, side, len(self.fighters), hp, x)
                 self.rules.prepare(self, fighter)
                 self.fighters.append(fighter)
-                self._able[side.name] += 1
+                if fighter.counts:
+                    self._able[side.name] += 1
         self._standing = sum(1 for count in self._able.values() if count > 0)
         self._by_side = {side.name: [f for f in self.fighters if f.side == side.name]
                          for side in self.scenario.sides}
@@ -139,6 +144,26 @@ class Battle:
                 version=__version__, combatants=[self._describe(f) for f in self.fighters],
                 **({"batch": self.batch} if self.batch else {}),
             )
+        self._mount_riders()
+        self._place_hazards()
+
+    def _mount_riders(self) -> None:
+        """Seat every rider on its mount (listed right after it): they move as one."""
+        by_name = {f.name: f for f in self.fighters}
+        for rider in self.fighters:
+            if rider.spec.mount is not None:
+                mount = by_name[rider.spec.mount]
+                rider.mounted_on, mount.ridden_by = mount, rider
+                if self.log is not None:
+                    self.emit("effect_started", target=rider.name, effect="mounted",
+                              mount=mount.name)
+
+    def _place_hazards(self) -> None:
+        """Fighters that start in water, smoke or fire are exposed from their first turn."""
+        by_name = {f.name: f for f in self.fighters}
+        for hazard in self.scenario.hazards:
+            for name in hazard.members:
+                expose(self, by_name[name], hazard.kind, hazard.escape)
 
     def _describe(self, f: Fighter) -> dict[str, object]:
         entry: dict[str, object] = {"name": f.name, "side": f.side, "hp": f.hp, "max_hp": f.max_hp}
@@ -188,6 +213,8 @@ class Battle:
                 self.emit("round_started", **fields)
             order = self._surprise_order() if surprise else self._initiative()
             self.rules.round_started(self)
+            if self.scenario.timeline:
+                run_timeline(self, number)
             if self._decided():
                 return
             for i, fighter in enumerate(order):
@@ -248,8 +275,16 @@ class Battle:
             if self.log is not None:
                 self.emit("turn_skipped", actor=fighter.name)
             return
-        economy = self.rules.economy
+        economy = self.economy
         budget, moves, attacks = economy.budget, 0, 0
+        if fighter.prone or fighter.effects:
+            budget, moves = self._before_acting(fighter, budget)
+            if budget is None:
+                return
+        if not fighter.spec.weapons:
+            return  # nothing to fight with: it stays where it is
+        # A ridden mount moves with its rider; a trapped fighter does not move at all.
+        can_walk = fighter.ridden_by is None and not (fighter.effects and self._trapped(fighter))
         while budget > 0 and fighter.able:
             target = choose_target(self, fighter)
             if target is None:
@@ -259,63 +294,184 @@ class Battle:
             else:
                 weapon = fighter.weapon_at_hand  # everyone stands together
             if weapon is None:
-                if (moves >= economy.max_moves or economy.move_cost > budget
+                if (not can_walk or moves >= economy.max_moves or economy.move_cost > budget
                         or (attacks and not economy.move_after_attack)):
                     return
-                self._move(fighter, target)
-                moves += 1
-                budget -= economy.move_cost
+                run = self._should_run(fighter, target, budget, moves)
+                self._move(fighter, target, run)
+                moves += 2 if run else 1
+                budget -= economy.run_cost if run else economy.move_cost  # type: ignore[operator]
                 continue
             cost = economy.cost_of(weapon)
             if attacks >= economy.max_attacks or cost > budget:
                 return
-            self.attack(fighter, target, weapon)
+            ended = self.attack(fighter, target, weapon)
             attacks += 1
             budget -= cost
-            if attacks >= economy.max_attacks and not economy.move_after_attack:
-                return  # the turn is over (d20): draw no die, touch no shared target
+            if ended or (attacks >= economy.max_attacks and not economy.move_after_attack):
+                return  # a fumble, or the turn is over (d20): draw no die, touch no target
 
-    def _move(self, fighter: Fighter, target: Fighter) -> None:
-        """Move up to the fighter's movement toward the target, stopping at its weapon's gap."""
+    def _before_acting(self, fighter: Fighter, budget: int) -> tuple[int | None, int]:
+        """Stand up, get out of a hazard, or rescue a drowning ally: (budget left, moves)."""
+        economy = self.economy
+        moves = 0
+        if fighter.prone and budget >= economy.stand_cost:
+            fighter.prone = False
+            budget -= economy.stand_cost
+            if self.log is not None:
+                self.emit("stood_up", actor=fighter.name)
+        for effect in list(fighter.effects):
+            if isinstance(effect, ESCAPABLE) and effect.escape == "move" and budget >= economy.move_cost:
+                effect.end("left the zone")
+                budget -= economy.move_cost
+                moves += 1
+        if budget == economy.budget and self._rescue(fighter):
+            return None, moves  # a rescue is a full action
+        return budget, moves
+
+    def _trapped(self, fighter: Fighter) -> bool:
+        """Held in a hazard it cannot leave (``escape: none``): it cannot walk either."""
+        return any(isinstance(e, ESCAPABLE) and e.escape == "none" for e in fighter.effects)
+
+    def _rescue(self, fighter: Fighter) -> bool:
+        """Pull out an ally in reach who is drowning and cannot get out alone (a full action)."""
+        for ally in self._by_side[fighter.side]:
+            if ally is fighter or abs(ally.x - fighter.x) > MELEE_REACH_M:
+                continue
+            for effect in ally.effects:
+                if not (isinstance(effect, Asphyxiating) and effect.failed):
+                    continue
+                if effect.escape == "none" or not ally.able:  # it cannot get out alone
+                    effect.end("rescued")
+                    if self.log is not None:
+                        self.emit("rescued", actor=fighter.name, target=ally.name)
+                    return True
+        return False
+
+    def _should_run(self, fighter: Fighter, target: Fighter, budget: int, moves: int) -> bool:
+        """Run (a full action, twice the movement) when one move would not reach the target."""
+        run_cost = self.economy.run_cost
+        if run_cost is None or budget < run_cost or moves:
+            return False
+        gap = abs(target.x - fighter.x) - approach_gap(fighter)
+        return gap > self._movement(fighter)
+
+    def _movement(self, fighter: Fighter) -> float:
+        """Metres per move: a rider uses its mount's Movement."""
+        mount = fighter.mounted_on
+        return (mount or fighter).spec.movement
+
+    def _move(self, fighter: Fighter, target: Fighter, run: bool = False) -> None:
+        """Move (or run: twice as far) toward the target, stopping at its weapon's gap."""
         gap = abs(target.x - fighter.x)
-        step = min(fighter.spec.movement, max(0.0, gap - approach_gap(fighter)))
+        reach = self._movement(fighter) * (2 if run else 1)
+        step = min(reach, max(0.0, gap - approach_gap(fighter)))
         before = fighter.x
         self.spread = True
         fighter.x += step if target.x > fighter.x else -step
+        if fighter.mounted_on is not None:
+            fighter.mounted_on.x = fighter.x
         if self.log is not None:
-            self.emit("moved", actor=fighter.name, toward=target.name, x_before=before, x_after=fighter.x)
+            self.emit("moved", actor=fighter.name, toward=target.name, x_before=before,
+                      x_after=fighter.x, **({"run": True} if run else {}))
 
     def is_surprise_attack(self, attacker: Fighter) -> bool:
         """An attack made by the surprising side during the surprise round."""
         return attacker.side == self.surprising
 
-    def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> None:
+    def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> bool:
         """One attack: the system resolves hit and damage; the engine applies it.
 
-        Outnumbered: once ``outnumbered_at`` different enemies attacked the target
-        this round, later attacks on it that round are favoured.
+        Outnumbered (d20): once ``outnumbered_at`` different enemies attacked the
+        target this round, later attacks on it that round are favoured. Returns
+        True when the attack ends the attacker's turn (a fumble, a fall).
         """
         surprise = attacker.side == self.surprising
-        if target.attacked_round != self.round:
-            target.attacked_round = self.round
-            target.attacked_by.clear()
-        outnumbered = len(target.attacked_by) >= self._outnumbered_at
-        target.attacked_by.add(attacker.name)
+        outnumbered = False
+        if self.rules.outnumbering:
+            if target.attacked_round != self.round:
+                target.attacked_round = self.round
+                target.attacked_by.clear()
+            outnumbered = len(target.attacked_by) >= self._outnumbered_at
+            target.attacked_by.add(attacker.name)
+        bonus = 0
+        if weapon.psy or attacker.mounted_on is not None:
+            bonus = self._before_attack(attacker, weapon)
+            if bonus is None:
+                return True
         # Both sources favour the attacker, so they never cancel: no need to combine.
         advantage = 1 if surprise or outnumbered else 0
         result = self._resolve_attack(self, attacker, target, weapon, advantage)
         log = self.log
         if log is not None:  # a literal, not emit(**fields): one of the most frequent events
-            log.append({
+            event = {
                 "event": "attack_resolved", "round": self.round, "t": self.t,
                 "actor": attacker.name, "target": target.name, "weapon": weapon.name,
                 "hit": result.hit, "surprise": surprise, "outnumbered": outnumbered,
-            })
+            }
+            if result.defended or result.ends_turn:
+                event.update(defended=result.defended, fumble=result.ends_turn)
+            log.append(event)
         if result.hit:
-            damage = self.rules.damage(self, attacker, target, weapon, result)
-            self.deal_damage(
-                target, damage.amount, attacker, "weapon", damage.armor_piercing, damage.dice
-            )
+            if bonus:
+                result = result._replace(damage_bonus=result.damage_bonus + bonus)
+            for victim in self._blast(attacker, target, weapon):
+                self._hit(attacker, victim, weapon, result)
+        return result.ends_turn
+
+    def _before_attack(self, attacker: Fighter, weapon: Weapon) -> int | None:
+        """Pay a spell; roll riding from the saddle. The damage bonus, or None: attack lost."""
+        if weapon.psy:
+            self.pay_psy(attacker, weapon.psy)
+            if not attacker.able:
+                return None
+        mount = attacker.mounted_on
+        if mount is None:
+            return 0
+        riding = self.rules.check(self, attacker, "riding")
+        if riding.degree == "critical_failure":
+            throw_off(self, attacker, "fell from the saddle", check=False)
+            return None
+        if not riding.success:
+            return 0
+        return mount.spec.characteristics.get("force", 0) // 10
+
+    def _blast(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> list[Fighter]:
+        """Who a hit strikes: the target, and with an area weapon every enemy within 2 m of it."""
+        if not weapon.area:
+            return [target]
+        near = [e for e in self.able_enemies(attacker)
+                if e is not target and abs(e.x - target.x) <= MELEE_REACH_M]
+        return [target, *near]
+
+    def _hit(self, attacker: Fighter, victim: Fighter, weapon: Weapon, result: AttackResult) -> None:
+        """Damage, then what the weapon carries: fire, poison."""
+        damage = self.rules.damage(self, attacker, victim, weapon, result)
+        self.deal_damage(victim, damage.amount, attacker, "weapon", damage.armor_piercing, damage.dice)
+        if weapon.fire:
+            ignite(self, victim, attacker)
+        if weapon.poison:
+            poison(self, victim, attacker)
+
+    def pay_psy(self, caster: Fighter, cost: int) -> None:
+        """A spell costs PSY; what PSY cannot pay is paid in HP that cannot be healed today."""
+        paid = min(caster.psy, cost)
+        if paid:
+            caster.psy -= paid
+            if self.log is not None:
+                self.emit("resource_spent", actor=caster.name, resource="psy", amount=paid,
+                          left=caster.psy)
+        owed = cost - paid
+        if owed:
+            caster.unhealable += owed
+            self.deal_damage(caster, owed, caster, "spell", True, ())
+
+    def tire(self, fighter: Fighter, points: int, why: str) -> None:
+        """Fatigue: each point costs 5 on physical checks (d100)."""
+        fighter.fatigue += points
+        if self.log is not None:
+            self.emit("fatigue_gained", actor=fighter.name, amount=points, fatigue=fighter.fatigue,
+                      reason=why)
 
     # -- harm --------------------------------------------------------------------
 
@@ -340,8 +496,10 @@ class Battle:
                 "armor_piercing": armor_piercing, "hp_before": before, "hp_after": after,
                 "dice": list(dice),
             })
-        if before > 0 and after == 0 and target.conscious:
+        if before > 0 and after == 0 and target.present:
             self._drop(target, kind, source)
+        elif amount > 0:
+            self.rules.after_damage(self, target, amount)
 
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
         """At 0 HP: unconscious, or (destiny option) dead unless the party spends a point."""
@@ -359,6 +517,8 @@ class Battle:
                 )
         self._set_status(fighter, UNCONSCIOUS)
         self._ever_down.add(fighter.name)
+        if fighter.ridden_by is not None:
+            throw_off(self, fighter.ridden_by, "mount fell", check=True)
         if self.log is not None:
             self.emit(
                 "knocked_out", target=fighter.name, cause=cause,
@@ -388,6 +548,14 @@ class Battle:
             if self.log is not None:
                 self.emit("effect_started", target=member.name, effect="broken")
 
+    def set_unconscious(self, fighter: Fighter) -> None:
+        """Unconscious with HP left (a serious wound): out of the fight until it wakes."""
+        self._set_status(fighter, UNCONSCIOUS)
+
+    def wake(self, fighter: Fighter) -> None:
+        """Back in the fight after a knock-out that left it HP."""
+        self._set_status(fighter, ACTIVE)
+
     def _set_status(self, fighter: Fighter, status: str) -> None:
         """Change a status, keeping ``able``, the per-side counts and caches in step."""
         was, now = fighter.status == ACTIVE, status == ACTIVE
@@ -395,10 +563,12 @@ class Battle:
         fighter.able = now
         if was == now:
             return
+        self._enemies.clear()
+        if not fighter.counts:
+            return  # a mount: its state never decides victory
         before = self._able[fighter.side]
         self._able[fighter.side] = after = before + (1 if now else -1)
         self._standing += (after > 0) - (before > 0)
-        self._enemies.clear()
 
     def able_enemies(self, fighter: Fighter) -> list[Fighter]:
         """Able members of every other side, in listed order (cached until a status changes)."""

@@ -44,6 +44,11 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "turn_skipped": ("actor",),
     "spirit_lost": ("target", "amount", "source", "spirit_before", "spirit_after"),
     "group_check_resolved": ("what", "members", "successes", "failures", "success"),
+    "scripted": ("do", "targets"),
+    "characteristic_lost": ("target", "characteristic", "amount", "cause"),
+    "fatigue_gained": ("actor", "amount", "fatigue", "reason"),
+    "stood_up": ("actor",),
+    "rescued": ("actor", "target"),
 }
 
 

@@ -6,6 +6,8 @@ during one battle (HP, positions, pools) lives in ``sim.state``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 
 from sim.dice import Dice
@@ -31,6 +33,11 @@ class Weapon:
     fire: bool = False
     poison: bool = False
     area: bool = False
+    psy: int = 0  # > 0: a spell, costing this much PSY (then unhealable HP) per cast
+
+    @property
+    def is_spell(self) -> bool:
+        return self.psy > 0
 
     @property
     def reach(self) -> float:
@@ -65,6 +72,13 @@ class Combatant:
     movement: float = HUMAN_MOVEMENT_M
     group: str = ""  # the scenario entry it came from: `count: 6` goblins share one group
     tactics: Tactics | None = None  # overrides the side's tactics
+    # d100 (seed 002)
+    characteristics: Mapping[str, int] = attrs.field(factory=dict, eq=False)
+    skills: Mapping[str, int] = attrs.field(factory=dict, eq=False)
+    psy: int = 0
+    load: float = 0.0  # kg carried: over force / 2 + 20, each started 5 kg is 1 fatigue
+    mount: str | None = None  # the name of the combatant it rides
+    rider: str | None = None  # for a mount: the name of who rides it
     # Derived once here rather than in every battle (see __attrs_post_init__).
     effective_attack_threshold: int = attrs.field(init=False, eq=False, repr=False)
     effective_defense_threshold: int = attrs.field(init=False, eq=False, repr=False)
@@ -112,6 +126,36 @@ class Options:
     destiny_points: int = 0  # > 0 turns on lethal 0 HP with that many saves for the party
     spirit: bool = False
     outnumbered_at: int = 3
+    attacks_per_turn: int | None = None  # d100: cap on attacks in one turn (None: no cap)
+
+
+HAZARD_KINDS = ("water", "smoke", "fire")
+ESCAPES = ("move", "none")
+TIMELINE_ACTIONS = ("ignite", "poison", "expose", "explode", "fall")
+
+
+@attrs.frozen
+class Hazard:
+    """A zone some combatants start in: water or smoke (asphyxia) or fire."""
+
+    kind: str
+    members: tuple[str, ...]
+    zone: str = ""
+    escape: str = "move"  # move: one move leaves the zone; none: only a rescue (water, smoke)
+
+
+@attrs.frozen
+class Scripted:
+    """A timeline entry: something happens to some combatants at the start of a round."""
+
+    round: int
+    do: str
+    targets: tuple[str, ...] = ()  # names; empty with ``side``: every member of that side
+    side: str | None = None
+    damage: Dice | None = None  # explode (default 3d6+4)
+    height: float = 0.0  # fall, in metres
+    kind: str = "water"  # expose: water or smoke
+    escape: str = "move"  # expose
 
 
 @attrs.frozen
@@ -133,6 +177,8 @@ class Scenario:
     distance: float = 0.0
     surprise: Surprise | None = None
     options: Options = Options()
+    hazards: tuple[Hazard, ...] = ()
+    timeline: tuple[Scripted, ...] = ()
     path: str = ""
     sha256: str = ""
 

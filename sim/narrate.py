@@ -31,6 +31,8 @@ def _initiative(e: Event) -> str:
 
 
 def _check(e: Event) -> str:
+    if e.get("system") == "d100":
+        return _roll_under(e)
     dice = ",".join(str(d) for d in e["dice"])
     adv = {1: " with advantage", -1: " with disadvantage"}.get(e.get("advantage", 0), "")
     verdict = e["degree"].replace("_", " ")
@@ -39,8 +41,20 @@ def _check(e: Event) -> str:
             f" = {e['total']} vs {e['target']}{hero}: {verdict}.")
 
 
+def _roll_under(e: Event) -> str:
+    """d100: the roll against the score with its modifiers."""
+    adv = {1: " with advantage", -1: " with disadvantage"}.get(e.get("advantage", 0), "")
+    rolls = "/".join(str(d) for d in e["dice"])
+    mods = f" {_signed(e['modifier'])}" if e["modifier"] else ""
+    score = e.get("score", e["target"] - e["modifier"])
+    return (f"  {e['actor']} rolls {e['purpose']}{adv}: {rolls}, needs {e['target']} or less"
+            f" ({score}{mods}): {e['degree'].replace('_', ' ')}.")
+
+
 def _attack(e: Event) -> str:
-    how = "hits" if e["hit"] else "misses"
+    how = "hits" if e["hit"] else "is parried" if e.get("defended") else "misses"
+    if e.get("fumble"):
+        how = "fumbles"
     tags = [t for t in ("surprise", "outnumbered") if e.get(t)]
     tag = f" ({', '.join(tags)})" if tags else ""
     return f"{e['actor']} attacks {e['target']} with {e['weapon']}{tag} and {how}."
@@ -78,8 +92,8 @@ NARRATORS: dict[str, Callable[[Event], str]] = {
     "knocked_out": lambda e: f"  ** {e['target']} is knocked out.",
     "died": lambda e: f"  ** {e['target']} dies ({e['cause']}).",
     "fled": lambda e: f"  {e['target']} flees.",
-    "moved": lambda e: (f"{e['actor']} moves {abs(e['x_after'] - e['x_before']):g} m"
-                        f" toward {e['toward']}."),
+    "moved": lambda e: (f"{e['actor']} {'runs' if e.get('run') else 'moves'}"
+                        f" {abs(e['x_after'] - e['x_before']):g} m toward {e['toward']}."),
     "turn_skipped": lambda e: f"{e['actor']} loses the turn.",
     "effect_started": lambda e: f"  {e['target']} is now {e['effect']}.",
     "effect_ended": lambda e: f"  {e['target']} is no longer {e['effect']}.",
@@ -90,6 +104,12 @@ NARRATORS: dict[str, Callable[[Event], str]] = {
     "morale_changed": lambda e: (f"  {e['actor']} morale {_signed(e['delta'])} ({e['reason']}),"
                                  f" now {e['tokens']}."),
     "battle_ended": _battle_ended,
+    "scripted": lambda e: f"** Scripted: {e['do']} ({', '.join(e['targets']) or 'nobody'}).",
+    "characteristic_lost": lambda e: (f"  {e['target']} loses {e['amount']} {e['characteristic']}"
+                                      f" ({e['cause']})."),
+    "fatigue_gained": lambda e: f"  {e['actor']} tires ({e['reason']}): fatigue {e['fatigue']}.",
+    "stood_up": lambda e: f"{e['actor']} stands up.",
+    "rescued": lambda e: f"{e['actor']} pulls {e['target']} out.",
 }
 
 

@@ -21,11 +21,16 @@ import attrs
 from sim import dice
 from sim.errors import DiceError, Problem, ScenarioError
 from sim.model import (
+    ESCAPES,
+    HAZARD_KINDS,
     RULE_SYSTEMS,
     TARGET_POLICIES,
+    TIMELINE_ACTIONS,
     Combatant,
+    Hazard,
     Options,
     Scenario,
+    Scripted,
     Side,
     Surprise,
     Tactics,
@@ -33,7 +38,7 @@ from sim.model import (
 )
 from sim.yamlsrc import Path, Source, format_path, load_yaml, shorten
 
-IMPLEMENTED_SYSTEMS = ("d20",)
+IMPLEMENTED_SYSTEMS = ("d20", "d100")
 MAX_NAME = 80
 MAX_COUNT = 100
 MAX_COMBATANTS = 500
@@ -52,9 +57,10 @@ INVALID: Any = _Invalid()
 class Checker:
     """Validates plain YAML data of one Source, collecting Problems."""
 
-    def __init__(self, source: Source, problems: list[Problem]) -> None:
+    def __init__(self, source: Source, problems: list[Problem], rules: str = "d20") -> None:
         self.source = source
         self.problems = problems
+        self.rules = rules  # which system's stat keys are allowed
 
     def fail(self, path: Path, message: str, at_key: bool = False) -> Any:
         """Record a problem and return INVALID."""
@@ -189,6 +195,7 @@ def _weapon_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
         "fire": c.boolean,
         "poison": c.boolean,
         "area": c.boolean,
+        "psy": lambda v, p: c.integer(v, p, 0, 100),
         "description": lambda v, p: c.text(v, p, 2000),
     }
 
@@ -205,8 +212,27 @@ def _tactics(c: Checker, value: object, path: Path) -> Any:
     return INVALID if fields is INVALID else Tactics(**fields)
 
 
-def stat_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
-    """The keys of a d20 stat block (bestiary entry or scenario member)."""
+D100_CHARACTERISTICS = ("physique", "mental", "social", "force")
+
+
+def _scores(c: Checker, value: object, path: Path, names: tuple[str, ...] | None) -> Any:
+    """A mapping of name -> score on 0..100 (``names``: the only keys allowed, if given)."""
+    if not isinstance(value, dict):
+        return c.fail(path, f"must be a mapping of name: score (got {shorten(value)})")
+    out: dict[str, int] = {}
+    for key, score in value.items():
+        if not isinstance(key, str) or (names is not None and key not in names):
+            hint = _did_you_mean(key, names or ())
+            c.fail((*path, key), f"unknown key {shorten(key)}{hint}", at_key=True)
+            continue
+        checked = c.integer(score, (*path, key), 0, 100)
+        if checked is not INVALID:
+            out[key] = checked
+    return out if len(out) == len(value) else INVALID
+
+
+def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, Path], Any]]:
+    """The keys of a stat block (bestiary entry or scenario member) of ``c.rules``."""
 
     def weapons(value: object, path: Path) -> Any:
         items = c.sequence(value, path)
@@ -215,11 +241,28 @@ def stat_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
         out = [_weapon(c, item, (*path, i)) for i, item in enumerate(items)]
         return INVALID if INVALID in out else tuple(out)
 
-    return {
+    common: dict[str, Callable[[object, Path], Any]] = {
         "name": c.text,
         "level": lambda v, p: c.integer(v, p, 0, 30),
         "hp": lambda v, p: c.dice(v, p, lo=1),
         "armor": lambda v, p: c.integer(v, p, 0, 30),
+        "weapons": weapons,
+        "movement": lambda v, p: c.number(v, p, 0, 1000),
+        "tactics": lambda v, p: _tactics(c, v, p),
+        "description": lambda v, p: c.text(v, p, 2000),
+    }
+    if c.rules == "d100":
+        d100: dict[str, Callable[[object, Path], Any]] = {
+            "characteristics": lambda v, p: _scores(c, v, p, D100_CHARACTERISTICS),
+            "skills": lambda v, p: _scores(c, v, p, None),
+            "psy": lambda v, p: c.integer(v, p, 0, 1000),
+            "load": lambda v, p: c.number(v, p, 0, 1000),
+        }
+        if mount:
+            d100["mount"] = lambda v, p: _mount(c, v, p)
+        return {**common, **d100}
+    return {
+        **common,
         "attack_threshold": lambda v, p: c.integer(v, p, 0, 60),
         "defense_threshold": lambda v, p: c.integer(v, p, 0, 60),
         "heroism": lambda v, p: c.integer(v, p, 0, 50),
@@ -227,11 +270,13 @@ def stat_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
         "gifts": c.names,
         "terror": lambda v, p: c.dice(v, p, lo=0),
         "spirit": lambda v, p: c.dice(v, p, lo=0),
-        "weapons": weapons,
-        "movement": lambda v, p: c.number(v, p, 0, 1000),
-        "tactics": lambda v, p: _tactics(c, v, p),
-        "description": lambda v, p: c.text(v, p, 2000),
     }
+
+
+def _mount(c: Checker, value: object, path: Path) -> Any:
+    """``mount: {use: warhorse, ...overrides}`` or an inline stat block (a mount rides nothing)."""
+    table = {**stat_fields(c, mount=False), "use": c.text}
+    return c.mapping(value, path, table)
 
 
 # -- bestiary ----------------------------------------------------------------------
@@ -275,6 +320,7 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
     rules = _validate_header(c, data, RULE_SYSTEMS)
     if rules is INVALID:
         return {}
+    c.rules = rules
     assert isinstance(data, dict)
     for key in data:
         if key not in ("rules", "creatures", "description"):
@@ -358,12 +404,73 @@ def _options(c: Checker, value: object, path: Path) -> Any:
         "destiny_points": lambda v, p: c.integer(v, p, 0, 100),
         "spirit": c.boolean,
         "outnumbered_at": lambda v, p: c.integer(v, p, 1, 100),
+        "attacks_per_turn": lambda v, p: c.integer(v, p, 1, 100),
     })
     if fields is INVALID:
         return INVALID
     if fields.get("morale"):
         return c.fail((*path, "morale"), "morale is not implemented yet (it comes with the 2d10 system)")
     return Options(**fields)
+
+
+def _hazards(c: Checker, value: object, path: Path) -> Any:
+    items = c.sequence(value, path)
+    if items is INVALID:
+        return INVALID
+    out = []
+    for i, item in enumerate(items):
+        fields = c.mapping(item, (*path, i), {
+            "kind": lambda v, p: c.choice(v, p, HAZARD_KINDS),
+            "zone": c.text,
+            "members": c.names,
+            "escape": lambda v, p: c.choice(v, p, ESCAPES),
+        }, required=("kind", "members"))
+        out.append(INVALID if fields is INVALID else Hazard(**fields))
+    return INVALID if INVALID in out else tuple(out)
+
+
+def _timeline(c: Checker, value: object, path: Path) -> Any:
+    items = c.sequence(value, path)
+    if items is INVALID:
+        return INVALID
+    out = []
+    for i, item in enumerate(items):
+        where = (*path, i)
+        fields = c.mapping(item, where, {
+            "round": lambda v, p: c.integer(v, p, 1, 10_000),
+            "do": lambda v, p: c.choice(v, p, TIMELINE_ACTIONS),
+            "targets": c.names,
+            "side": c.text,
+            "damage": lambda v, p: c.dice(v, p, lo=0),
+            "height": lambda v, p: c.number(v, p, 0, 10_000),
+            "kind": lambda v, p: c.choice(v, p, ("water", "smoke")),
+            "escape": lambda v, p: c.choice(v, p, ESCAPES),
+        }, required=("round", "do"))
+        if fields is not INVALID and ("targets" in fields) == ("side" in fields):
+            fields = c.fail(where, "needs either 'targets' (a list of names) or 'side'")
+        if fields is not INVALID and fields["do"] == "fall" and "height" not in fields:
+            fields = c.fail(where, "a fall needs a 'height' in metres")
+        out.append(INVALID if fields is INVALID else Scripted(**fields))
+    return INVALID if INVALID in out else tuple(out)
+
+
+def _check_names(c: Checker, data: dict, fields: dict[str, Any]) -> None:
+    """Names in hazards and the timeline must be combatants (and sides) of the scenario."""
+    sides = fields.get("sides")
+    if not isinstance(sides, list):
+        return
+    names = tuple(m.name for side in sides for m in side.members)
+    side_names = tuple(side.name for side in sides)
+    for key in ("hazards", "timeline"):
+        for i, entry in enumerate(fields.get(key) or ()):
+            for j, name in enumerate(getattr(entry, "members", None) or getattr(entry, "targets", ())):
+                if name not in names:
+                    field = "members" if key == "hazards" else "targets"
+                    c.fail((key, i, field, j), f"no combatant named {shorten(name)}"
+                           f"{_did_you_mean(name, names)}")
+            side = getattr(entry, "side", None)
+            if side is not None and side not in side_names:
+                c.fail((key, i, "side"), f"no side named {shorten(side)}{_did_you_mean(side, side_names)}")
 
 
 def _surprise(c: Checker, value: object, path: Path) -> Any:
@@ -394,6 +501,22 @@ class _Member:
     fields: dict[str, Any]
     path: Path
     count: int
+    mount: dict[str, Any] | None = None  # the resolved fields of its mount
+
+
+def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str, Entry] | None
+             ) -> Any:
+    """Merge ``use:`` (a bestiary entry) under the given keys; INVALID when it cannot."""
+    use = fields.pop("use", None)
+    if use is None:
+        return fields
+    entry = None if bestiary is None else bestiary.get(use)
+    if entry is None:
+        hint = _did_you_mean(use, tuple(bestiary or ()))
+        return c.fail((*path, "use"), f"no bestiary entry '{use}'{hint}")
+    if entry.fields is INVALID:
+        return INVALID  # its own problems were reported in the bestiary
+    return {"name": use, **entry.fields, **fields}
 
 
 def _member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | None) -> Any:
@@ -403,36 +526,45 @@ def _member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | 
     fields = c.mapping(value, path, fields_table)
     if fields is INVALID:
         return INVALID
-    merged: dict[str, Any] = {}
-    use = fields.pop("use", None)
-    if use is not None:
-        entry = None if bestiary is None else bestiary.get(use)
-        if entry is None:
-            hint = _did_you_mean(use, tuple(bestiary or ()))
-            return c.fail((*path, "use"), f"no bestiary entry '{use}'{hint}")
-        if entry.fields is INVALID:
-            return INVALID
-        merged = {"name": use, **entry.fields}
     count = fields.pop("count", 1)
-    merged.update(fields)
+    use = fields.get("use")
+    merged = _resolve(c, fields, path, bestiary)
+    if merged is INVALID:
+        return INVALID
     for key in ("name", "hp"):
         if key not in merged:
             c.fail(path, f"missing required key '{key}'" + (" (and no 'use:')" if use is None else ""))
     if "name" not in merged or "hp" not in merged:
         return INVALID
-    return _Member(merged, path, count)
+    mount = None
+    if "mount" in merged:
+        mount_path = (*path, "mount")
+        mount = _resolve(c, dict(merged.pop("mount")), mount_path, bestiary)
+        if mount is INVALID:
+            return INVALID
+        if "hp" not in mount:
+            return c.fail(mount_path, "missing required key 'hp' (and no 'use:')")
+    return _Member(merged, path, count, mount)
 
 
 def _expand(members: list[_Member], side: str) -> list[tuple[Combatant, Path]]:
-    """Build specs; ``count: N`` names them ``NAME 1`` .. ``NAME N``."""
+    """Build specs; ``count: N`` names them ``NAME 1`` .. ``NAME N``; a mount follows its rider."""
     out: list[tuple[Combatant, Path]] = []
     for m in members:
         base = m.fields["name"]
         fields = {k: v for k, v in m.fields.items() if k not in ("description",)}
         for i in range(1, m.count + 1):
             name = f"{base} {i}" if m.count > 1 else base
-            spec = Combatant(**{**fields, "name": name, "side": side, "group": base})
+            mount_name = None
+            if m.mount is not None:
+                mount_name = f"{m.mount.get('name', 'mount')} of {name}"
+            spec = Combatant(**{**fields, "name": name, "side": side, "group": base,
+                                "mount": mount_name})
             out.append((spec, m.path))
+            if m.mount is not None:
+                mount_fields = {k: v for k, v in m.mount.items() if k not in ("description", "name")}
+                out.append((Combatant(**{**mount_fields, "name": mount_name, "side": side,
+                                         "group": mount_name, "rider": name}), (*m.path, "mount")))
     return out
 
 
@@ -505,6 +637,7 @@ def load_scenario(
     if rules not in IMPLEMENTED_SYSTEMS:
         c.fail(("rules",), _not_implemented(rules))
         raise ScenarioError(problems)
+    c.rules = rules
     bestiary = load_bestiary(bestiary_dirs(path, bestiary_extra), rules, problems)
     surprise = _surprise(c, data["surprise"], ("surprise",)) if "surprise" in data else None
     if isinstance(surprise, Surprise):
@@ -517,16 +650,19 @@ def load_scenario(
         "surprise": lambda v, p: surprise,
         "options": lambda v, p: _options(c, v, p),
         "sides": lambda v, p: _sides(c, v, bestiary),
-        "hazards": lambda v, p: c.fail(p, "hazards are not implemented yet (they come with d100)"),
-        "timeline": lambda v, p: c.fail(p, "timeline is not implemented yet (it comes with d100)"),
+        "hazards": lambda v, p: _hazards(c, v, p),
+        "timeline": lambda v, p: _timeline(c, v, p),
         "description": lambda v, p: c.text(v, p, 5000),
     }, required=("name", "sides"))
+    if fields is not INVALID:
+        _check_names(c, data, fields)
     if fields is INVALID or problems:
         raise ScenarioError(_in_file_order(problems))
     return Scenario(
         name=fields["name"], rules=rules, sides=tuple(fields["sides"]),
         max_rounds=fields.get("max_rounds", 100), distance=fields.get("distance", 0.0),
         surprise=surprise, options=fields.get("options", Options()),
+        hazards=fields.get("hazards", ()), timeline=fields.get("timeline", ()),
         path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
     )
 

@@ -31,24 +31,34 @@ class Fighter:
         "attacked_by",
         "attacked_round",
         "cause",
+        "counts",
         "defense_threshold",
         "effects",
+        "fatigue",
+        "fire_damage",
         "heroism",
         "hp",
         "index",
         "max_hp",
         "max_spirit",
+        "mounted_on",
         "name",
         "party",
         "policy",
+        "prone",
+        "psy",
         "reach",
+        "ridden_by",
         "saved",
         "side",
         "side_spec",
         "skip_turns",
+        "social_lost",
         "spec",
         "spirit",
         "status",
+        "unhealable",
+        "weakened",
         "weapon_at_hand",
         "x",
     )
@@ -83,6 +93,17 @@ class Fighter:
         self.weapon_at_hand = spec.weapon_at_hand
         self.attack_threshold = spec.effective_attack_threshold
         self.defense_threshold = spec.effective_defense_threshold
+        # d100 (seed 002) state.
+        self.counts = spec.rider is None  # mounts do not decide victory
+        self.fatigue = 0  # each point is -5 on physical checks
+        self.weakened = False  # after a serious wound: -20 on every check
+        self.psy = spec.psy
+        self.unhealable = 0  # HP paid for spells
+        self.prone = False  # fallen (from a mount): standing up costs a half-action
+        self.mounted_on: Fighter | None = None  # the mount it rides
+        self.ridden_by: Fighter | None = None  # for a mount: its rider, while mounted
+        self.fire_damage = 0  # fire damage taken this battle
+        self.social_lost = 0  # social lost to fire (once)
 
     @property
     def conscious(self) -> bool:

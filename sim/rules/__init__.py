@@ -12,17 +12,20 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import attrs
 
+from sim.dice import roll_die
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from sim.engine import Battle
-    from sim.model import Weapon
+    from sim.model import Options, Weapon
     from sim.state import Fighter
 
 CRITICAL_FAILURE = "critical_failure"
 FAILURE = "failure"
 SUCCESS = "success"
 CRITICAL_SUCCESS = "critical_success"
+GROUP_TIE_SUCCESS = 4  # a tied group action succeeds on 4+ (RULES.md §3, seed 003)
 
 
 def combine_advantage(*sources: int) -> int:
@@ -57,6 +60,8 @@ class AttackResult(NamedTuple):
     hit: bool
     critical: bool = False  # an extra-damage hit (d20: +1d4; d100: armor-piercing)
     damage_bonus: int = 0  # flat damage added on a hit (d20: the heroism d6)
+    defended: bool = False  # hit, then parried or dodged (d100)
+    ends_turn: bool = False  # a fumble (d100 critical failure) ends the attacker's turn
 
 
 class DamageResult(NamedTuple):
@@ -79,9 +84,14 @@ class ActionEconomy:
     max_moves: int
     max_attacks: int
     move_after_attack: bool = True  # d20 is "move, then a single attack": False
+    run_cost: int | None = None  # d100: run (2 x Movement) is a full action
+    spell_cost: int = 2
+    stand_cost: int = 1  # standing up after a fall
 
     def cost_of(self, weapon: Weapon) -> int:
         """Half-actions an attack with this weapon uses."""
+        if weapon.psy:
+            return self.spell_cost
         if weapon.range is not None:
             return self.ranged_cost
         return self.two_handed_cost if weapon.hands >= 2 else self.attack_cost
@@ -91,7 +101,11 @@ class RuleSystem(Protocol):
     """What the engine needs from a resolution system."""
 
     name: str
-    economy: ActionEconomy
+    outnumbering: bool  # whether the outnumbered rule of seed 003 applies
+
+    def economy_for(self, options: Options) -> ActionEconomy:
+        """The action economy of a turn under these options."""
+        ...
 
     def scale(self, percent: int) -> int:
         """Convert a d100-percent modifier into this system's units, rounding toward zero."""
@@ -116,6 +130,14 @@ class RuleSystem(Protocol):
         """Roll the damage of a hit, armor included, never below 0."""
         ...
 
+    def absorb(self, target: Fighter, amount: int) -> int:
+        """What armor leaves of ``amount`` (an explosion, say); never below 0."""
+        ...
+
+    def after_damage(self, battle: Battle, target: Fighter, amount: int) -> None:
+        """Whatever one instance of damage triggers (d100: a serious wound)."""
+        ...
+
     def prepare(self, battle: Battle, fighter: Fighter) -> None:
         """Roll the per-battle pools this system gives a fighter (after its HP)."""
         ...
@@ -129,15 +151,38 @@ class RuleSystem(Protocol):
         ...
 
 
+def majority_check(
+    battle: Battle, members: Sequence[Fighter], what: str,
+    check: Callable[[Fighter], CheckResult], tie_die: int,
+) -> bool:
+    """Group action: a majority of successes; a tie rolls 1d``tie_die``, 4+ succeeds."""
+    successes = sum(check(m).success for m in members)
+    failures = len(members) - successes
+    tie_roll = None
+    if successes == failures:
+        tie_roll = roll_die(battle.rng, tie_die)
+        success = tie_roll >= GROUP_TIE_SUCCESS
+    else:
+        success = successes > failures
+    if battle.log is not None:
+        battle.emit(
+            "group_check_resolved", what=what, members=[m.name for m in members],
+            successes=successes, failures=failures, tie_roll=tie_roll, success=success,
+        )
+    return success
+
+
 _SYSTEMS: dict[str, RuleSystem] = {}
 
 
 def system_for(name: str) -> RuleSystem:
     """The rule system a scenario names (systems are stateless: one instance each)."""
     if not _SYSTEMS:
-        from sim.rules.d20 import D20  # imported late: d20 imports this module
+        # Imported late: the systems import this module.
+        from sim.rules.d20 import D20
+        from sim.rules.d100 import D100
 
-        _SYSTEMS["d20"] = D20()
+        _SYSTEMS.update({"d20": D20(), "d100": D100()})
     try:
         return _SYSTEMS[name]
     except KeyError:

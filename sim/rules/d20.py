@@ -14,13 +14,14 @@ from sim.rules import (
     AttackResult,
     CheckResult,
     DamageResult,
+    majority_check,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from sim.engine import Battle
-    from sim.model import Weapon
+    from sim.model import Options, Weapon
     from sim.state import Fighter
 
 STANDARD_TARGET = 16  # "1d20 + niveau du personnage > 16"
@@ -29,7 +30,6 @@ MOVEMENT_ART_TRAINING = 6
 CRITICAL_MARGIN = 10  # margin >= 10 (or <= -10) is a critical, whatever the die
 HEROISM_DIE = 6
 EXTRA_DAMAGE_DIE = 4  # the +1d4 of a surprise attack or a critical
-GROUP_TIE_SUCCESS = 4  # a tied group action succeeds on 4+ of 1d6 (1d8 with the gift)
 INITIATIVE_GIFT = "initiative"
 MISS = AttackResult(False)  # shared: a miss carries nothing
 
@@ -123,6 +123,7 @@ class D20:
     """Seed 003: checks, player-facing attack and defense rolls, heroism, spirit and terror."""
 
     name = "d20"
+    outnumbering = True
     # "move, then a single attack": two slots, at most one move and one attack.
     economy = ActionEconomy(
         budget=2, move_cost=1, attack_cost=1, two_handed_cost=1, ranged_cost=1,
@@ -222,18 +223,16 @@ class D20:
 
     def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
         """Group action: a majority of successes; a tie rolls 1d6 (1d8 with the gift), 4+."""
-        successes = sum(self.check(battle, m, what).success for m in members)
-        failures = len(members) - successes
-        tie_roll = None
-        if successes == failures:
-            die = 8 if any(m.spec.has_gift(INITIATIVE_GIFT) for m in members) else 6
-            tie_roll = roll_die(battle.rng, die)
-            success = tie_roll >= GROUP_TIE_SUCCESS
-        else:
-            success = successes > failures
-        if battle.log is not None:
-            battle.emit(
-                "group_check_resolved", what=what, members=[m.name for m in members],
-                successes=successes, failures=failures, tie_roll=tie_roll, success=success,
-            )
-        return success
+        die = 8 if any(m.spec.has_gift(INITIATIVE_GIFT) for m in members) else 6
+        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), die)
+
+    def economy_for(self, options: Options) -> ActionEconomy:
+        """Always the same: move, then one attack."""
+        return self.economy
+
+    def absorb(self, target: Fighter, amount: int) -> int:
+        """Armor feeds the defense roll in this system; it never reduces damage."""
+        return amount
+
+    def after_damage(self, battle: Battle, target: Fighter, amount: int) -> None:
+        """Nothing: the d20 system has no serious wounds."""

@@ -1,0 +1,191 @@
+"""The d100 system of seed 002 (RULES.md §1, §3): roll under a skill, criticals, wounds, fatigue."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from sim.dice import roll_die
+from sim.rules import (
+    CRITICAL_FAILURE,
+    CRITICAL_SUCCESS,
+    FAILURE,
+    SUCCESS,
+    ActionEconomy,
+    AttackResult,
+    CheckResult,
+    DamageResult,
+    majority_check,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sim.engine import Battle
+    from sim.model import Options, Weapon
+    from sim.state import Fighter
+
+CRITICAL_SUCCESS_MAX = 5  # 01-05: always a critical success
+CRITICAL_FAILURE_MIN = 96  # 96-100: always a critical failure
+UNSKILLED = -20  # no skill: the characteristic - 20
+FATIGUE_PENALTY = 5  # per fatigue point, on physical checks
+WEAKENED_PENALTY = 20  # on every check, after a serious wound
+DEFAULT_CHARACTERISTIC = 50  # a characteristic the stat block leaves out
+CHARACTERISTICS = ("physique", "mental", "social", "force")
+PHYSICAL = frozenset({"physique", "force"})
+# The characteristic an unskilled check falls back on; anything else is physical.
+MENTAL_SKILLS = frozenset({"magic", "spells", "lore", "medicine", "memory", "perception",
+                           "observation", "willpower"})
+SOCIAL_SKILLS = frozenset({"persuasion", "intimidation", "deception", "sagacity", "speech",
+                           "leadership"})
+MISS = AttackResult(False)
+FUMBLE = AttackResult(False, ends_turn=True)
+PARRIED = AttackResult(False, defended=True)
+DEFENSE = "defense"
+RIDING = "riding"
+
+
+def characteristic(who: Fighter, name: str) -> int:
+    """A characteristic's current value (fire may have cost some social)."""
+    value = who.spec.characteristics.get(name, DEFAULT_CHARACTERISTIC)
+    return value - who.social_lost if name == "social" else value
+
+
+def base_of(what: str) -> str:
+    """The characteristic a skill falls back on when the fighter lacks it."""
+    if what in CHARACTERISTICS:
+        return what
+    if what in MENTAL_SKILLS:
+        return "mental"
+    return "social" if what in SOCIAL_SKILLS else "physique"
+
+
+def score_of(who: Fighter, what: str) -> tuple[int, bool]:
+    """The score a check rolls under, and whether the check is physical (fatigue counts)."""
+    base = base_of(what)
+    physical = base in PHYSICAL
+    skills = who.spec.skills
+    if what in skills:
+        return skills[what], physical
+    if what in CHARACTERISTICS:
+        return characteristic(who, what), physical
+    return characteristic(who, base) + UNSKILLED, physical
+
+
+def _degree(roll: int, success: bool) -> str:
+    if roll <= CRITICAL_SUCCESS_MAX:
+        return CRITICAL_SUCCESS
+    if roll >= CRITICAL_FAILURE_MIN:
+        return CRITICAL_FAILURE
+    return SUCCESS if success else FAILURE
+
+
+class D100:
+    """Seed 002: roll-under checks, defense rolls, armor, criticals, fatigue, serious wounds."""
+
+    name = "d100"
+    outnumbering = False  # a seed-003 rule
+
+    def economy_for(self, options: Options) -> ActionEconomy:
+        """One action or two half-actions; ``attacks_per_turn`` caps attacks."""
+        return ActionEconomy(
+            budget=2, move_cost=1, attack_cost=1, two_handed_cost=2, ranged_cost=2,
+            max_moves=2, max_attacks=options.attacks_per_turn or 2, move_after_attack=True,
+            run_cost=2, spell_cost=2, stand_cost=1,
+        )
+
+    def scale(self, percent: int) -> int:
+        """The seeds write modifiers in d100 percent: unchanged."""
+        return percent
+
+    def check(
+        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+    ) -> CheckResult:
+        """1d100 under score + modifiers; 01-05 and 96-100 are criticals whatever the target.
+
+        Fatigue costs 5 a point on physical checks; weakened costs 20 on every check.
+        Advantage rolls twice and keeps the better (lower) roll.
+        """
+        score, physical = score_of(who, what)
+        if physical:
+            modifier -= FATIGUE_PENALTY * who.fatigue
+        if who.weakened:
+            modifier -= WEAKENED_PENALTY
+        target = score + modifier
+        first = roll_die(battle.rng, 100)
+        if advantage:
+            second = roll_die(battle.rng, 100)
+            dice: tuple[int, ...] = (first, second)
+            roll = min(first, second) if advantage > 0 else max(first, second)
+        else:
+            dice, roll = (first,), first
+        degree = _degree(roll, roll <= target)
+        success = degree in (SUCCESS, CRITICAL_SUCCESS)
+        margin = target - roll
+        if battle.log is not None:
+            battle.emit(
+                "check_rolled", actor=who.name, purpose=what, system="d100", dice=list(dice),
+                kept=roll, advantage=advantage, modifier=modifier, total=roll, target=target,
+                success=success, degree=degree, margin=margin, score=score,
+            )
+        return CheckResult(dice, roll, modifier, roll, target, success, margin, degree)
+
+    def attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+    ) -> AttackResult:
+        """Roll under the weapon skill; a hit may be parried or dodged once, unless critical.
+
+        A two-handed weapon costs 1 fatigue; a fumble (critical failure) ends the turn.
+        """
+        skill = weapon.skill or ("ranged" if weapon.range is not None else "melee")
+        check = self.check(battle, attacker, skill, 0, advantage)
+        if weapon.hands >= 2:
+            battle.tire(attacker, 1, "two-handed weapon")
+        if check.degree == CRITICAL_FAILURE:
+            return FUMBLE
+        if not check.success:
+            return MISS
+        critical = check.degree == CRITICAL_SUCCESS
+        if not critical and target.able and self.check(battle, target, DEFENSE).success:
+            return PARRIED
+        return AttackResult(True, critical)
+
+    def damage(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        attack: AttackResult,
+    ) -> DamageResult:
+        """Weapon dice + bonuses - armor, never below 0; a critical hit pierces armor."""
+        amount, dice = weapon.damage.roll_dice(battle.rng)
+        amount += weapon.bonus + attack.damage_bonus
+        piercing = weapon.armor_piercing or attack.critical
+        if not piercing:
+            amount -= target.spec.armor
+        return DamageResult(max(0, amount), dice, piercing)
+
+    def absorb(self, target: Fighter, amount: int) -> int:
+        """Armor absorbs its value of any damage that is not armor-piercing."""
+        return max(0, amount - target.spec.armor)
+
+    def after_damage(self, battle: Battle, target: Fighter, amount: int) -> None:
+        """Serious wound: one instance of at least half the maximum HP, still conscious:
+        physique check; failure, unconscious 1d4 rounds, then weakened."""
+        if amount * 2 < target.max_hp or not target.able or target.hp == 0:
+            return
+        if not self.check(battle, target, "physique").success:
+            from sim.effects import KnockedOut  # effects import the rule systems' results
+
+            KnockedOut(battle, target, roll_die(battle.rng, 4)).start()
+
+    def prepare(self, battle: Battle, fighter: Fighter) -> None:
+        """Encumbrance: over force / 2 + 20 kg, each started 5 kg is 1 fatigue."""
+        capacity = characteristic(fighter, "force") / 2 + 20
+        over = fighter.spec.load - capacity
+        if over > 0:
+            fighter.fatigue += math.ceil(over / 5)
+
+    def round_started(self, battle: Battle) -> None:
+        """Nothing happens at the start of a d100 round."""
+
+    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
+        """A majority of successes; a tie rolls 1d6, 4+ (the seed-003 rule, for want of one)."""
+        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), 6)

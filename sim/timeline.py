@@ -1,0 +1,47 @@
+"""The scenario's scripted timeline: ignite, poison, expose, explode, fall at a given round."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sim import dice
+from sim.effects import explode, expose, fall, ignite, poison
+
+if TYPE_CHECKING:
+    from sim.engine import Battle
+    from sim.model import Scripted
+    from sim.state import Fighter
+
+DEFAULT_EXPLOSION = dice.parse("3d6+4")  # "un bricolage artisanal avec de la poudre noire"
+
+
+def targets_of(battle: Battle, entry: Scripted) -> list[Fighter]:
+    """The fighters an entry names, or every member of its side, still on the field."""
+    if entry.side is not None:
+        chosen = [f for f in battle.fighters if f.side == entry.side]
+    else:
+        wanted = set(entry.targets)
+        chosen = [f for f in battle.fighters if f.name in wanted]
+    return [f for f in chosen if f.present]
+
+
+def run_timeline(battle: Battle, number: int) -> None:
+    """Play this round's entries, in listed order, at the start of the round."""
+    for entry in battle.scenario.timeline:
+        if entry.round != number:
+            continue
+        targets = targets_of(battle, entry)
+        if battle.log is not None:
+            battle.emit("scripted", do=entry.do, targets=[f.name for f in targets])
+        if entry.do == "explode":
+            explode(battle, targets, entry.damage or DEFAULT_EXPLOSION)
+            continue
+        for target in targets:
+            if entry.do == "ignite":
+                ignite(battle, target, None)
+            elif entry.do == "poison":
+                poison(battle, target, None)
+            elif entry.do == "expose":
+                expose(battle, target, entry.kind, entry.escape)
+            elif entry.do == "fall":
+                fall(battle, target, entry.height)
