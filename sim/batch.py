@@ -73,7 +73,7 @@ class LogPlan:
             count = text.removeprefix("sample:")
             if count.isdigit() and int(count) > 0:
                 return cls("sample", max(1, -(-n // int(count))))
-        msg = f"--logs: must be none, all or sample:N with N > 0 (got {text[:40]!r})"
+        msg = f"sim batch: --logs: must be none, all or sample:N with N > 0 (got {text[:40]!r})"
         raise InputError(msg)
 
 
@@ -321,14 +321,20 @@ class RunFolder:
         return self.path / PARTS / f"part-{number:06d}.parquet"
 
     def read_manifest(self) -> dict[str, Any]:
+        """The run's manifest, checked key by key: a hand-edited one is an input error."""
+        where = f"{self.manifest_path}:0:0"
         try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            msg = f"{self.path}: not a batch run folder (no {MANIFEST})"
+            msg = f"{self.path}:0:0: (run folder): not a batch run folder (no {MANIFEST})"
             raise InputError(msg) from None
         except (OSError, ValueError) as exc:
-            msg = f"{self.manifest_path}: unreadable manifest ({exc})"
+            msg = f"{where}: (document): unreadable manifest ({exc})"
             raise InputError(msg) from exc
+        problem = _manifest_problem(manifest)
+        if problem:
+            raise InputError(f"{where}: {problem}")
+        return manifest
 
     def completed_parts(self) -> int:
         """How many chunks are safely on disk: the unbroken prefix part-0, part-1..."""
@@ -341,9 +347,20 @@ class RunFolder:
         write_atomic(self.part_path(number), data)
 
     def read_part(self, number: int) -> Any:
+        """A finished chunk's rows; a damaged part file is an input error, not a crash."""
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        return pq.read_table(self.part_path(number))
+        path = self.part_path(number)
+        try:
+            table = pq.read_table(path)
+        except (OSError, pa.ArrowException) as exc:
+            msg = f"{path}:0:0: (part): unreadable ({exc}); delete it and --resume redoes it"
+            raise InputError(msg) from exc
+        if not table.schema.equals(_parquet_schema()):
+            msg = f"{path}:0:0: (part): not a part of this program; delete it and --resume"
+            raise InputError(msg)
+        return table
 
     def merge_parts(self, count: int) -> None:
         """Stream every part into battles.parquet (one part in memory at a time)."""
@@ -361,6 +378,28 @@ class RunFolder:
             self.part_path(number).unlink(missing_ok=True)
         with contextlib.suppress(OSError):
             (self.path / PARTS).rmdir()
+
+
+_MANIFEST_KEYS: dict[str, tuple[type, ...]] = {
+    "n": (int,), "seed": (int,), "chunk": (int,), "precision": (float, int, type(None)),
+    "logs": (str,), "scenario_path": (str,), "scenario_sha256": (str,),
+    "resolved_sha256": (str,), "bestiary": (list,), "status": (str,),
+}
+
+
+def _manifest_problem(manifest: object) -> str | None:
+    """What is wrong with a manifest's shape (None when nothing is)."""
+    if not isinstance(manifest, dict):
+        return "(document): must be a JSON object"
+    for key, types in _MANIFEST_KEYS.items():
+        value = manifest.get(key)
+        if key not in manifest or isinstance(value, bool) or not isinstance(value, types):
+            return f"{key}: missing or of the wrong type (got {str(value)[:40]!r})"
+    if manifest["n"] < 1 or manifest["chunk"] < 1 or manifest["seed"] < 0:
+        return "n, chunk and seed: must be positive"
+    if not all(isinstance(folder, str) for folder in manifest["bestiary"]):
+        return "bestiary: must be a list of folders"
+    return None
 
 
 # -- the batch -----------------------------------------------------------------------------
@@ -388,7 +427,8 @@ def versions() -> dict[str, str]:
     return found
 
 
-def new_manifest(scenario: Scenario, spec: BatchSpec, argv: Sequence[str]) -> dict[str, Any]:
+def new_manifest(scenario: Scenario, spec: BatchSpec, argv: Sequence[str],
+                 bestiary: Sequence[pathlib.Path] = ()) -> dict[str, Any]:
     return {
         "schema": 1,
         "command": ["sim", *argv],
@@ -396,6 +436,8 @@ def new_manifest(scenario: Scenario, spec: BatchSpec, argv: Sequence[str]) -> di
         "scenario": scenario.name,
         "scenario_path": os.path.abspath(scenario.path),
         "scenario_sha256": scenario.sha256,
+        "resolved_sha256": scenario.resolved_sha256,  # bestiary entries included
+        "bestiary": [os.path.abspath(folder) for folder in bestiary],
         "rules": scenario.rules,
         "seed": spec.seed,
         "n": spec.n,
@@ -485,7 +527,7 @@ class Batch:
         next_chunk = first_chunk
         results = self.runner(self._tasks(first_chunk, plan), self.window)
         try:
-            for result in results:
+            for result in results:  # in the order workers finish
                 waiting[result.start // self.spec.chunk] = result
                 while next_chunk in waiting:
                     ready = waiting.pop(next_chunk)
@@ -496,8 +538,7 @@ class Batch:
         finally:
             close = getattr(results, "close", None)
             if close is not None:
-                close()
-            manifest["battles_done"] = self.aggregate.battles
+                close()  # cancels what is still in flight
 
     def _store(self, result: ChunkResult, number: int) -> None:
         if result.logs:
@@ -524,7 +565,8 @@ def default_workers() -> int:
                else (os.cpu_count() or 1))
 
 
-def start_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, argv: Sequence[str]) -> RunFolder:
+def start_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, argv: Sequence[str],
+              bestiary: Sequence[pathlib.Path] = ()) -> RunFolder:
     """Create a new run folder with its manifest; refuses to overwrite an existing run."""
     if (folder / MANIFEST).exists():
         msg = f"{folder}: a run already exists there; finish it with --resume {folder} or pick another --out"
@@ -535,8 +577,28 @@ def start_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, argv: S
         msg = f"{folder}: cannot create the run folder ({exc.strerror})"
         raise InputError(msg) from exc
     run = RunFolder(folder)
-    write_json(run.manifest_path, new_manifest(scenario, spec, argv))
+    write_json(run.manifest_path, new_manifest(scenario, spec, argv, bestiary))
     return run
+
+
+def load_run_scenario(folder: RunFolder, manifest: dict[str, Any]) -> Scenario:
+    """The run's scenario, resolved with the run's bestiary folders, as it was at the start.
+
+    A scenario or bestiary changed since would give other battles: an input error.
+    """
+    from sim.scenario import load_scenario
+
+    path = pathlib.Path(manifest["scenario_path"])
+    bestiary = tuple(pathlib.Path(folder) for folder in manifest["bestiary"])
+    scenario = load_scenario(path, bestiary)
+    if scenario.sha256 != manifest["scenario_sha256"]:
+        msg = f"{path}:0:0: (document): the scenario changed since the run began (SHA-256 differs)"
+        raise InputError(msg)
+    if scenario.resolved_sha256 != manifest["resolved_sha256"]:
+        msg = (f"{path}:0:0: (document): a bestiary entry it uses changed since the run began"
+               f" (searched: {', '.join(manifest['bestiary']) or 'the default folders'})")
+        raise InputError(msg)
+    return scenario
 
 
 def spec_from_manifest(manifest: dict[str, Any]) -> BatchSpec:

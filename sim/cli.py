@@ -19,6 +19,7 @@ from sim.batch import (
     RunFolder,
     default_out,
     default_workers,
+    load_run_scenario,
     make_runner,
     spec_from_manifest,
     start_run,
@@ -26,8 +27,9 @@ from sim.batch import (
     write_json,
 )
 from sim.engine import run_battle
-from sim.errors import EngineError, InputError, ScenarioError
+from sim.errors import InputError, ScenarioError
 from sim.events import write_jsonl
+from sim.model import Scenario
 from sim.narrate import narrate
 from sim.replay import read_log, regenerate
 from sim.report import print_summary
@@ -55,10 +57,6 @@ def _positive(text: str) -> int:
         msg = f"must be at least 1 (got {value})"
         raise argparse.ArgumentTypeError(msg)
     return value
-
-
-def _index(text: str) -> int:
-    return _seed(text)
 
 
 def _fraction(text: str) -> float:
@@ -98,13 +96,13 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
     batch.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK, help=argparse.SUPPRESS)
     batch.add_argument("--resume", type=pathlib.Path, metavar="RUN_DIR",
-                       help="finish an interrupted run")
+                       help="finish an interrupted run, with the settings it began with")
     batch.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     batch.add_argument("--bestiary", type=pathlib.Path, action="append", default=[])
 
     replay = commands.add_parser("replay", help="replay a logged battle or battle I of a batch")
     replay.add_argument("source", type=pathlib.Path, help="LOG.jsonl or RUN_DIR")
-    replay.add_argument("--battle", type=_index, help="battle index in RUN_DIR")
+    replay.add_argument("--battle", type=_seed, help="battle index in RUN_DIR")
     replay.add_argument("--log", help="print the event log to '-' (or write it to PATH)")
     replay.add_argument("--no-interactive", action="store_true", help="print the narration")
 
@@ -168,25 +166,42 @@ def _progress_bar(enabled: bool):
                     transient=True)
 
 
-def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    _check_bestiary_dirs(args.bestiary)
+def _show_summary(summary: dict, folder: RunFolder, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        print_summary(summary)
+        print(f"run folder: {folder.path}")
+
+
+def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
+                   ) -> tuple[RunFolder, Scenario, BatchSpec] | dict:
+    """A new run folder, or the run to resume (with the run's own settings: -n, --seed,
+    --logs and --precision are those it began with). A finished run gives its summary."""
     if args.resume is not None:
         folder = RunFolder(args.resume)
         manifest = folder.read_manifest()
-        spec = spec_from_manifest(manifest)
-        scenario = load_scenario(pathlib.Path(manifest["scenario_path"]), tuple(args.bestiary))
-        if scenario.sha256 != manifest["scenario_sha256"]:
-            msg = f"{scenario.path}: the scenario changed since the run began; cannot resume"
-            raise InputError(msg)
-    else:
-        if args.scenario is None:
-            raise InputError("sim batch: give a SCENARIO (or --resume RUN_DIR)")
-        scenario = load_scenario(args.scenario, tuple(args.bestiary))
-        spec = BatchSpec(n=args.n, seed=args.seed, chunk=min(args.chunk, args.n),
-                         precision=args.precision, logs=args.logs)
-        LogPlan.parse(spec.logs, spec.n)  # reject a bad --logs before creating anything
-        out = args.out or default_out(args.scenario, args.seed)
-        folder = start_run(out, scenario, spec, argv)
+        summary_path = folder.path / "summary.json"
+        if manifest["status"] == "complete" and summary_path.exists():
+            return json.loads(summary_path.read_text(encoding="utf-8"))
+        return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)
+    if args.scenario is None:
+        raise InputError("sim batch: give a SCENARIO (or --resume RUN_DIR)")
+    scenario = load_scenario(args.scenario, tuple(args.bestiary))
+    spec = BatchSpec(n=args.n, seed=args.seed, chunk=min(args.chunk, args.n),
+                     precision=args.precision, logs=args.logs)
+    LogPlan.parse(spec.logs, spec.n)  # reject a bad --logs before creating anything
+    out = args.out or default_out(args.scenario, args.seed)
+    return start_run(out, scenario, spec, argv, args.bestiary), scenario, spec
+
+
+def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    _check_bestiary_dirs(args.bestiary)
+    prepared = _prepare_batch(args, argv)
+    if isinstance(prepared, dict):  # --resume of a finished run: nothing left to do
+        _show_summary(prepared, RunFolder(args.resume), args.json)
+        return EXIT_OK
+    folder, scenario, spec = prepared
     workers = args.workers or default_workers()
     runner = make_runner(args.executor, workers, args.scheduler)
     bar = _progress_bar(not args.no_progress)
@@ -206,18 +221,14 @@ def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
         print(f"interrupted after {batch.aggregate.battles} battles; finish with:"
               f" sim batch --resume {folder.path}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    if args.json:
-        print(json.dumps(summary, ensure_ascii=False))
-    else:
-        print_summary(summary)
-        print(f"run folder: {folder.path}")
+    _show_summary(summary, folder, args.json)
     return EXIT_OK
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     if args.source.is_dir():
         if args.battle is None:
-            raise InputError("sim replay RUN_DIR: say which battle with --battle I")
+            raise InputError("sim replay: RUN_DIR: say which battle with --battle I")
         events = regenerate(args.source, args.battle)
     else:
         events = read_log(args.source, args.battle)
@@ -260,6 +271,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     except BrokenPipeError:
         return EXIT_OK  # `sim run ... | head`: the reader left; nothing is lost
-    except (EngineError, Exception):
+    except Exception:  # the last line of defence: a bug, exit 1
         print(f"sim: internal error, please report it:\n{traceback.format_exc()}", file=sys.stderr)
         return EXIT_INTERNAL

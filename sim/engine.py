@@ -2,7 +2,7 @@
 
 One ``Battle`` is one fight with its own ``random.Random(seed)``. It does no
 I/O: events are plain dicts appended to ``log`` when a log is asked for, and
-not even built otherwise (every ``emit`` sits behind ``if self.log``).
+not even built otherwise (every emit sits behind ``if self.log is not None``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ import simpy
 from sim import __version__
 from sim.dice import roll_die
 from sim.effects import ESCAPABLE, Asphyxiating, expose, ignite, poison, throw_off
-from sim.model import MELEE_REACH_M
+from sim.model import INITIATIVE_GIFT, MELEE_REACH_M
 from sim.rules import system_for
-from sim.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
+from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
+from sim.stats import FighterRow
 from sim.tactics import approach_gap, choose_target, choose_weapon
 from sim.timeline import run_timeline
 
@@ -29,48 +30,21 @@ if TYPE_CHECKING:
     from sim.rules import AttackResult, RuleSystem
 
 SCHEMA = 1
-INITIATIVE_GIFT = "initiative"
 INITIATIVE_WINS_ON = 4  # 4-6 on the d6: the party acts first
-
-
-@attrs.frozen
-class FighterOutcome:
-    """How one combatant ended a battle."""
-
-    name: str
-    side: str
-    hp: int
-    max_hp: int
-    status: str  # active | unconscious | dead | fled | broken
-    cause: str | None  # cause of death (or of the knock-out it survived)
-    knocked_out: bool  # reached 0 HP at some point and survived
-
-
-# How one combatant ended, as batches store it: (hp, status, cause of death, knocked_out).
-FighterRow = tuple[int, str, "str | None", bool]
 
 
 @attrs.frozen
 class BattleOutcome:
     """The result of one battle, small enough to aggregate by the thousand.
 
-    ``rows`` holds one plain tuple per combatant (cheap to build and to send
-    between processes); ``fighters`` dresses them as FighterOutcome on demand.
+    ``rows`` holds one plain tuple per combatant, in scenario order: cheap to
+    build and to send between processes.
     """
 
     seed: int
     winner: str | None
     rounds: int
-    names: tuple[tuple[str, str, int], ...]  # (name, side, max_hp) per combatant
     rows: tuple[FighterRow, ...]
-
-    @property
-    def fighters(self) -> tuple[FighterOutcome, ...]:
-        return tuple(
-            FighterOutcome(name, side, hp, max_hp, status, cause, knocked_out)
-            for (name, side, max_hp), (hp, status, cause, knocked_out)
-            in zip(self.names, self.rows, strict=True)
-        )
 
 
 class Battle:
@@ -118,8 +92,10 @@ class Battle:
     def _setup(self) -> None:
         """Roll HP (then the system's pools) for each combatant in listed order."""
         distance = self.scenario.distance
-        for side in self.scenario.sides:
-            x = 0.0 if side.party else distance
+        sides = self.scenario.sides
+        home = next((s for s in sides if s.party), sides[0])  # the party, else the first side
+        for side in sides:
+            x = 0.0 if side is home else distance
             for spec in side.members:
                 hp = max(1, spec.hp.roll(self.rng))
                 fighter = Fighter(spec, side, len(self.fighters), hp, x)
@@ -130,8 +106,7 @@ class Battle:
         self._standing = sum(1 for count in self._able.values() if count > 0)
         self._by_side = {side.name: [f for f in self.fighters if f.side == side.name]
                          for side in self.scenario.sides}
-        sides = self.scenario.sides
-        self._roller = roller = next((s for s in sides if s.party), sides[0])  # rolls initiative
+        self._roller = roller = home  # rolls initiative
         self._gifted = [f for f in self._by_side[roller.name] if f.spec.has_gift(INITIATIVE_GIFT)]
         # The two possible turn orders: the rolling side first, or the others (in listed order).
         others = [f for side in sides if side is not roller for f in self._by_side[side.name]]
@@ -375,10 +350,6 @@ class Battle:
             self.emit("moved", actor=fighter.name, toward=target.name, x_before=before,
                       x_after=fighter.x, **({"run": True} if run else {}))
 
-    def is_surprise_attack(self, attacker: Fighter) -> bool:
-        """An attack made by the surprising side during the surprise round."""
-        return attacker.side == self.surprising
-
     def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> bool:
         """One attack: the system resolves hit and damage; the engine applies it.
 
@@ -502,28 +473,27 @@ class Battle:
             self.rules.after_damage(self, target, amount)
 
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
-        """At 0 HP: unconscious, or (destiny option) dead unless the party spends a point."""
+        """At 0 HP: unconscious, or (destiny option) dead unless the party spends a point.
+        A mount that drops throws its rider."""
         fighter.cause = cause
-        if self.scenario.options.destiny_points > 0:
-            if not (fighter.party and self.destiny_left > 0):
-                self.kill(fighter, cause)
-                return
-            self.destiny_left -= 1
-            fighter.saved = True
+        # Destiny points save party members, not their horses.
+        saved = fighter.party and fighter.counts and self.destiny_left > 0
+        if self.scenario.options.destiny_points > 0 and not saved:
+            self.kill(fighter, cause)
+        else:
+            if self.scenario.options.destiny_points > 0:
+                self.destiny_left -= 1
+                fighter.saved = True
+                if self.log is not None:
+                    self.emit("resource_spent", actor=fighter.name, resource="destiny", amount=1,
+                              left=self.destiny_left)
+            self._set_status(fighter, UNCONSCIOUS)
+            self._ever_down.add(fighter.name)
             if self.log is not None:
-                self.emit(
-                    "resource_spent", actor=fighter.name, resource="destiny", amount=1,
-                    left=self.destiny_left,
-                )
-        self._set_status(fighter, UNCONSCIOUS)
-        self._ever_down.add(fighter.name)
+                self.emit("knocked_out", target=fighter.name, cause=cause,
+                          source=None if source is None else source.name)
         if fighter.ridden_by is not None:
             throw_off(self, fighter.ridden_by, "mount fell", check=True)
-        if self.log is not None:
-            self.emit(
-                "knocked_out", target=fighter.name, cause=cause,
-                source=None if source is None else source.name,
-            )
 
     def kill(self, fighter: Fighter, cause: str | None) -> None:
         """The fighter dies now; its ongoing effects end with it."""
@@ -601,19 +571,18 @@ class Battle:
                 self.kill(fighter, fighter.cause)
         if self.log is not None:
             names = {status: [f.name for f in self.fighters if f.status == status]
-                     for status in (DEAD, UNCONSCIOUS, BROKEN, "fled")}
+                     for status in (DEAD, UNCONSCIOUS, BROKEN, FLED)}
             self.emit(
                 "battle_ended", winner=winner, rounds=self.round,
                 survivors=[f.name for f in self.fighters if f.status != DEAD],
                 dead=names[DEAD], knocked_out=names[UNCONSCIOUS], broken=names[BROKEN],
-                fled=names["fled"],
+                fled=names[FLED],
             )
 
     def _outcome(self) -> BattleOutcome:
         down = self._ever_down
         return BattleOutcome(
             self.seed, self.winner, self.round,
-            tuple((f.name, f.side, f.max_hp) for f in self.fighters),
             tuple(
                 (f.hp, f.status, f.cause if f.status == DEAD else None,
                  f.status != DEAD and f.name in down)

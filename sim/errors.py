@@ -4,9 +4,10 @@
 
     SimError                    base of everything this package raises on purpose
      +-- InputError             bad input from a user: the CLI exits 2, no traceback
-     |    +-- DiceError         dice notation that does not parse or is over the limits
-     |    +-- ScenarioError     one or more Problems found in scenario / bestiary files
-     +-- EngineError            a state the engine should never reach: the CLI exits 1
+          +-- DiceError         dice notation that does not parse or is over the limits
+          +-- ScenarioError     one or more Problems found in scenario / bestiary files
+
+Anything else that escapes is a bug: the CLI prints it with its traceback and exits 1.
 
 Errors are translated at the boundary: code that catches a library's exception
 raises one of these ``from`` it, so the CLI only has to know this tree.
@@ -53,7 +54,3 @@ class ScenarioError(InputError):
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
-
-
-class EngineError(SimError):
-    """A state the engine should never reach: a bug, reported with exit code 1."""

@@ -146,9 +146,9 @@ def read_jsonl(lines: Iterable[str]) -> Iterator[dict]:
         try:
             event = json.loads(line)
         except json.JSONDecodeError as exc:
-            msg = f"line {number}: not JSON ({exc.msg})"
+            msg = f"{number}:{exc.colno}: (line): not JSON ({exc.msg})"
             raise ValueError(msg) from exc
-        if not isinstance(event, dict) or "event" not in event:
-            msg = f"line {number}: not an event object"
+        if not isinstance(event, dict) or not isinstance(event.get("event"), str):
+            msg = f"{number}:1: (line): not an event object"
             raise ValueError(msg)
         yield event

@@ -6,6 +6,7 @@ during one battle (HP, positions, pools) lives in ``sim.state``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 
 import attrs
@@ -16,6 +17,7 @@ RULE_SYSTEMS = ("d20", "d100", "2d10", "d10")
 TARGET_POLICIES = ("random", "weakest", "strongest", "focus")
 MELEE_REACH_M = 2.0  # RULES.md §2: melee needs a gap of at most 2 m
 HUMAN_MOVEMENT_M = 8.0  # RULES.md §2: 8 m per move
+INITIATIVE_GIFT = "initiative"  # the gift that rolls 1d8 for initiative and group ties
 
 
 @attrs.frozen
@@ -181,6 +183,14 @@ class Scenario:
     timeline: tuple[Scripted, ...] = ()
     path: str = ""
     sha256: str = ""
+
+    @property
+    def resolved_sha256(self) -> str:
+        """SHA-256 of everything a battle depends on, bestiary entries included: a run
+        can tell whether its scenario *or its bestiary* changed since."""
+        content = (self.name, self.rules, self.sides, self.max_rounds, self.distance,
+                   self.surprise, self.options, self.hazards, self.timeline)
+        return hashlib.sha256(repr(content).encode()).hexdigest()
 
     @property
     def combatants(self) -> tuple[Combatant, ...]:

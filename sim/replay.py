@@ -2,33 +2,22 @@
 
 from __future__ import annotations
 
-import hashlib
 import pathlib
 
-from sim.batch import RunFolder, battle_seed
+from sim.batch import RunFolder, battle_seed, load_run_scenario
 from sim.engine import run_battle
 from sim.errors import InputError
-from sim.events import read_jsonl
-from sim.scenario import load_scenario
+from sim.events import missing_fields, read_jsonl
 
 
 def regenerate(run_dir: pathlib.Path, index: int) -> list[dict]:
     """The full event log of battle ``index`` of a batch, replayed from its seed alone."""
-    manifest = RunFolder(run_dir).read_manifest()
+    folder = RunFolder(run_dir)
+    manifest = folder.read_manifest()
     if not 0 <= index < manifest["n"]:
-        msg = f"--battle: the run has battles 0 to {manifest['n'] - 1} (got {index})"
+        msg = f"sim replay: --battle: the run has battles 0 to {manifest['n'] - 1} (got {index})"
         raise InputError(msg)
-    scenario_path = pathlib.Path(manifest["scenario_path"])
-    try:
-        digest = hashlib.sha256(scenario_path.read_bytes()).hexdigest()
-    except OSError as exc:
-        msg = f"{scenario_path}: the run's scenario cannot be read ({exc.strerror})"
-        raise InputError(msg) from exc
-    if digest != manifest["scenario_sha256"]:
-        msg = (f"{scenario_path}: the scenario changed since the run (SHA-256 differs): "
-               "its battles can no longer be regenerated")
-        raise InputError(msg)
-    scenario = load_scenario(scenario_path)
+    scenario = load_run_scenario(folder, manifest)
     master = manifest["seed"]
     _, events = run_battle(scenario, battle_seed(master, index), log=True,
                            batch={"seed": master, "index": index})
@@ -45,22 +34,48 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
         with open(path, encoding="utf-8") as handle:
             events = list(read_jsonl(handle))
     except OSError as exc:
-        msg = f"{path}:0:0: cannot read ({exc.strerror})"
+        msg = f"{path}:0:0: (document): cannot read ({exc.strerror})"
         raise InputError(msg) from exc
-    except (ValueError, UnicodeDecodeError) as exc:
-        msg = f"{path}: {exc}"
+    except UnicodeDecodeError as exc:
+        msg = f"{path}:0:0: (document): not UTF-8 ({exc.reason})"
         raise InputError(msg) from exc
+    except ValueError as exc:  # read_jsonl says which line
+        msg = f"{path}:{exc}"
+        raise InputError(msg) from exc
+    for number, event in enumerate(events, start=1):
+        problem = event_problem(event)
+        if problem:
+            raise InputError(f"{path}:{number}:1: {event.get('event', '(event)')}: {problem}")
     battles = split_battles(events)
     if battle is None:
         if len(battles) != 1:
-            msg = f"{path}: holds {len(battles)} battles; pick one with --battle I"
+            msg = f"{path}:0:0: (document): holds {len(battles)} battles; pick one with --battle I"
             raise InputError(msg)
         return battles[0]
     for events in battles:
-        if events[0].get("batch", {}).get("index") == battle:
+        batch = events[0].get("batch")
+        if isinstance(batch, dict) and batch.get("index") == battle:
             return events
-    msg = f"{path}: no battle {battle} in this log"
+    msg = f"{path}:0:0: (document): no battle {battle} in this log"
     raise InputError(msg)
+
+
+def event_problem(event: dict) -> str | None:
+    """Why an event cannot be replayed: a required field missing or of the wrong shape."""
+    missing = missing_fields(event)
+    if missing:
+        return f"missing field(s) {', '.join(missing)}"
+    if not isinstance(event["round"], int) or not isinstance(event["t"], int | float):
+        return "round must be an integer and t a number"
+    if event["event"] == "battle_started":
+        combatants = event["combatants"]
+        if not (isinstance(combatants, list) and all(isinstance(c, dict) for c in combatants)):
+            return "combatants must be a list of objects"
+        if "batch" in event and not isinstance(event["batch"], dict):
+            return "batch must be an object"
+    if event["event"] == "check_rolled" and not isinstance(event["dice"], list):
+        return "dice must be a list"
+    return None
 
 
 def split_battles(events: list[dict]) -> list[list[dict]]:

@@ -9,7 +9,6 @@ reported there, a bad entry in the bestiary is reported in the bestiary.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import math
 import os
 import pathlib
@@ -87,7 +86,10 @@ class Checker:
 
     def number(self, value: object, path: Path, lo: float, hi: float) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return self.fail(path, f"must be a number (got {shorten(value)})")
+            hint = ""
+            if isinstance(value, str) and _looks_numeric(value):
+                hint = " (YAML reads 1e5 as text: write 100000 or 1.0e+5)"
+            return self.fail(path, f"must be a number (got {shorten(value)}){hint}")
         if not math.isfinite(value) or not lo <= value <= hi:
             return self.fail(path, f"must be between {lo:g} and {hi:g} (got {shorten(value)})")
         return float(value)
@@ -167,6 +169,14 @@ ALIASES = {
     "creature": "creatures", "monsters": "creatures", "bestiary": "creatures",
     "side": "sides", "member": "members", "tactic": "tactics", "option": "options",
 }
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _did_you_mean(got: object, choices: tuple[str, ...]) -> str:
@@ -269,7 +279,7 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
         "aspects": c.names,
         "gifts": c.names,
         "terror": lambda v, p: c.dice(v, p, lo=0),
-        "spirit": lambda v, p: c.dice(v, p, lo=0),
+        "spirit": lambda v, p: c.dice(v, p, lo=1),
     }
 
 
@@ -486,7 +496,8 @@ def _check_surprise(c: Checker, data: dict, surprise: Surprise) -> None:
     raw_sides = data.get("sides")
     if not isinstance(raw_sides, list):
         return  # the sides themselves are reported
-    names = tuple(s["name"] for s in raw_sides if isinstance(s, dict) and isinstance(s.get("name"), str))
+    names = tuple(s["name"].strip() for s in raw_sides
+                  if isinstance(s, dict) and isinstance(s.get("name"), str))
     if surprise.side in names:
         return
     path: Path = ("surprise", "side") if isinstance(data.get("surprise"), dict) else ("surprise",)
@@ -663,7 +674,7 @@ def load_scenario(
         max_rounds=fields.get("max_rounds", 100), distance=fields.get("distance", 0.0),
         surprise=surprise, options=fields.get("options", Options()),
         hazards=fields.get("hazards", ()), timeline=fields.get("timeline", ()),
-        path=str(path), sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        path=str(path), sha256=source.sha256,
     )
 
 

@@ -12,7 +12,8 @@ import attrs
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 # One battle as workers send it: (index, seed, winner, rounds, fighters), where each
-# fighter is (hp, status, cause, knocked_out) in the scenario's combatant order.
+# fighter is (final hp, status, cause of death or None, knocked out and survived),
+# in the scenario's combatant order.
 FighterRow = tuple[int, str, str | None, bool]
 BattleRow = tuple[int, int, str | None, int, tuple[FighterRow, ...]]
 
@@ -122,11 +123,6 @@ class Aggregate:
             mine.knocked_out += theirs.knocked_out
             mine.causes.update(theirs.causes)
             mine.hp_left.update(theirs.hp_left)
-
-    def empty_copy(self) -> Aggregate:
-        """A fresh aggregate for the same roster."""
-        roster = [(c.name, c.side) for c in self.combatants]
-        return Aggregate.for_roster(roster, self.sides, self.party)
 
     def headline_halfwidth(self) -> float:
         """The widest half-interval among win rates and TPK: what --precision watches."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import hashlib
 import pathlib
 import re
 from typing import Protocol, cast
@@ -52,6 +53,7 @@ class Source:
     data: object
     marks: dict[Path, Mark]
     key_marks: dict[Path, Mark]
+    sha256: str = ""  # of the very bytes parsed (so a hash never describes other bytes)
 
     def mark(self, path: Path) -> Mark:
         """The mark of ``path``, or of its nearest ancestor that has one."""
@@ -144,7 +146,8 @@ def load_yaml_text(text: str | bytes, display: str) -> Source:
     data = builder.build_document(root)
     if builder.problems:
         raise ScenarioError(builder.problems)
-    return Source(display, data, builder.marks, builder.key_marks)
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    return Source(display, data, builder.marks, builder.key_marks, hashlib.sha256(raw).hexdigest())
 
 
 def _decode(raw: bytes, display: str) -> str:

@@ -186,7 +186,9 @@ class TestUnconsciousAndDeath:
         assert a.status == "unconscious" and b.log[-1]["knocked_out"] == ["A"]
         assert b.log[-1]["dead"] == ["M"]
         outcome = b._outcome()
-        assert outcome.fighters[0].knocked_out and outcome.fighters[0].status == "unconscious"
+        hp, status, cause, knocked_out = outcome.rows[0]
+        assert hp == 0
+        assert knocked_out and status == "unconscious" and cause is None
 
     def test_unconscious_not_targeted(self) -> None:
         """An unconscious combatant is not targeted by the default tactics."""

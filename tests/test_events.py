@@ -79,20 +79,39 @@ class TestContract:
                 assert not missing_fields(event), (event, missing_fields(event))
                 assert isinstance(event["round"], int) and isinstance(event["t"], float)
                 if event["event"] == "check_rolled":
-                    assert event["system"] == "d20"
-                    assert event["kept"] in event["dice"]
-                    if len(event["dice"]) == 2:
-                        pick = max if event["advantage"] > 0 else min
-                        assert event["kept"] == pick(event["dice"])
-                    assert event["kept"] + event["modifier"] == event["total"]
-                    assert event["success"] is (event["total"] > event["target"])
-                    assert event["margin"] == event["total"] - event["target"]
+                    check_obeys_its_rule(event)
 
     def test_names_unique_in_battle(self) -> None:
         """Combatant names are unique in a battle (count: N gives 'ghoul 1'...)."""
         events = list(read_jsonl(io.StringIO(log_text(GOLDEN / "skirmish.yaml", 1))))
         names = [c["name"] for c in events[0]["combatants"]]
         assert names == ["Aria", "Brom", "ghoul 1", "ghoul 2", "ghoul 3"]
+
+
+def check_obeys_its_rule(event: dict) -> None:
+    """RULES.md §1 for the system named in a check_rolled event."""
+    assert event["kept"] in event["dice"]
+    if event["system"] == "d20":  # roll over: kept + modifier = total > target
+        if len(event["dice"]) == 2:
+            pick = max if event["advantage"] > 0 else min
+            assert event["kept"] == pick(event["dice"])
+        assert event["kept"] + event["modifier"] == event["total"]
+        assert event["success"] is (event["total"] > event["target"])
+        assert event["margin"] == event["total"] - event["target"]
+    elif event["system"] == "d100":  # roll under: total is the roll; 01-05 and 96-100 decide
+        if len(event["dice"]) == 2:
+            pick = min if event["advantage"] > 0 else max
+            assert event["kept"] == pick(event["dice"])
+        roll = event["total"]
+        assert roll == event["kept"] and 1 <= roll <= 100
+        assert event["score"] + event["modifier"] == event["target"]
+        expected = roll <= 5 or (roll < 96 and roll <= event["target"])
+        assert event["success"] is expected
+        assert event["margin"] == event["target"] - roll
+        critical = roll <= 5 or roll >= 96
+        assert event["degree"].startswith("critical") is critical
+    else:
+        raise AssertionError(f"unknown system {event['system']!r}")
 
 
 class TestWriter:
@@ -120,5 +139,5 @@ class TestWriter:
 
     def test_reader_rejects_garbage(self) -> None:
         """The reader names the line that is not an event."""
-        with pytest.raises(ValueError, match="line 2"):
+        with pytest.raises(ValueError, match=r"^2:2: \(line\): not JSON"):
             list(read_jsonl(['{"event": "a", "round": 0, "t": 0.0}', "{oops"]))

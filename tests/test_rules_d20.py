@@ -388,16 +388,17 @@ class TestSpiritAndTerror:
         assert b._decided() and b.winner == "monsters"
         assert "Hero" not in b.log[-1]["dead"] and b.log[-1]["broken"] == ["Hero"]
 
-    def test_one_sight_per_group(self) -> None:
-        """Convention: the creatures of one scenario entry (count: N) frighten once."""
+    def test_each_creature_frightens(self) -> None:
+        """Terror: each terror creature frightens each party member (three ghouls, three checks
+        each); creatures without terror frighten nobody."""
         ghouls = [fighter(f"ghoul {i}", terror=dice.parse(1)) for i in (1, 2, 3)]
-        ghouls = [attrs.evolve(g, group="ghoul") for g in ghouls]
-        b = battle(scenario(side("heroes", fighter("Hero", spirit=dice.parse(50)), party=True),
-                            side("ghouls", *ghouls), spirit=True))
+        b = battle(scenario(side("heroes", fighter("A", spirit=dice.parse(50)),
+                                 fighter("B", spirit=dice.parse(50)), party=True),
+                            side("ghouls", *ghouls, fighter("rat")), spirit=True))
         b.round = 1
         D20_RULES.round_started(b)
-        terror = [e for e in b.log if e["event"] == "check_rolled" and e["purpose"] == "terror"]
-        assert len(terror) == 1
+        terror = [e["actor"] for e in b.log if e["event"] == "check_rolled" and e["purpose"] == "terror"]
+        assert terror == ["A", "B"] * 3
 
 
 class TestHitPoints:

@@ -28,13 +28,6 @@ CRITICAL_SUCCESS = "critical_success"
 GROUP_TIE_SUCCESS = 4  # a tied group action succeeds on 4+ (RULES.md §3, seed 003)
 
 
-def combine_advantage(*sources: int) -> int:
-    """+1, 0 or -1 from any number of sources: advantage and disadvantage cancel."""
-    favoured = any(s > 0 for s in sources)
-    hindered = any(s < 0 for s in sources)
-    return int(favoured) - int(hindered)
-
-
 # The three result records below are NamedTuples rather than frozen attrs classes:
 # one is built on every roll, and a frozen attrs instance costs three times as much
 # to create (measured: 1.5 us against 0.5 us). They are just as immutable.
@@ -127,7 +120,7 @@ class RuleSystem(Protocol):
         self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
         attack: AttackResult,
     ) -> DamageResult:
-        """Roll the damage of a hit, armor included, never below 0."""
+        """Roll the damage of a hit (minus armor where the system says so), never below 0."""
         ...
 
     def absorb(self, target: Fighter, amount: int) -> int:
@@ -188,10 +181,3 @@ def system_for(name: str) -> RuleSystem:
     except KeyError:
         msg = f"rule system {name!r} is not implemented yet (available: {', '.join(_SYSTEMS)})"
         raise NotImplementedError(msg) from None
-
-
-def degree_of(success: bool, critical: bool) -> str:
-    """The degree word for a success flag and a critical flag."""
-    if success:
-        return CRITICAL_SUCCESS if critical else SUCCESS
-    return CRITICAL_FAILURE if critical else FAILURE

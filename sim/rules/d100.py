@@ -137,7 +137,8 @@ class D100:
 
         A two-handed weapon costs 1 fatigue; a fumble (critical failure) ends the turn.
         """
-        skill = weapon.skill or ("ranged" if weapon.range is not None else "melee")
+        skill = weapon.skill or ("magic" if weapon.psy else "ranged" if weapon.range is not None
+                                 else "melee")
         check = self.check(battle, attacker, skill, 0, advantage)
         if weapon.hands >= 2:
             battle.tire(attacker, 1, "two-handed weapon")

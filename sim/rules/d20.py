@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sim.dice import roll_die
+from sim.model import INITIATIVE_GIFT
 from sim.rules import (
     CRITICAL_FAILURE,
     CRITICAL_SUCCESS,
@@ -30,7 +31,6 @@ MOVEMENT_ART_TRAINING = 6
 CRITICAL_MARGIN = 10  # margin >= 10 (or <= -10) is a critical, whatever the die
 HEROISM_DIE = 6
 EXTRA_DAMAGE_DIE = 4  # the +1d4 of a surprise attack or a critical
-INITIATIVE_GIFT = "initiative"
 MISS = AttackResult(False)  # shared: a miss carries nothing
 
 
@@ -204,18 +204,12 @@ class D20:
             self._terror(battle)
 
     def _terror(self, battle: Battle) -> None:
-        """Each party member makes a standard check per terror group; failure costs spirit.
-
-        A group is the scenario entry a creature came from, so six identical
-        ghouls of one `count: 6` entry frighten once, not six times.
-        """
-        seen: dict[str, Fighter] = {}
+        """Each terror creature frightens each party member once, in round 1 (it is seen
+        then): a failed standard check loses the creature's terror dice in spirit."""
         for creature in battle.fighters:
-            if not creature.party and creature.spec.terror is not None and creature.able:
-                seen.setdefault(creature.spec.group or creature.name, creature)
-        for creature in seen.values():
             terror = creature.spec.terror
-            assert terror is not None
+            if creature.party or terror is None or not creature.able:
+                continue
             for member in battle.fighters:
                 frightened = member.party and member.able and member.spirit is not None
                 if frightened and not self.check(battle, member, "terror").success:
