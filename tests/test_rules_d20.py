@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-import attrs
 import icepool
 import pytest
 
