@@ -326,3 +326,13 @@ class TestActionEconomy:
                     per_turn.setdefault((e["t"], e["actor"]), []).append(e["event"])
             for actions in per_turn.values():
                 assert actions in (["moved"], ["attack_resolved"], ["moved", "attack_resolved"])
+
+
+class TestPositions:
+    """Where sides start (RULES.md §2 distance)."""
+
+    def test_without_party_first_side_at_zero(self) -> None:
+        """Without a party side, the first listed side stands at 0 and the others at distance."""
+        spec = scenario(side("wolves", fighter("W")), side("bears", fighter("B")), distance=30)
+        b = battle(spec)
+        assert [f.x for f in b.fighters] == [0.0, 30.0]

@@ -1,0 +1,150 @@
+"""Replaying: battle I of a batch from its seed, saved logs, and what a bad input does."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+
+import pytest
+
+from sim import cli
+from sim.replay import event_problem, read_log, split_battles
+
+DATA = pathlib.Path(__file__).parent / "data"
+SKIRMISH = DATA / "golden" / "skirmish.yaml"
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class TestSavedLogs:
+    """`sim replay LOG.jsonl` narrates a saved log; broken logs exit 2 with file:line."""
+
+    def test_narrates_a_saved_log(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A log written by `sim run --log` replays to the same narration `sim run` prints."""
+        log = tmp_path / "b.jsonl"
+        code, told, _ = run(capsys, "run", str(SKIRMISH), "--seed", "4", "--log", str(log))
+        assert code == 0
+        code, replayed, _ = run(capsys, "replay", str(log), "--no-interactive")
+        assert code == 0 and replayed == told
+
+    @pytest.mark.parametrize(
+        ("text", "where"),
+        [
+            ("{oops\n", "b.jsonl:1:2: (line): not JSON"),
+            ('{"event":"check_rolled","round":1,"t":0}\n', "b.jsonl:1:1: check_rolled: missing"),
+            ('{"event":"battle_started","round":0,"t":0.0,"schema":1,"seed":1,"rules":"d20",'
+             '"scenario":"x","scenario_sha256":"","version":"0","combatants":5}\n',
+             "b.jsonl:1:1: battle_started: combatants must be a list"),
+            ('[1, 2]\n', "b.jsonl:1:1: (line): not an event object"),
+        ],
+    )
+    def test_hostile_logs_exit_2(self, tmp_path: pathlib.Path, capsys, text: str, where: str
+                                 ) -> None:
+        """Malformed logs are reported as file:line:col with exit 2, never a traceback."""
+        log = tmp_path / "b.jsonl"
+        log.write_text(text)
+        code, _, err = run(capsys, "replay", str(log))
+        assert code == 2 and "Traceback" not in err
+        assert err.startswith(str(tmp_path / where)) or where in err
+
+    def test_batch_null_is_refused(self) -> None:
+        """A `batch` field that is not an object is a problem, not a crash."""
+        event = {"event": "battle_started", "round": 0, "t": 0.0, "schema": 1, "seed": 1,
+                 "rules": "d20", "scenario": "x", "scenario_sha256": "", "version": "0",
+                 "combatants": [], "batch": None}
+        assert event_problem(event) == "batch must be an object"
+
+    def test_split_battles(self) -> None:
+        """A stream of events splits at every battle_started."""
+        events = [{"event": "battle_started"}, {"event": "x"}, {"event": "battle_started"}]
+        assert [len(b) for b in split_battles(events)] == [2, 1]
+
+    def test_missing_file(self, tmp_path: pathlib.Path) -> None:
+        """A missing log is an input error naming the file."""
+        from sim.errors import InputError
+
+        with pytest.raises(InputError, match=r"nope.jsonl:0:0: \(document\): cannot read"):
+            read_log(tmp_path / "nope.jsonl")
+
+
+class TestRunFolders:
+    """Regenerating battles from a run folder, and refusing what would regenerate others."""
+
+    def _run(self, tmp_path: pathlib.Path, scenario: pathlib.Path, *extra: str) -> pathlib.Path:
+        out = tmp_path / "run"
+        assert cli.main(["batch", str(scenario), "-n", "6", "--workers", "1", "--out", str(out),
+                         "--json", "--no-progress", *extra]) == 0
+        return out
+
+    def test_bestiary_option_is_remembered(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A run made with --bestiary DIR replays without saying it again."""
+        lib = tmp_path / "lib" / "d20"
+        lib.mkdir(parents=True)
+        (lib / "b.yaml").write_text("rules: d20\ncreatures:\n  brute: {hp: 9, weapons: "
+                                    "[{name: club, damage: 1d6}]}\n")
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text("name: s\nrules: d20\nsides:\n  - {name: h, party: true, members: "
+                            "[{name: A, hp: 8, weapons: [{name: s, damage: 1d6}]}]}\n"
+                            "  - {name: m, members: [{use: brute}]}\n")
+        run_dir = self._run(tmp_path, scenario, "--bestiary", str(tmp_path / "lib"))
+        capsys.readouterr()
+        code, out, err = run(capsys, "replay", str(run_dir), "--battle", "3", "--no-interactive")
+        assert (code, err) == (0, "") and "brute" in out
+
+    def test_changed_bestiary_is_refused(self, tmp_path: pathlib.Path, capsys) -> None:
+        """After a bestiary entry the run used changes, replay exits 2 instead of inventing."""
+        root = tmp_path / "proj"
+        shutil.copytree(DATA / "golden", root / "scenarios")
+        lib = root / "bestiary" / "d20"
+        lib.mkdir(parents=True)
+        (lib / "b.yaml").write_text("rules: d20\ncreatures:\n  brute: {hp: 9, weapons: "
+                                    "[{name: club, damage: 1d6}]}\n")
+        scenario = root / "scenarios" / "s.yaml"
+        scenario.write_text("name: s\nrules: d20\nsides:\n  - {name: h, party: true, members: "
+                            "[{name: A, hp: 8, weapons: [{name: s, damage: 1d6}]}]}\n"
+                            "  - {name: m, members: [{use: brute}]}\n")
+        run_dir = self._run(tmp_path, scenario)
+        (lib / "b.yaml").write_text((lib / "b.yaml").read_text().replace("hp: 9", "hp: 19"))
+        capsys.readouterr()
+        code, _, err = run(capsys, "replay", str(run_dir), "--battle", "0")
+        assert code == 2 and "bestiary entry it uses changed" in err
+        code, _, err = run(capsys, "batch", "--resume", str(run_dir), "--no-progress")
+        assert code == 0  # the run is complete: resume just shows its summary
+
+    @pytest.mark.parametrize(
+        "manifest",
+        ["[]", "null", "{}", '{"n": "x"}', "not json"],
+    )
+    def test_hostile_manifest(self, tmp_path: pathlib.Path, capsys, manifest: str) -> None:
+        """A damaged manifest gives exit 2 and one file:line:col line, for replay and resume."""
+        run_dir = self._run(tmp_path, SKIRMISH)
+        (run_dir / "manifest.json").write_text(manifest)
+        for args in (["replay", str(run_dir), "--battle", "0"],
+                     ["batch", "--resume", str(run_dir), "--no-progress"]):
+            code, _, err = run(capsys, *args)
+            assert code == 2 and "Traceback" not in err
+            assert err.startswith(f"{run_dir / 'manifest.json'}:0:0: ")
+
+    def test_resume_of_finished_run_shows_summary(self, tmp_path: pathlib.Path, capsys) -> None:
+        """--resume of a complete run prints its summary and runs nothing."""
+        run_dir = self._run(tmp_path, SKIRMISH)
+        before = json.loads((run_dir / "summary.json").read_text())
+        capsys.readouterr()
+        code, out, _ = run(capsys, "batch", "--resume", str(run_dir), "--json", "--no-progress")
+        assert code == 0 and json.loads(out) == before
+
+    def test_damaged_part_is_an_input_error(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A truncated Parquet part stops --resume with exit 2 naming the part."""
+        from sim.batch import BatchSpec, start_run
+        from sim.scenario import load_scenario
+
+        folder = start_run(tmp_path / "cut", load_scenario(SKIRMISH), BatchSpec(n=20, seed=1,
+                           chunk=10), ["batch"])
+        folder.part_path(0).write_bytes(b"PAR1 not really")
+        code, _, err = run(capsys, "batch", "--resume", str(folder.path), "--no-progress")
+        assert code == 2 and "part-000000.parquet:0:0: (part): unreadable" in err

@@ -1,0 +1,742 @@
+"""The d100 system of seed 002, one test (or class) per rule of RULES.md §1, §2, §3, §5 and §6 (mounts)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import attrs
+import icepool
+import pytest
+
+from sim import dice
+from sim.model import Scenario, Weapon
+from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
+from sim.rules.d100 import D100, characteristic
+from tests.builders import battle, fighter, scenario, side
+
+D100_RULES = D100()
+N = 20_000
+GREATSWORD = Weapon(name="greatsword", damage=dice.parse("2d6"), hands=2)
+BOW = Weapon(name="bow", damage=dice.parse("1d6"), range=30)
+CLAWS = Weapon(name="claws", damage=dice.parse("1d4"))
+
+
+class TestCheck:
+    """Roll-under d100 checks: target, success, margin and degree (RULES.md §1, d100)."""
+
+    def test_system_is_registered(self) -> None:
+        """`rules: d100` names this system."""
+        assert system_for("d100").name == "d100"
+
+    @pytest.mark.parametrize(
+        ("roll", "success", "degree"),
+        [(40, True, SUCCESS), (41, False, FAILURE), (6, True, SUCCESS), (95, False, FAILURE)],
+    )
+    def test_success_iff_roll_at_most_target(self, scripted, roll: int, success: bool,
+                                             degree: str) -> None:
+        """d100 check: success iff roll <= target (a roll equal to the target succeeds)."""
+        b = battle(duel100(hero={"characteristics": {"physique": 40}}))
+        scripted(b, (roll, 100))
+        result = D100_RULES.check(b, b.fighters[0], "physique")
+        assert (result.kept, result.target, result.success, result.degree) == (
+            roll, 40, success, degree)
+
+    def test_margin_is_target_minus_roll(self, scripted) -> None:
+        """d100 check: margin = target - roll, positive on a success, negative on a failure."""
+        b = battle(duel100(hero={"characteristics": {"physique": 55}}))
+        scripted(b, (30, 100), (70, 100))
+        hero = b.fighters[0]
+        assert D100_RULES.check(b, hero, "physique").margin == 25
+        assert D100_RULES.check(b, hero, "physique").margin == -15
+
+    @pytest.mark.parametrize("roll", [1, 3, 5])
+    @pytest.mark.parametrize(("score", "modifier"), [(0, 0), (10, -30), (50, 0)])
+    def test_low_rolls_always_critical_success(self, scripted, roll: int, score: int,
+                                               modifier: int) -> None:
+        """d100 check: 01-05 is always a critical success, even against a target of 0 or less."""
+        b = battle(duel100(hero={"characteristics": {"physique": score}}))
+        scripted(b, (roll, 100))
+        result = D100_RULES.check(b, b.fighters[0], "physique", modifier)
+        assert (result.success, result.degree) == (True, CRITICAL_SUCCESS)
+        assert result.margin == score + modifier - roll
+
+    @pytest.mark.parametrize("roll", [96, 98, 100])
+    @pytest.mark.parametrize("score", [50, 100, 150])
+    def test_high_rolls_always_critical_failure(self, scripted, roll: int, score: int) -> None:
+        """d100 check: 96-100 is always a critical failure, even against a target of 150."""
+        b = battle(duel100(hero={"characteristics": {"physique": score}}))
+        scripted(b, (roll, 100))
+        result = D100_RULES.check(b, b.fighters[0], "physique")
+        assert (result.success, result.degree) == (False, CRITICAL_FAILURE)
+
+    def test_just_outside_critical_ranges(self, scripted) -> None:
+        """d100 check: 6 against a target of 0 is a plain failure, 95 against 150 a plain success."""
+        b = battle(duel100(hero={"characteristics": {"physique": 0, "mental": 150}}))
+        scripted(b, (6, 100), (95, 100))
+        hero = b.fighters[0]
+        assert D100_RULES.check(b, hero, "physique").degree == FAILURE
+        assert D100_RULES.check(b, hero, "mental").degree == SUCCESS
+
+    def test_scale_is_identity(self) -> None:
+        """d100 check: scale(p) = p, the seeds' percent modifiers are used unchanged."""
+        assert [D100_RULES.scale(p) for p in (-30, -20, -10, 0, 10, 20, 30, -7)] == [
+            -30, -20, -10, 0, 10, 20, 30, -7]
+
+    @pytest.mark.parametrize("modifier", [-30, -20, -10, 10, 20, 30])
+    def test_circumstance_modifier_moves_target(self, scripted, modifier: int) -> None:
+        """Circumstances (very hard -30 .. very easy +30) are added to the score as percent."""
+        b = battle(duel100(hero={"characteristics": {"mental": 50}}))
+        scripted(b, (50, 100))
+        result = D100_RULES.check(b, b.fighters[0], "mental", modifier)
+        assert (result.modifier, result.target) == (modifier, 50 + modifier)
+        assert result.success is (modifier >= 0)
+
+    @pytest.mark.parametrize(
+        ("what", "score"),
+        [
+            ("climbing", 70 - 20),  # a physical skill falls back on physique
+            ("melee", 70 - 20),
+            ("magic", 60 - 20),  # mental
+            ("persuasion", 40 - 20),  # social
+            ("physique", 70),  # a characteristic is rolled as is
+            ("mental", 60),
+            ("social", 40),
+        ],
+    )
+    def test_unskilled_is_characteristic_minus_20(self, scripted, what: str, score: int) -> None:
+        """No skill: roll under the characteristic (physique, mental or social) minus 20."""
+        b = battle(duel100(hero={"characteristics": {"physique": 70, "mental": 60, "social": 40}}))
+        scripted(b, (1, 100))
+        result = D100_RULES.check(b, b.fighters[0], what)
+        assert result.target == score
+        assert b.log[-1]["score"] == score
+
+    def test_skill_replaces_characteristic(self, scripted) -> None:
+        """A skill the fighter has is rolled under directly (no -20)."""
+        b = battle(duel100(hero={"characteristics": {"physique": 70}, "skills": {"climbing": 35}}))
+        scripted(b, (1, 100))
+        assert D100_RULES.check(b, b.fighters[0], "climbing").target == 35
+
+    @pytest.mark.parametrize(
+        ("what", "penalty"),
+        [("physique", 15), ("force", 15), ("melee", 15), ("climbing", 15), ("defense", 15),
+         ("mental", 0), ("magic", 0), ("persuasion", 0), ("social", 0)],
+    )
+    def test_fatigue_on_physical_checks_only(self, scripted, what: str, penalty: int) -> None:
+        """Fatigue: each point is -5 on physical checks, nothing on mental or social ones."""
+        b = battle(duel100())
+        hero = b.fighters[0]
+        scripted(b, (50, 100))
+        base = D100_RULES.check(b, hero, what).target
+        hero.fatigue = 3
+        scripted(b, (50, 100))
+        result = D100_RULES.check(b, hero, what)
+        assert (result.target, result.modifier) == (base - penalty, -penalty)
+
+    @pytest.mark.parametrize("what", ["physique", "magic", "persuasion", "mental", "melee"])
+    def test_weakened_costs_20_on_every_check(self, scripted, what: str) -> None:
+        """Serious wound aftermath: `weakened` is -20 on every check, physical or not."""
+        b = battle(duel100())
+        hero = b.fighters[0]
+        scripted(b, (50, 100))
+        base = D100_RULES.check(b, hero, what).target
+        hero.weakened = True
+        scripted(b, (50, 100))
+        assert D100_RULES.check(b, hero, what).target == base - 20
+
+    def test_fatigue_and_weakened_stack(self, scripted) -> None:
+        """Fatigue and weakened add up on a physical check: 2 points and weakened is -30."""
+        b = battle(duel100(hero={"characteristics": {"physique": 60}}))
+        hero = b.fighters[0]
+        hero.fatigue, hero.weakened = 2, True
+        scripted(b, (50, 100))
+        result = D100_RULES.check(b, hero, "physique", -10)
+        assert (result.modifier, result.target) == (-40, 20)
+
+    def test_advantage_keeps_lower_roll(self, scripted) -> None:
+        """Advantage: roll twice, keep the better (lower) roll; both dice are logged in order."""
+        b = battle(duel100(hero={"characteristics": {"physique": 50}}))
+        scripted(b, (70, 100), (20, 100))
+        result = D100_RULES.check(b, b.fighters[0], "physique", advantage=1)
+        assert (result.dice, result.kept, result.total, result.success) == ((70, 20), 20, 20, True)
+        assert (b.log[-1]["dice"], b.log[-1]["total"]) == ([70, 20], 20)
+
+    def test_disadvantage_keeps_higher_roll(self, scripted) -> None:
+        """Disadvantage: roll twice, keep the worse (higher) roll."""
+        b = battle(duel100(hero={"characteristics": {"physique": 50}}))
+        scripted(b, (20, 100), (70, 100))
+        result = D100_RULES.check(b, b.fighters[0], "physique", advantage=-1)
+        assert (result.dice, result.kept, result.success) == ((20, 70), 70, False)
+
+    def test_check_rolled_event(self, scripted) -> None:
+        """check_rolled (ARCHITECTURE.md): system d100, dice, total = the roll, target = score + modifier."""
+        b = battle(duel100(hero={"skills": {"riding": 45}}))
+        b.fighters[0].fatigue = 1
+        scripted(b, (37, 100))
+        result = D100_RULES.check(b, b.fighters[0], "riding", 10)
+        event = b.log[-1]
+        assert event["event"] == "check_rolled"
+        expected = {"actor": "Hero", "purpose": "riding", "system": "d100", "dice": [37],
+                    "modifier": 5, "total": 37, "target": 50, "success": True,
+                    "degree": SUCCESS, "margin": 13}
+        assert {k: event[k] for k in expected} == expected
+        assert event["target"] == event["score"] + event["modifier"]
+        assert (result.total, result.target, result.margin) == (37, 50, 13)
+
+
+class TestCheckDistribution:
+    """Exact probabilities of the d100 check, criticals included (RULES.md §1, d100)."""
+
+    @pytest.mark.parametrize("target", [0, 3, 40, 97, 120])
+    def test_success_probability(self, target: int) -> None:
+        """d100 check: P(success) = P(roll <= 5) + P(6 <= roll <= min(target, 95)), by enumeration."""
+        exact = sum(1 for r in range(1, 101) if succeeds(r, target)) / 100
+        b = battle(duel100(hero={"characteristics": {"physique": target}}), seed=target + 1,
+                   log=False)
+        hero = b.fighters[0]
+        successes = sum(D100_RULES.check(b, hero, "physique").success for _ in range(N))
+        assert within(successes, N, exact)
+
+    @pytest.mark.parametrize("target", [0, 50, 150])
+    def test_critical_rates_do_not_depend_on_target(self, target: int) -> None:
+        """d100 check: critical success and critical failure each come 5% of the time, any target."""
+        b = battle(duel100(hero={"characteristics": {"physique": target}}), seed=7, log=False)
+        hero = b.fighters[0]
+        degrees = Counter(D100_RULES.check(b, hero, "physique").degree for _ in range(N))
+        assert within(degrees[CRITICAL_SUCCESS], N, 0.05)
+        assert within(degrees[CRITICAL_FAILURE], N, 0.05)
+
+    @pytest.mark.parametrize(("advantage", "die"),
+                             [(1, icepool.d100.lowest(2, 1)), (-1, icepool.d100.highest(2, 1))])
+    def test_advantage_probability(self, advantage: int, die: icepool.Die) -> None:
+        """Advantage keeps the lower of 2d100 and disadvantage the higher (exact odds from icepool)."""
+        target = 40
+        exact = sum(float(die.probability(r)) for r in range(1, 101) if succeeds(r, target))
+        b = battle(duel100(hero={"characteristics": {"physique": target}}), seed=3, log=False)
+        hero = b.fighters[0]
+        successes = sum(
+            D100_RULES.check(b, hero, "physique", advantage=advantage).success for _ in range(N))
+        assert within(successes, N, exact)
+
+
+class TestActionEconomy:
+    """One action or two half-actions per turn (RULES.md §2, d100 action economy)."""
+
+    def test_one_handed_in_reach_attacks_twice(self, scripted) -> None:
+        """Action economy: a one-handed attack is a half-action, so a fighter in reach attacks twice."""
+        b = battle(duel100(hero={"skills": {"melee": 50}}))
+        hero = b.fighters[0]
+        rng = scripted(b, (90, 100), (90, 100))
+        b._take_turn(hero)
+        assert [e["actor"] for e in events(b.log, "attack_resolved")] == ["Hero", "Hero"]
+        assert rng.unused == 0
+
+    def test_two_handed_is_a_full_action(self, scripted) -> None:
+        """Action economy: an attack with a two-handed weapon is a full action (one attack)."""
+        b = battle(duel100(hero={"weapons": (GREATSWORD,)}))
+        rng = scripted(b, (90, 100))
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+
+    def test_bow_is_a_full_action(self, scripted) -> None:
+        """Action economy: shooting a bow (a ranged weapon, even one-handed) is a full action."""
+        b = battle(duel100(hero={"weapons": (BOW,)}, distance=20))
+        rng = scripted(b, (90, 100))
+        b._take_turn(b.fighters[0])
+        assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["bow"]
+        assert rng.unused == 0
+
+    def test_spell_is_a_full_action(self, scripted) -> None:
+        """Action economy: casting a spell is a full action (one cast a turn)."""
+        bolt = Weapon(name="bolt", damage=dice.parse("1d6"), skill="magic", psy=1)
+        b = battle(duel100(hero={"weapons": (bolt,), "psy": 10}))
+        rng = scripted(b, (90, 100))
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+        assert len(events(b.log, "resource_spent")) == 1
+
+    def test_attacks_per_turn_caps(self, scripted) -> None:
+        """`attacks_per_turn: 1` caps a one-handed fighter at one attack a turn."""
+        b = battle(duel100(attacks_per_turn=1))
+        rng = scripted(b, (90, 100))
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+
+    def test_move_then_attack(self, scripted) -> None:
+        """Action economy: a move (8 m, a half-action) then a one-handed attack (the other half)."""
+        b = battle(duel100(distance=8))
+        rng = scripted(b, (90, 100))
+        b._take_turn(b.fighters[0])
+        assert [e["event"] for e in b.log if e["event"] in ("moved", "attack_resolved")] == [
+            "moved", "attack_resolved"]
+        moved = events(b.log, "moved")[0]
+        assert (moved["x_before"], moved["x_after"], "run" in moved) == (0.0, 8.0, False)
+        assert rng.unused == 0
+
+    @pytest.mark.parametrize(("distance", "reached"), [(12, 12.0), (30, 16.0)])
+    def test_run_when_one_move_falls_short(self, scripted, distance: int, reached: float) -> None:
+        """Running is a full action covering 2 x Movement (16 m), taken when one move does not reach."""
+        b = battle(duel100(distance=distance))
+        rng = scripted(b)
+        b._take_turn(b.fighters[0])
+        moved = events(b.log, "moved")
+        assert len(moved) == 1 and moved[0]["run"] is True and moved[0]["x_after"] == reached
+        assert events(b.log, "attack_resolved") == [] and rng.unused == 0
+
+
+class TestDistance:
+    """Positions on a line, melee reach, ranged weapons, riders (RULES.md §2, distance)."""
+
+    def test_melee_closes_to_reach(self, scripted) -> None:
+        """Distance: a melee fighter moves toward its target until in reach (2 m), then attacks."""
+        b = battle(duel100(distance=20))
+        hero, foe = b.fighters
+        scripted(b)
+        b._take_turn(hero)  # runs 16 m
+        assert hero.x == 16.0 and events(b.log, "attack_resolved") == []
+        scripted(b, (90, 100))
+        b._take_turn(hero)  # moves the last 4 m and attacks
+        assert abs(foe.x - hero.x) <= 2
+        assert len(events(b.log, "attack_resolved")) == 1
+
+    def test_archer_shoots_without_moving(self, scripted) -> None:
+        """Distance: a ranged fighter within range stays where it is and shoots."""
+        b = battle(duel100(hero={"weapons": (BOW,)}, distance=25))
+        scripted(b, (90, 100))
+        b._take_turn(b.fighters[0])
+        assert events(b.log, "moved") == [] and b.fighters[0].x == 0.0
+        assert len(events(b.log, "attack_resolved")) == 1
+
+    def test_rider_moves_at_mount_movement(self, scripted) -> None:
+        """Distance: a rider uses its mount's Movement (16 m, no need to run) and the mount follows."""
+        b = battle(mounted(distance=14))
+        knight, horse, _ = b.fighters
+        rng = scripted(b, (60, 100), (90, 100))  # riding (failed), then the attack (missed)
+        b._take_turn(knight)
+        moved = events(b.log, "moved")
+        assert len(moved) == 1 and "run" not in moved[0] and moved[0]["x_after"] == 14.0
+        assert horse.x == 14.0 and rng.unused == 0
+
+
+class TestAttackAndDefense:
+    """Attack under the weapon skill, one defense roll, criticals and fumbles (RULES.md §3, d100)."""
+
+    def test_hit_cancelled_by_defense(self, scripted) -> None:
+        """Attack: a hit is cancelled by a successful defense roll under the target's defense skill."""
+        b = battle(duel100(hero={"skills": {"melee": 60}}, foe={"skills": {"defense": 40}}))
+        hero, foe = b.fighters
+        rng = scripted(b, (30, 100), (20, 100))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        resolved = events(b.log, "attack_resolved")[0]
+        assert (resolved["hit"], resolved["defended"]) == (False, True)
+        assert events(b.log, "damage_dealt") == [] and foe.hp == foe.max_hp
+        assert rng.unused == 0
+
+    def test_defense_rolled_once_per_attack(self, scripted) -> None:
+        """Defense: the target rolls once per attack; a failed defense lets the hit through."""
+        b = battle(duel100(hero={"skills": {"melee": 60}}, foe={"skills": {"defense": 40}}))
+        hero, foe = b.fighters
+        rng = scripted(b, (30, 100), (41, 100), (5, 8))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["melee", "defense"]
+        assert events(b.log, "attack_resolved")[0]["hit"] is True
+        assert events(b.log, "damage_dealt")[0]["amount"] == 5 and rng.unused == 0
+
+    def test_miss_rolls_no_defense(self, scripted) -> None:
+        """Attack: a missed attack roll needs no defense roll and deals nothing."""
+        b = battle(duel100(hero={"skills": {"melee": 60}}))
+        hero, foe = b.fighters
+        rng = scripted(b, (61, 100))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["melee"]
+        assert events(b.log, "attack_resolved")[0]["hit"] is False and rng.unused == 0
+
+    def test_critical_hit_undefendable_and_piercing(self, scripted) -> None:
+        """Convention: a critical hit (01-05) cannot be defended and is armor-piercing."""
+        b = battle(duel100(hero={"skills": {"melee": 60}},
+                           foe={"skills": {"defense": 99}, "armor": 4, "hp": 40}))
+        hero, foe = b.fighters
+        rng = scripted(b, (4, 100), (6, 8))  # no defense roll between attack and damage
+        b.attack(hero, foe, hero.spec.weapons[0])
+        damage = events(b.log, "damage_dealt")[0]
+        assert (damage["amount"], damage["armor_piercing"]) == (6, True)
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["melee"]
+        assert rng.unused == 0
+
+    @pytest.mark.parametrize(
+        ("face", "bonus", "armor", "amount"), [(5, 2, 3, 4), (8, 0, 3, 5), (1, 0, 5, 0), (2, 1, 9, 0)]
+    )
+    def test_damage_minus_armor_never_negative(self, scripted, face: int, bonus: int, armor: int,
+                                               amount: int) -> None:
+        """Damage = weapon dice + bonus - target armor, never below 0."""
+        sword = Weapon(name="sword", damage=dice.parse("1d8"), bonus=bonus)
+        b = battle(duel100(hero={"skills": {"melee": 60}, "weapons": (sword,)},
+                           foe={"armor": armor, "hp": 40}))
+        hero, foe = b.fighters
+        scripted(b, (30, 100), (99, 100), (face, 8))
+        b.attack(hero, foe, sword)
+        damage = events(b.log, "damage_dealt")[0]
+        assert (damage["amount"], damage["armor_piercing"], damage["dice"]) == (amount, False, [face])
+        assert foe.hp == 40 - amount
+
+    def test_armor_piercing_weapon_ignores_armor(self, scripted) -> None:
+        """Armor-piercing ("perce armure") damage ignores armor."""
+        pick = Weapon(name="pick", damage=dice.parse("1d8"), armor_piercing=True)
+        b = battle(duel100(hero={"skills": {"melee": 60}, "weapons": (pick,)},
+                           foe={"armor": 6, "hp": 40}))
+        hero, foe = b.fighters
+        scripted(b, (30, 100), (99, 100), (3, 8))
+        b.attack(hero, foe, pick)
+        damage = events(b.log, "damage_dealt")[0]
+        assert (damage["amount"], damage["armor_piercing"]) == (3, True)
+
+    def test_fumble_ends_the_turn(self, scripted) -> None:
+        """Convention: an attack roll of 96-100 (critical failure) ends the attacker's turn."""
+        b = battle(duel100(hero={"skills": {"melee": 120}}))
+        rng = scripted(b, (97, 100))  # a second attack would need another die
+        b._take_turn(b.fighters[0])
+        resolved = events(b.log, "attack_resolved")
+        assert len(resolved) == 1 and resolved[0]["fumble"] is True and resolved[0]["hit"] is False
+        assert rng.unused == 0
+
+    def test_two_handed_attack_adds_fatigue(self, scripted) -> None:
+        """Fatigue: each attack with a two-handed weapon adds 1 fatigue (`fatigue_gained`)."""
+        b = battle(duel100(hero={"weapons": (GREATSWORD,)}))
+        hero, foe = b.fighters
+        scripted(b, (90, 100), (90, 100))
+        b.attack(hero, foe, GREATSWORD)
+        b.attack(hero, foe, GREATSWORD)
+        gained = events(b.log, "fatigue_gained")
+        assert [(e["actor"], e["amount"], e["fatigue"]) for e in gained] == [("Hero", 1, 1),
+                                                                          ("Hero", 1, 2)]
+        assert hero.fatigue == 2
+        assert events(b.log, "check_rolled")[-1]["modifier"] == -5  # the first point counts
+
+    def test_one_handed_attack_adds_no_fatigue(self, scripted) -> None:
+        """Fatigue comes from two-handed weapons only: a one-handed attack adds none."""
+        b = battle(duel100())
+        hero, foe = b.fighters
+        scripted(b, (90, 100))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        assert events(b.log, "fatigue_gained") == [] and hero.fatigue == 0
+
+    @pytest.mark.parametrize(("load", "fatigue"),
+                             [(0, 0), (40, 0), (40.5, 1), (45, 1), (45.5, 2), (50, 2), (61, 5)])
+    def test_encumbrance(self, load: float, fatigue: int) -> None:
+        """Encumbrance: over force / 2 + 20 kg (40 kg at force 40), each started 5 kg is 1 fatigue."""
+        b = battle(duel100(hero={"characteristics": {"force": 40}, "load": load}))
+        assert b.fighters[0].fatigue == fatigue
+
+
+class TestSeriousWound:
+    """Serious wound: one instance of at least half max HP (RULES.md §3, d100)."""
+
+    def test_failure_knocks_out_then_weakens(self, scripted) -> None:
+        """Serious wound: failed physique check, unconscious for 1d4 of its turns, then weakened."""
+        b = battle(duel100(foe={"hp": 10, "characteristics": {"physique": 50}}))
+        hero, foe = b.fighters
+        scripted(b, (80, 100), (2, 4))  # physique fails, 1d4 = 2
+        b.deal_damage(foe, 5, hero, "weapon")
+        check = events(b.log, "check_rolled")[0]
+        assert (check["actor"], check["purpose"], check["success"]) == ("Monster", "physique", False)
+        started = events(b.log, "effect_started")[0]
+        assert (started["target"], started["effect"], started["rounds"]) == ("Monster",
+                                                                              "unconscious", 2)
+        assert foe.status == "unconscious" and not foe.able and foe.hp == 5
+        b.env.run()
+        for _ in range(2):
+            turn(b, foe)
+            assert foe.status == "unconscious"
+        turn(b, foe)
+        assert foe.status == "active" and foe.able and foe.weakened
+        ended = events(b.log, "effect_ended")[0]
+        assert (ended["effect"], ended["reason"]) == ("unconscious", "woke up")
+        assert events(b.log, "effect_started")[-1]["effect"] == "weakened"
+
+    def test_success_changes_nothing(self, scripted) -> None:
+        """Serious wound: a successful physique check leaves the target standing and unweakened."""
+        b = battle(duel100(foe={"hp": 10}))
+        hero, foe = b.fighters
+        rng = scripted(b, (30, 100))
+        b.deal_damage(foe, 6, hero, "weapon")
+        assert foe.able and not foe.weakened and foe.effects == [] and rng.unused == 0
+        assert events(b.log, "effect_started") == []
+
+    @pytest.mark.parametrize(("max_hp", "amount", "checked"),
+                             [(10, 4, False), (10, 5, True), (11, 5, False), (11, 6, True)])
+    def test_threshold_is_half_max_hp(self, scripted, max_hp: int, amount: int,
+                                      checked: bool) -> None:
+        """Serious wound: only one damage instance of at least half the maximum HP calls for a check."""
+        b = battle(duel100(foe={"hp": max_hp}))
+        hero, foe = b.fighters
+        rng = scripted(b, (30, 100))
+        b.deal_damage(foe, amount, hero, "weapon")
+        assert (rng.unused == 0) is checked
+        assert len(events(b.log, "check_rolled")) == int(checked)
+
+    def test_no_check_when_already_down(self, scripted) -> None:
+        """Serious wound: only a conscious target rolls; one knocked to 0 HP or out already does not."""
+        spec = d100(side("h", fighter("A", hp=10), fighter("B", hp=10), party=True),
+                    side("m", fighter("M")))
+        b = battle(spec)
+        a, bee, _ = b.fighters
+        scripted(b)
+        b.deal_damage(a, 12, None, "weapon")  # to 0 HP: knocked out, no wound check
+        b.set_unconscious(bee)
+        b.deal_damage(bee, 6, None, "weapon")
+        assert events(b.log, "check_rolled") == []
+
+    def test_weapon_hit_can_wound(self, scripted) -> None:
+        """Serious wound: a weapon hit of at least half max HP triggers the physique check."""
+        axe = Weapon(name="axe", damage=dice.parse("1d10"))
+        b = battle(duel100(hero={"skills": {"melee": 60}, "weapons": (axe,)}, foe={"hp": 12}))
+        hero, foe = b.fighters
+        scripted(b, (30, 100), (99, 100), (7, 10), (90, 100), (4, 4))
+        b.attack(hero, foe, axe)
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["melee", "defense",
+                                                                       "physique"]
+        assert foe.status == "unconscious" and foe.hp == 5
+
+
+class TestSpells:
+    """Spells cost PSY, then HP that cannot be healed (RULES.md §3, d100)."""
+
+    def test_psy_paid_then_unhealable_hp(self, scripted) -> None:
+        """Spells: PSY is spent first (`resource_spent` psy); what PSY cannot pay costs unhealable HP."""
+        bolt = Weapon(name="bolt", damage=dice.parse("1d6"), skill="magic", psy=3)
+        b = battle(duel100(hero={"weapons": (bolt,), "psy": 4, "hp": 20}))
+        caster, foe = b.fighters
+        scripted(b, (90, 100), (90, 100))
+        b.attack(caster, foe, bolt)  # 3 PSY of 4
+        b.attack(caster, foe, bolt)  # 1 PSY, then 2 HP
+        spent = events(b.log, "resource_spent")
+        assert [(e["actor"], e["resource"], e["amount"]) for e in spent] == [
+            ("Hero", "psy", 3), ("Hero", "psy", 1)]
+        paid = events(b.log, "damage_dealt")
+        assert len(paid) == 1
+        assert (paid[0]["target"], paid[0]["amount"], paid[0]["kind"], paid[0]["source"]) == (
+            "Hero", 2, "spell", "Hero")
+        assert (caster.psy, caster.hp, caster.unhealable) == (0, 18, 2)
+
+    def test_spell_roll_uses_magic(self, scripted) -> None:
+        """Spells: the cast rolls under `magic` (unskilled: mental - 20)."""
+        bolt = Weapon(name="bolt", damage=dice.parse("1d6"), skill="magic", psy=1)
+        b = battle(duel100(hero={"weapons": (bolt,), "psy": 4,
+                                 "characteristics": {"mental": 70, "physique": 10}}))
+        caster, foe = b.fighters
+        scripted(b, (90, 100))
+        b.attack(caster, foe, bolt)
+        check = events(b.log, "check_rolled")[0]
+        assert (check["purpose"], check["target"]) == ("magic", 50)
+
+    def test_caster_dropped_by_price_loses_the_spell(self, scripted) -> None:
+        """Spells: a caster whom the HP price drops to 0 is out, and the spell is not cast."""
+        bolt = Weapon(name="bolt", damage=dice.parse("1d6"), skill="magic", psy=5)
+        spec = d100(side("h", fighter("Mage", weapons=(bolt,), hp=3), fighter("Ally"), party=True),
+                    side("m", fighter("M")))
+        b = battle(spec)
+        mage, _, foe = b.fighters
+        rng = scripted(b)
+        assert b.attack(mage, foe, bolt) is True
+        assert mage.hp == 0 and mage.status == "unconscious"
+        assert events(b.log, "attack_resolved") == [] and rng.unused == 0
+
+
+class TestUnconsciousAndDeath:
+    """Unconsciousness and death under d100 (RULES.md §5)."""
+
+    def test_losing_side_unconscious_die(self) -> None:
+        """Death: when every member of a side is unconscious, that side loses and they die."""
+        b = battle(duel100())
+        hero, foe = b.fighters
+        b.deal_damage(hero, 99, foe, "weapon")
+        assert hero.hp == 0 and events(b.log, "knocked_out")[0]["target"] == "Hero"
+        assert b._decided() and b.winner == "monsters"
+        assert hero.status == "dead" and b.log[-1]["dead"] == ["Hero"]
+
+    def test_serious_wound_knockout_dies_with_its_side(self, scripted) -> None:
+        """Death: a side whose last member is out from a serious wound (HP left) loses, and it dies."""
+        b = battle(duel100(hero={"hp": 10}))
+        hero, foe = b.fighters
+        scripted(b, (90, 100), (3, 4))
+        b.deal_damage(hero, 6, foe, "weapon")
+        assert b._decided() and b.winner == "monsters" and hero.status == "dead"
+
+    def test_winning_side_unconscious_survive(self) -> None:
+        """Death: unconscious members of the winning side survive, reported as knocked out."""
+        spec = d100(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")))
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        b.deal_damage(m, 99, bee, "weapon")
+        assert b._decided() and b.winner == "h"
+        assert a.status == "unconscious" and b.log[-1]["knocked_out"] == ["A"]
+        assert b.log[-1]["dead"] == ["M"]
+
+    def test_destiny_points(self) -> None:
+        """Destiny points: 0 HP kills outright unless the party spends a point to save the character."""
+        spec = d100(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                    destiny_points=1)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(m, 99, a, "weapon")
+        assert m.status == "dead"  # not party: no point to spend
+        b.deal_damage(a, 99, m, "weapon")
+        spent = events(b.log, "resource_spent")
+        assert [(e["actor"], e["resource"], e["amount"]) for e in spent] == [("A", "destiny", 1)]
+        assert a.status == "unconscious" and b.destiny_left == 0
+        b.deal_damage(bee, 99, m, "weapon")
+        assert bee.status == "dead"
+
+
+class TestMountedCombat:
+    """Riding checks, saddle falls and mounts as combatants (RULES.md §6, mounted combat)."""
+
+    def test_riding_check_before_each_attack(self, scripted) -> None:
+        """Mounted combat: a rider rolls riding before each attack from the saddle."""
+        b = battle(mounted())
+        knight = b.fighters[0]
+        rng = scripted(b, (60, 100), (90, 100), (60, 100), (90, 100))
+        b._take_turn(knight)
+        purposes = [e["purpose"] for e in events(b.log, "check_rolled")]
+        assert purposes == ["riding", "melee", "riding", "melee"]
+        assert rng.unused == 0
+
+    def test_riding_success_adds_mount_force(self, scripted) -> None:
+        """Mounted combat: a riding success adds floor(mount force / 10) to the damage (45 -> +4)."""
+        b = battle(mounted())
+        knight, _, foe = b.fighters
+        scripted(b, (20, 100), (30, 100), (99, 100), (3, 8))
+        b.attack(knight, foe, knight.spec.weapons[0])
+        assert events(b.log, "damage_dealt")[0]["amount"] == 3 + 4
+
+    def test_riding_failure_adds_nothing(self, scripted) -> None:
+        """Mounted combat: a failed riding check gives no bonus, and the attack goes on."""
+        b = battle(mounted())
+        knight, _, foe = b.fighters
+        scripted(b, (60, 100), (30, 100), (99, 100), (3, 8))
+        b.attack(knight, foe, knight.spec.weapons[0])
+        assert events(b.log, "damage_dealt")[0]["amount"] == 3
+        assert knight.mounted_on is not None
+
+    def test_riding_fumble_throws_rider(self, scripted) -> None:
+        """Mounted combat: a riding critical failure is a 1d10 armor-piercing fall, the rider is
+        dismounted (`effect_ended` mounted) and the attack is lost."""
+        b = battle(mounted(knight={"armor": 5}))
+        knight, horse, _ = b.fighters
+        rng = scripted(b, (97, 100), (4, 10))
+        b._take_turn(knight)
+        assert events(b.log, "attack_resolved") == [] and rng.unused == 0
+        ended = events(b.log, "effect_ended")
+        assert [(e["target"], e["effect"]) for e in ended] == [("Knight", "mounted")]
+        fall = events(b.log, "damage_dealt")[0]
+        assert (fall["target"], fall["amount"], fall["kind"], fall["armor_piercing"]) == (
+            "Knight", 4, "fall", True)
+        assert knight.mounted_on is None and horse.ridden_by is None and knight.prone
+
+    def test_standing_up_costs_a_half_action(self, scripted) -> None:
+        """Mounted combat: after a fall, standing up is a half-action; one attack is left that turn."""
+        b = battle(mounted())
+        knight = b.fighters[0]
+        scripted(b, (97, 100), (4, 10))
+        b._take_turn(knight)
+        rng = scripted(b, (90, 100))  # no riding check any more: one attack roll
+        b._take_turn(knight)
+        assert events(b.log, "stood_up")[0]["actor"] == "Knight" and not knight.prone
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+
+    def test_mount_attacks_on_its_own_turn(self, scripted) -> None:
+        """Mounted combat: the mount is a combatant that attacks on its own turn."""
+        b = battle(mounted())
+        _, horse, _ = b.fighters
+        rng = scripted(b, (90, 100), (90, 100))
+        b._take_turn(horse)
+        resolved = events(b.log, "attack_resolved")
+        assert {e["actor"] for e in resolved} == {"Horse"} and resolved[0]["weapon"] == "hooves"
+        assert "riding" not in [e["purpose"] for e in events(b.log, "check_rolled")]
+        assert rng.unused == 0
+
+    def test_mount_down_throws_rider_on_failed_riding(self, scripted) -> None:
+        """Mounted combat: a mount dropping to 0 HP throws its rider; failed riding: 1d10 piercing."""
+        b = battle(mounted(knight={"armor": 5}))
+        knight, horse, foe = b.fighters
+        scripted(b, (80, 100), (6, 10))
+        b.deal_damage(horse, 99, foe, "weapon")
+        assert events(b.log, "check_rolled")[0]["purpose"] == "riding"
+        ended = events(b.log, "effect_ended")[0]
+        assert (ended["target"], ended["effect"], ended["reason"]) == ("Knight", "mounted",
+                                                                       "mount fell")
+        fall = [e for e in events(b.log, "damage_dealt") if e["target"] == "Knight"]
+        assert [(e["amount"], e["kind"], e["armor_piercing"]) for e in fall] == [(6, "fall", True)]
+        assert knight.mounted_on is None and knight.hp == knight.max_hp - 6
+
+    def test_mount_down_riding_success_no_damage(self, scripted) -> None:
+        """Mounted combat: a rider whose fallen mount throws it takes nothing on a riding success."""
+        b = battle(mounted())
+        knight, horse, foe = b.fighters
+        rng = scripted(b, (20, 100))
+        b.deal_damage(horse, 99, foe, "weapon")
+        assert knight.mounted_on is None and knight.hp == knight.max_hp and rng.unused == 0
+        assert [e["target"] for e in events(b.log, "damage_dealt")] == ["Horse"]
+
+    def test_mount_does_not_decide_victory(self) -> None:
+        """Mounted combat: the mount does not count for victory; the side falls with its rider."""
+        b = battle(mounted())
+        knight, horse, foe = b.fighters
+        b.deal_damage(knight, 99, foe, "weapon")
+        assert horse.able and b._decided() and b.winner == "monsters"
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def d100(*sides, **kwargs) -> Scenario:
+    """A d100 scenario built in code (tests.builders.scenario builds d20 ones)."""
+    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
+
+
+def duel100(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scenario:
+    """Hero (the party, at x = 0) against Monster, under d100."""
+    return d100(side("heroes", fighter("Hero", **(hero or {})), party=True),
+                side("monsters", fighter("Monster", **(foe or {}))), **kwargs)
+
+
+def mounted(knight: dict | None = None, **kwargs) -> Scenario:
+    """A knight (melee 60, riding 50) on a horse (force 45, movement 16) against a sturdy foe."""
+    hooves = Weapon(name="hooves", damage=dice.parse("1d6"))
+    fields = {"hp": 20, "skills": {"melee": 60, "riding": 50}, "mount": "Horse", **(knight or {})}
+    return d100(
+        side("riders", fighter("Knight", **fields),
+             fighter("Horse", hp=30, rider="Knight", movement=16, weapons=(hooves,),
+                     characteristics={"force": 45}, skills={"melee": 50}), party=True),
+        side("monsters", fighter("Monster", hp=40)),
+        **kwargs,
+    )
+
+
+def events(log: list[dict], name: str) -> list[dict]:
+    return [e for e in log if e["event"] == name]
+
+
+def turn(b, who) -> None:
+    """Start ``who``'s turn for its ongoing effects only, and let them tick."""
+    who.start_turn()
+    b.env.run()
+
+
+def succeeds(roll: int, target: int) -> bool:
+    """RULES.md §1 d100, stated independently: 01-05 always, 96-100 never, else roll <= target."""
+    return roll <= 5 or (roll <= target and roll < 96)
+
+
+def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:
+    """Whether a count is within ``sigmas`` standard errors of n * p."""
+    se = math.sqrt(p * (1 - p) / n)
+    return abs(observed / n - p) <= sigmas * se + 1e-12
+
+
+def test_characteristic_helper_defaults() -> None:
+    """A characteristic the stat block leaves out is 50 (the d100 module's default)."""
+    b = battle(duel100())
+    assert characteristic(b.fighters[0], "physique") == 50
