@@ -455,7 +455,8 @@ def roster_of(scenario: Scenario) -> list[tuple[str, str]]:
 
 def empty_aggregate(scenario: Scenario) -> Aggregate:
     party = next((s.name for s in scenario.sides if s.party), None)
-    return Aggregate.for_roster(roster_of(scenario), [s.name for s in scenario.sides], party)
+    mounts = [c.name for c in scenario.combatants if c.rider is not None]
+    return Aggregate.for_roster(roster_of(scenario), [s.name for s in scenario.sides], party, mounts)
 
 
 @attrs.define

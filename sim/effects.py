@@ -230,7 +230,8 @@ def throw_off(battle: Battle, rider: Fighter, reason: str, check: bool) -> None:
     mount = rider.mounted_on
     if mount is None:
         return
-    hurt = not check or not battle.rules.check(battle, rider, "riding").success
+    # A rider already down just slides off: it rolls nothing and 0 HP cannot go lower.
+    hurt = rider.able and (not check or not battle.rules.check(battle, rider, "riding").success)
     mount.ridden_by = None
     rider.mounted_on = None
     rider.prone = True

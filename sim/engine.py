@@ -71,7 +71,9 @@ class Battle:
         self.surprising: str | None = None  # the surprise side during round 1 only
         self._outnumbered_at = scenario.options.outnumbered_at
         self._resolve_attack = self.rules.attack  # bound once: called on every attack
-        self.spread = scenario.distance > 0  # False while everyone stands at one spot
+        self.spread = scenario.distance > 0
+        # Hazards or a timeline may leave someone to rescue: look before acting.
+        self._perils = bool(scenario.hazards or scenario.timeline)  # False while everyone stands at one spot
         self.fighters: list[Fighter] = []
         self._able: dict[str, int] = {side.name: 0 for side in scenario.sides}
         self._standing = 0  # sides with at least one able member
@@ -252,7 +254,7 @@ class Battle:
             return
         economy = self.economy
         budget, moves, attacks = economy.budget, 0, 0
-        if fighter.prone or fighter.effects:
+        if fighter.prone or fighter.effects or self._perils:
             budget, moves = self._before_acting(fighter, budget)
             if budget is None:
                 return
@@ -309,13 +311,16 @@ class Battle:
         return any(isinstance(e, ESCAPABLE) and e.escape == "none" for e in fighter.effects)
 
     def _rescue(self, fighter: Fighter) -> bool:
-        """Pull out an ally in reach who is drowning and cannot get out alone (a full action)."""
+        """Pull out an ally in reach who is drowning (or stuck in fire) and cannot get out
+        alone (a full action)."""
         for ally in self._by_side[fighter.side]:
             if ally is fighter or abs(ally.x - fighter.x) > MELEE_REACH_M:
                 continue
             for effect in ally.effects:
-                if not (isinstance(effect, Asphyxiating) and effect.failed):
+                if not isinstance(effect, ESCAPABLE):
                     continue
+                if isinstance(effect, Asphyxiating) and not effect.failed:
+                    continue  # still holding its breath: no hurry
                 if effect.escape == "none" or not ally.able:  # it cannot get out alone
                     effect.end("rescued")
                     if self.log is not None:
@@ -403,9 +408,9 @@ class Battle:
         if riding.degree == "critical_failure":
             throw_off(self, attacker, "fell from the saddle", check=False)
             return None
-        if not riding.success:
+        if not riding.success or not mount.able:  # a stunned horse lends no weight
             return 0
-        return mount.spec.characteristics.get("force", 0) // 10
+        return self.rules.mount_bonus(mount)
 
     def _blast(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> list[Fighter]:
         """Who a hit strikes: the target, and with an area weapon every enemy within 2 m of it."""
@@ -418,7 +423,8 @@ class Battle:
     def _hit(self, attacker: Fighter, victim: Fighter, weapon: Weapon, result: AttackResult) -> None:
         """Damage, then what the weapon carries: fire, poison."""
         damage = self.rules.damage(self, attacker, victim, weapon, result)
-        self.deal_damage(victim, damage.amount, attacker, "weapon", damage.armor_piercing, damage.dice)
+        kind = "spell" if weapon.psy else "weapon"
+        self.deal_damage(victim, damage.amount, attacker, kind, damage.armor_piercing, damage.dice)
         if weapon.fire:
             ignite(self, victim, attacker)
         if weapon.poison:
@@ -433,9 +439,9 @@ class Battle:
                 self.emit("resource_spent", actor=caster.name, resource="psy", amount=paid,
                           left=caster.psy)
         owed = cost - paid
-        if owed:
+        if owed:  # kind spell_cost: not the harm a spell does, the price of casting it
             caster.unhealable += owed
-            self.deal_damage(caster, owed, caster, "spell", True, ())
+            self.deal_damage(caster, owed, caster, "spell_cost", True, ())
 
     def tire(self, fighter: Fighter, points: int, why: str) -> None:
         """Fatigue: each point costs 5 on physical checks (d100)."""
@@ -470,7 +476,7 @@ class Battle:
         if before > 0 and after == 0 and target.present:
             self._drop(target, kind, source)
         elif amount > 0:
-            self.rules.after_damage(self, target, amount)
+            self.rules.after_damage(self, target, amount, kind)
 
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
         """At 0 HP: unconscious, or (destiny option) dead unless the party spends a point.

@@ -60,6 +60,7 @@ class _Combatant:
 
     name: str
     side: str
+    mount: bool = False  # mounts never make a TPK (or prevent one)
     deaths: int = 0
     knocked_out: int = 0
     causes: Counter[str] = attrs.Factory(Counter)
@@ -80,10 +81,11 @@ class Aggregate:
     rounds: Counter[int] = attrs.Factory(Counter)
 
     @classmethod
-    def for_roster(cls, roster: Sequence[tuple[str, str]], sides: Sequence[str], party: str | None
-                   ) -> Aggregate:
+    def for_roster(cls, roster: Sequence[tuple[str, str]], sides: Sequence[str], party: str | None,
+                   mounts: Sequence[str] = ()) -> Aggregate:
         """An empty aggregate for combatants given as (name, side) in scenario order."""
-        return cls(tuple(sides), party, [_Combatant(name, side) for name, side in roster])
+        return cls(tuple(sides), party,
+                   [_Combatant(name, side, name in mounts) for name, side in roster])
 
     def add(self, row: BattleRow) -> None:
         """Count one battle."""
@@ -100,7 +102,7 @@ class Aggregate:
             if status == "dead":
                 stats.deaths += 1
                 stats.causes[cause or "unknown"] += 1
-            elif stats.side == self.party:
+            elif stats.side == self.party and not stats.mount:
                 party_dead = False
             if knocked_out:
                 stats.knocked_out += 1

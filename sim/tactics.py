@@ -43,21 +43,28 @@ def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
     return min(pool, key=lambda e: (e.hp, e.index))
 
 
+def affordable(fighter: Fighter, weapon: Weapon) -> bool:
+    """A spell is cast on PSY, or on HP while it leaves the caster more than twice its cost:
+    nobody burns themselves out on purpose."""
+    return not weapon.psy or fighter.psy >= weapon.psy or fighter.hp > 2 * weapon.psy
+
+
 def choose_weapon(fighter: Fighter, gap: float) -> Weapon | None:
-    """The weapon to use at this gap: the first melee one in reach, else the first ranged one."""
+    """The weapon to use at this gap: the first melee one in reach, else the first ranged one
+    (spells included) in range that the fighter can afford."""
     weapons = fighter.spec.weapons
     if gap <= MELEE_REACH_M:
         for weapon in weapons:
-            if weapon.range is None:
+            if weapon.range is None and affordable(fighter, weapon):
                 return weapon
     for weapon in weapons:
-        if weapon.range is not None and gap <= weapon.range:
+        if weapon.range is not None and gap <= weapon.range and affordable(fighter, weapon):
             return weapon
     return None
 
 
 def approach_gap(fighter: Fighter) -> float:
-    """The gap a fighter closes to: 0 with a melee weapon, else its longest range."""
-    if any(w.range is None for w in fighter.spec.weapons):
-        return 0.0
-    return fighter.reach
+    """The gap a fighter closes to: a ranged fighter stops at its longest range and shoots,
+    a melee fighter closes to contact (RULES.md §2)."""
+    ranges = [w.range for w in fighter.spec.weapons if w.range is not None]
+    return max(ranges) if ranges else 0.0

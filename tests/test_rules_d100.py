@@ -12,7 +12,7 @@ import pytest
 from sim import dice
 from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
-from sim.rules.d100 import D100, characteristic
+from sim.rules.d100 import D100
 from tests.builders import battle, fighter, scenario, side
 
 D100_RULES = D100()
@@ -335,11 +335,12 @@ class TestAttackAndDefense:
 
     def test_defense_rolled_once_per_attack(self, scripted) -> None:
         """Defense: the target rolls once per attack; a failed defense lets the hit through."""
-        b = battle(duel100(hero={"skills": {"melee": 60}}, foe={"skills": {"defense": 40}}))
+        b = battle(duel100(hero={"skills": {"melee": 60}},
+                           foe={"skills": {"defense": 40}, "hp": 40}))
         hero, foe = b.fighters
         rng = scripted(b, (30, 100), (41, 100), (5, 8))
         b.attack(hero, foe, hero.spec.weapons[0])
-        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["melee", "defense"]
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["attack", "defense"]
         assert events(b.log, "attack_resolved")[0]["hit"] is True
         assert events(b.log, "damage_dealt")[0]["amount"] == 5 and rng.unused == 0
 
@@ -349,7 +350,7 @@ class TestAttackAndDefense:
         hero, foe = b.fighters
         rng = scripted(b, (61, 100))
         b.attack(hero, foe, hero.spec.weapons[0])
-        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["melee"]
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["attack"]
         assert events(b.log, "attack_resolved")[0]["hit"] is False and rng.unused == 0
 
     def test_critical_hit_undefendable_and_piercing(self, scripted) -> None:
@@ -361,7 +362,7 @@ class TestAttackAndDefense:
         b.attack(hero, foe, hero.spec.weapons[0])
         damage = events(b.log, "damage_dealt")[0]
         assert (damage["amount"], damage["armor_piercing"]) == (6, True)
-        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["melee"]
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["attack"]
         assert rng.unused == 0
 
     @pytest.mark.parametrize(
@@ -494,7 +495,7 @@ class TestSeriousWound:
         hero, foe = b.fighters
         scripted(b, (30, 100), (99, 100), (7, 10), (90, 100), (4, 4))
         b.attack(hero, foe, axe)
-        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["melee", "defense",
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["attack", "defense",
                                                                        "physique"]
         assert foe.status == "unconscious" and foe.hp == 5
 
@@ -515,8 +516,9 @@ class TestSpells:
             ("Hero", "psy", 3), ("Hero", "psy", 1)]
         paid = events(b.log, "damage_dealt")
         assert len(paid) == 1
-        assert (paid[0]["target"], paid[0]["amount"], paid[0]["kind"], paid[0]["source"]) == (
-            "Hero", 2, "spell", "Hero")
+        assert (paid[0]["target"], paid[0]["amount"], paid[0]["source"],
+                paid[0]["armor_piercing"]) == ("Hero", 2, "Hero", True)
+        assert paid[0]["kind"] == "spell_cost"  # the price of casting, not a hit
         assert (caster.psy, caster.hp, caster.unhealable) == (0, 18, 2)
 
     def test_spell_roll_uses_magic(self, scripted) -> None:
@@ -528,7 +530,7 @@ class TestSpells:
         scripted(b, (90, 100))
         b.attack(caster, foe, bolt)
         check = events(b.log, "check_rolled")[0]
-        assert (check["purpose"], check["target"]) == ("magic", 50)
+        assert (check["purpose"], check["skill"], check["target"]) == ("attack", "magic", 50)
 
     def test_caster_dropped_by_price_loses_the_spell(self, scripted) -> None:
         """Spells: a caster whom the HP price drops to 0 is out, and the spell is not cast."""
@@ -600,7 +602,7 @@ class TestMountedCombat:
         rng = scripted(b, (60, 100), (90, 100), (60, 100), (90, 100))
         b._take_turn(knight)
         purposes = [e["purpose"] for e in events(b.log, "check_rolled")]
-        assert purposes == ["riding", "melee", "riding", "melee"]
+        assert purposes == ["riding", "attack", "riding", "attack"]
         assert rng.unused == 0
 
     def test_riding_success_adds_mount_force(self, scripted) -> None:
@@ -680,6 +682,20 @@ class TestMountedCombat:
         assert knight.mounted_on is None and knight.hp == knight.max_hp and rng.unused == 0
         assert [e["target"] for e in events(b.log, "damage_dealt")] == ["Horse"]
 
+    def test_mount_killed_outright_still_throws_rider(self, scripted) -> None:
+        """Mounted combat: a mount dropping to 0 HP throws its rider even when it dies outright
+        (destiny option: the points save characters, not their horses)."""
+        b = battle(mounted(destiny_points=1))
+        knight, horse, foe = b.fighters
+        rng = scripted(b, (20, 100))
+        b.deal_damage(horse, 99, foe, "weapon")
+        assert horse.status == "dead" and b.destiny_left == 1
+        assert events(b.log, "resource_spent") == []
+        ended = events(b.log, "effect_ended")
+        assert [(e["target"], e["effect"], e["reason"]) for e in ended] == [
+            ("Knight", "mounted", "mount fell")]
+        assert knight.mounted_on is None and rng.unused == 0
+
     def test_mount_does_not_decide_victory(self) -> None:
         """Mounted combat: the mount does not count for victory; the side falls with its rider."""
         b = battle(mounted())
@@ -735,8 +751,3 @@ def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:
     se = math.sqrt(p * (1 - p) / n)
     return abs(observed / n - p) <= sigmas * se + 1e-12
 
-
-def test_characteristic_helper_defaults() -> None:
-    """A characteristic the stat block leaves out is 50 (the d100 module's default)."""
-    b = battle(duel100())
-    assert characteristic(b.fighters[0], "physique") == 50

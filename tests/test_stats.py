@@ -76,3 +76,15 @@ class TestAggregate:
                 agg.add(row)
             widths.append(agg.headline_halfwidth())
         assert widths[0] > widths[1] > widths[2] > 0
+
+
+class TestMounts:
+    """Mounts are combatants, but a party is wiped out when its people are."""
+
+    def test_tpk_ignores_mounts(self) -> None:
+        """A surviving horse does not prevent a TPK (RULES: tpk = every party member dies)."""
+        agg = Aggregate.for_roster([("Knight", "party"), ("horse", "party"), ("Foe", "foe")],
+                                   ["party", "foe"], "party", mounts=["horse"])
+        agg.add((0, 1, "foe", 5, ((0, "dead", "weapon", False), (12, "active", None, False),
+                                  (3, "active", None, False))))
+        assert agg.summary({})["tpk"]["p"] == 1.0

@@ -77,3 +77,31 @@ class TestWeapons:
         assert choose_weapon(archer, 1).name == "dagger"
         assert choose_weapon(archer, 20).name == "bow"
         assert choose_weapon(archer, 31) is None
+
+
+class TestRangedAndSpells:
+    """Ranged fighters keep their distance; casters do not burn themselves out."""
+
+    def test_archer_with_a_knife_stops_at_range(self) -> None:
+        """A fighter with a ranged weapon closes only to its range, even with a melee backup."""
+        from sim.tactics import approach_gap
+
+        bow = Weapon("bow", dice.parse("1d6"), range=30)
+        knife = Weapon("knife", dice.parse("1d4"))
+        b = battle(scenario(side("h", fighter("A", weapons=(bow, knife)), party=True),
+                            side("m", fighter("M"))))
+        assert approach_gap(b.fighters[0]) == 30
+        assert choose_weapon(b.fighters[0], 1.0).name == "knife"
+
+    def test_no_spell_that_would_knock_the_caster_out(self) -> None:
+        """Out of PSY, a spell is cast on HP only while HP stay above twice its cost."""
+        spell = Weapon("bolt", dice.parse("2d6"), range=20, psy=3)
+        b = battle(scenario(side("h", fighter("Mage", weapons=(spell,), hp=7), party=True),
+                            side("m", fighter("M"))))
+        mage = b.fighters[0]
+        mage.psy = 0
+        assert choose_weapon(mage, 10).name == "bolt"  # 7 HP > 6
+        mage.hp = 6
+        assert choose_weapon(mage, 10) is None
+        mage.psy = 3
+        assert choose_weapon(mage, 10).name == "bolt"

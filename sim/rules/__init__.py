@@ -127,7 +127,11 @@ class RuleSystem(Protocol):
         """What armor leaves of ``amount`` (an explosion, say); never below 0."""
         ...
 
-    def after_damage(self, battle: Battle, target: Fighter, amount: int) -> None:
+    def mount_bonus(self, mount: Fighter) -> int:
+        """Damage a successful riding check adds for an attack from this mount's saddle."""
+        ...
+
+    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
         """Whatever one instance of damage triggers (d100: a serious wound)."""
         ...
 

@@ -99,12 +99,14 @@ class D100:
         return percent
 
     def check(
-        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0,
+        purpose: str | None = None,
     ) -> CheckResult:
         """1d100 under score + modifiers; 01-05 and 96-100 are criticals whatever the target.
 
         Fatigue costs 5 a point on physical checks; weakened costs 20 on every check.
-        Advantage rolls twice and keeps the better (lower) roll.
+        Advantage rolls twice and keeps the better (lower) roll. ``purpose`` names the
+        check in the log when it differs from the skill rolled (an attack rolls melee).
         """
         score, physical = score_of(who, what)
         if physical:
@@ -124,9 +126,10 @@ class D100:
         margin = target - roll
         if battle.log is not None:
             battle.emit(
-                "check_rolled", actor=who.name, purpose=what, system="d100", dice=list(dice),
-                kept=roll, advantage=advantage, modifier=modifier, total=roll, target=target,
-                success=success, degree=degree, margin=margin, score=score,
+                "check_rolled", actor=who.name, purpose=purpose or what, system="d100",
+                dice=list(dice), kept=roll, advantage=advantage, modifier=modifier, total=roll,
+                target=target, success=success, degree=degree, margin=margin, score=score,
+                skill=what,
             )
         return CheckResult(dice, roll, modifier, roll, target, success, margin, degree)
 
@@ -139,7 +142,7 @@ class D100:
         """
         skill = weapon.skill or ("magic" if weapon.psy else "ranged" if weapon.range is not None
                                  else "melee")
-        check = self.check(battle, attacker, skill, 0, advantage)
+        check = self.check(battle, attacker, skill, 0, advantage, purpose="attack")
         if weapon.hands >= 2:
             battle.tire(attacker, 1, "two-handed weapon")
         if check.degree == CRITICAL_FAILURE:
@@ -167,7 +170,7 @@ class D100:
         """Armor absorbs its value of any damage that is not armor-piercing."""
         return max(0, amount - target.spec.armor)
 
-    def after_damage(self, battle: Battle, target: Fighter, amount: int) -> None:
+    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
         """Serious wound: one instance of at least half the maximum HP, still conscious:
         physique check; failure, unconscious 1d4 rounds, then weakened."""
         if amount * 2 < target.max_hp or not target.able or target.hp == 0:
@@ -175,7 +178,12 @@ class D100:
         if not self.check(battle, target, "physique").success:
             from sim.effects import KnockedOut  # effects import the rule systems' results
 
+            target.cause = kind  # what it dies of if its side loses while it is out
             KnockedOut(battle, target, roll_die(battle.rng, 4)).start()
+
+    def mount_bonus(self, mount: Fighter) -> int:
+        """A good riding check adds a tenth of the mount's force to the damage."""
+        return characteristic(mount, "force") // 10
 
     def prepare(self, battle: Battle, fighter: Fighter) -> None:
         """Encumbrance: over force / 2 + 20 kg, each started 5 kg is 1 fatigue."""

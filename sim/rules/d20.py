@@ -224,9 +224,13 @@ class D20:
         """Always the same: move, then one attack."""
         return self.economy
 
+    def mount_bonus(self, mount: Fighter) -> int:
+        """d20 stat blocks have no force: riding adds nothing."""
+        return 0
+
     def absorb(self, target: Fighter, amount: int) -> int:
         """Armor feeds the defense roll in this system; it never reduces damage."""
         return amount
 
-    def after_damage(self, battle: Battle, target: Fighter, amount: int) -> None:
+    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
         """Nothing: the d20 system has no serious wounds."""
