@@ -56,6 +56,9 @@ class OngoingEffect:
             yield self.owner.next_turn(self.battle.env)
             if self.active and self.owner.present and not self.battle.ended:
                 self.ticks += 1
+                if self.battle.log is not None:  # every tick is logged, even a quiet one
+                    self.battle.emit("effect_ticked", target=self.owner.name, effect=self.name,
+                                     tick=self.ticks)
                 self.tick()
 
     def tick(self) -> None:

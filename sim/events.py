@@ -45,6 +45,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "spirit_lost": ("target", "amount", "source", "spirit_before", "spirit_after"),
     "group_check_resolved": ("what", "members", "successes", "failures", "success"),
     "scripted": ("do", "targets"),
+    "effect_ticked": ("target", "effect", "tick"),
     "characteristic_lost": ("target", "characteristic", "amount", "cause"),
     "fatigue_gained": ("actor", "amount", "fatigue", "reason"),
     "stood_up": ("actor",),

@@ -334,7 +334,9 @@ class TestTicks:
         ticks = [i for i, e in enumerate(log) if e["event"] == "damage_dealt" and e["kind"] == "fire"]
         assert ticks
         for i in ticks:
-            opened = log[i - 1]
+            ticked, opened = log[i - 1], log[i - 2]
+            assert (ticked["event"], ticked["target"], ticked["effect"]) == ("effect_ticked", "A",
+                                                                             "burning")
             assert (opened["event"], opened["actor"], opened["t"]) == ("turn_started", "A",
                                                                        log[i]["t"])
 
