@@ -254,6 +254,7 @@ def _parquet_schema() -> Any:
     fighter = pa.struct([
         ("name", pa.string()), ("side", pa.string()), ("hp", pa.int32()),
         ("status", pa.string()), ("cause", pa.string()), ("knocked_out", pa.bool_()),
+        ("morale", pa.string()), ("learned", pa.list_(pa.string())),
     ])
     return pa.schema([
         ("index", pa.int64()), ("seed", pa.int64()), ("winner", pa.string()),
@@ -276,6 +277,8 @@ def rows_table(rows: Sequence[BattleRow], roster: Sequence[tuple[str, str]]) -> 
             pa.array([f[1] for f in fighters], pa.string()),
             pa.array([f[2] for f in fighters], pa.string()),
             pa.array([f[3] for f in fighters], pa.bool_()),
+            pa.array([f[4] for f in fighters], pa.string()),
+            pa.array([list(f[5]) for f in fighters], pa.list_(pa.string())),
         ],
         fields=list(schema.field("combatants").type.value_type),
     )
@@ -302,8 +305,8 @@ def parquet_bytes(table: Any) -> bytes:
 def _table_rows(table: Any) -> Iterator[BattleRow]:
     """Rows back from a Parquet part, in the shape workers send them."""
     for record in table.to_pylist():
-        fighters = tuple((c["hp"], c["status"], c["cause"], c["knocked_out"])
-                         for c in record["combatants"])
+        fighters = tuple((c["hp"], c["status"], c["cause"], c["knocked_out"], c["morale"],
+                          tuple(c["learned"])) for c in record["combatants"])
         yield (record["index"], record["seed"], record["winner"], record["rounds"], fighters)
 
 

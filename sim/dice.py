@@ -255,6 +255,12 @@ class Dice:
         object.__setattr__(self, "max", sum(high for _, high in bounds))
         object.__setattr__(self, "is_constant", all(isinstance(t, _Constant) for t in self._terms))
 
+    @property
+    def die_sides(self) -> int | None:
+        """Faces of the expression's first die (``2d6+1`` -> 6), None without dice: the
+        "one more weapon die" an exploit adds (RULES.md §3, 2d10)."""
+        return next((t.sides for t in self._terms if isinstance(t, _Roll)), None)
+
     @functools.cached_property
     def mean_fraction(self) -> Fraction:
         """The exact expected total (lazy: keep-highest of many dice takes real work)."""

@@ -17,6 +17,7 @@ from sim import __version__
 from sim.dice import roll_die
 from sim.effects import ESCAPABLE, Asphyxiating, expose, ignite, poison, throw_off
 from sim.model import INITIATIVE_GIFT, MELEE_REACH_M
+from sim.morale import fallen, give_tokens, state_of, wounded
 from sim.rules import system_for
 from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
 from sim.stats import FighterRow
@@ -58,6 +59,11 @@ class Battle:
         self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
         self.rules: RuleSystem = system_for(scenario.rules)
         self.economy = self.rules.economy_for(scenario.options)
+        options = scenario.options
+        self.morale_on = self.rules.morale_default if options.morale_on is None else options.morale_on
+        self._flee_at = options.flee_at
+        self._routed: set[str] = set()
+        self._starting: dict[str, int] = {}  # side -> members that count, at the start
         self.rng = random.Random(seed)
         self.env = simpy.Environment()
         self.log: list[dict] | None = [] if log else None
@@ -102,10 +108,13 @@ class Battle:
                 hp = max(1, spec.hp.roll(self.rng))
                 fighter = Fighter(spec, side, len(self.fighters), hp, x)
                 self.rules.prepare(self, fighter)
+                if self.morale_on:
+                    give_tokens(self, fighter)
                 self.fighters.append(fighter)
                 if fighter.counts:
                     self._able[side.name] += 1
         self._standing = sum(1 for count in self._able.values() if count > 0)
+        self._starting = dict(self._able)
         self._by_side = {side.name: [f for f in self.fighters if f.side == side.name]
                          for side in self.scenario.sides}
         self._roller = roller = home  # rolls initiative
@@ -145,6 +154,8 @@ class Battle:
     def _describe(self, f: Fighter) -> dict[str, object]:
         entry: dict[str, object] = {"name": f.name, "side": f.side, "hp": f.hp, "max_hp": f.max_hp}
         entry["x"] = f.x
+        if f.morale is not None:
+            entry["morale"] = f.morale
         if f.heroism:
             entry["heroism"] = f.heroism
         if f.spirit is not None:
@@ -252,6 +263,9 @@ class Battle:
             if self.log is not None:
                 self.emit("turn_skipped", actor=fighter.name)
             return
+        if self._flee_at is not None and self._routs(fighter.side):
+            self.flee(fighter)
+            return
         economy = self.economy
         budget, moves, attacks = economy.budget, 0, 0
         if fighter.prone or fighter.effects or self._perils:
@@ -305,6 +319,26 @@ class Battle:
         if budget == economy.budget and self._rescue(fighter):
             return None, moves  # a rescue is a full action
         return budget, moves
+
+    def _routs(self, side: str) -> bool:
+        """Rout (option flee_at): once a side's able members fall below that fraction of those
+        it started with, it flees at its next turns."""
+        if side not in self._routed and self._able[side] < self._flee_at * self._starting[side]:
+            self._routed.add(side)
+        return side in self._routed
+
+    def flee(self, fighter: Fighter) -> None:
+        """The fighter leaves the battle and survives it; a mount carries its rider away."""
+        self._set_status(fighter, FLED)
+        if self.log is not None:
+            self.emit("fled", target=fighter.name)
+        for effect in list(fighter.effects):
+            effect.end("fled")
+        mount = fighter.mounted_on
+        if mount is not None and mount.present:
+            self._set_status(mount, FLED)
+            if self.log is not None:
+                self.emit("fled", target=mount.name)
 
     def _trapped(self, fighter: Fighter) -> bool:
         """Held in a hazard it cannot leave (``escape: none``): it cannot walk either."""
@@ -476,6 +510,8 @@ class Battle:
         if before > 0 and after == 0 and target.present:
             self._drop(target, kind, source)
         elif amount > 0:
+            if self.morale_on:
+                wounded(self, target, amount, self.scenario.options.wound_divisor)
             self.rules.after_damage(self, target, amount, kind)
 
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
@@ -498,6 +534,8 @@ class Battle:
             if self.log is not None:
                 self.emit("knocked_out", target=fighter.name, cause=cause,
                           source=None if source is None else source.name)
+        if self.morale_on:
+            fallen(self, fighter, source)
         if fighter.ridden_by is not None:
             throw_off(self, fighter.ridden_by, "mount fell", check=True)
 
@@ -591,7 +629,7 @@ class Battle:
             self.seed, self.winner, self.round,
             tuple(
                 (f.hp, f.status, f.cause if f.status == DEAD else None,
-                 f.status != DEAD and f.name in down)
+                 f.status != DEAD and f.name in down, state_of(f), tuple(sorted(f.learned)))
                 for f in self.fighters
             ),
         )

@@ -46,6 +46,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "group_check_resolved": ("what", "members", "successes", "failures", "success"),
     "scripted": ("do", "targets"),
     "effect_ticked": ("target", "effect", "tick"),
+    "learning_ticked": ("actor", "skill"),
     "characteristic_lost": ("target", "characteristic", "amount", "cause"),
     "fatigue_gained": ("actor", "amount", "fatigue", "reason"),
     "stood_up": ("actor",),

@@ -79,6 +79,10 @@ class Combatant:
     skills: Mapping[str, int] = attrs.field(factory=dict, eq=False)
     psy: int = 0
     load: float = 0.0  # kg carried: over force / 2 + 20, each started 5 kg is 1 fatigue
+    # 2d10 (seed 000) and d10 (seed 001)
+    attributes: Mapping[str, int] = attrs.field(factory=dict, eq=False)  # d10
+    defense: int = 0  # 2d10: subtracted from the attacker's SR; d10: the attack difficulty
+    morale: Dice | None = None  # starting morale tokens (default 2d6)
     mount: str | None = None  # the name of the combatant it rides
     rider: str | None = None  # for a mount: the name of who rides it
     # Derived once here rather than in every battle (see __attrs_post_init__).
@@ -124,11 +128,14 @@ class Side:
 class Options:
     """Optional rules of RULES.md, all off (or at their default) unless the scenario says."""
 
-    morale: bool = False
     destiny_points: int = 0  # > 0 turns on lethal 0 HP with that many saves for the party
     spirit: bool = False
     outnumbered_at: int = 3
     attacks_per_turn: int | None = None  # d100: cap on attacks in one turn (None: no cap)
+    morale_on: bool | None = None  # None: the system's default (on with 2d10)
+    wound_divisor: int = 2  # morale: a wound of k damage costs floor(k / divisor) tokens
+    flee_at: float | None = None  # rout: a side below this fraction of able members flees
+    difficulty: int = 10  # d10: the difficulty of a check nothing else sets
 
 
 HAZARD_KINDS = ("water", "smoke", "fire")

@@ -31,8 +31,13 @@ def _initiative(e: Event) -> str:
 
 
 def _check(e: Event) -> str:
-    if e.get("system") == "d100":
+    system = e.get("system")
+    if system == "d100":
         return _roll_under(e)
+    if system == "2d10":
+        return _quality(e)
+    if system == "d10":
+        return _open_ended(e)
     dice = ",".join(str(d) for d in e["dice"])
     adv = {1: " with advantage", -1: " with disadvantage"}.get(e.get("advantage", 0), "")
     verdict = e["degree"].replace("_", " ")
@@ -49,6 +54,23 @@ def _roll_under(e: Event) -> str:
     score = e.get("score", e["target"] - e["modifier"])
     return (f"  {e['actor']} rolls {e['purpose']}{adv}: {rolls}, needs {e['target']} or less"
             f" ({score}{mods}): {e['degree'].replace('_', ' ')}.")
+
+
+def _quality(e: Event) -> str:
+    """2d10: R against SR, and the quality Q = SR - R."""
+    adv = {1: " (2d8, advantage)", -1: " (2d12, disadvantage)"}.get(e.get("advantage", 0), "")
+    bands = {"critical_success": "exploit", "critical_failure": "disaster"}
+    verdict = bands.get(e["degree"], e["degree"])
+    return (f"  {e['actor']} rolls {e['purpose']}{adv}: {'+'.join(map(str, e['dice']))}"
+            f" = {e['total']} against {e['target']}: quality {_signed(e['margin'])}, {verdict}.")
+
+
+def _open_ended(e: Event) -> str:
+    """d10: the open-ended chain, its sum, attribute + skill, against the difficulty."""
+    chain = ",".join(str(d) for d in e.get("chain", e["dice"]))
+    return (f"  {e['actor']} rolls {e['purpose']}: d10 chain [{chain}] = {e['kept']}"
+            f" {_signed(e['modifier'])} = {e['total']} vs {e['target']}:"
+            f" {e['degree'].replace('_', ' ')}.")
 
 
 def _attack(e: Event) -> str:
@@ -110,12 +132,13 @@ NARRATORS: dict[str, Callable[[Event], str]] = {
     "fatigue_gained": lambda e: f"  {e['actor']} tires ({e['reason']}): fatigue {e['fatigue']}.",
     "stood_up": lambda e: f"{e['actor']} stands up.",
     "rescued": lambda e: f"{e['actor']} pulls {e['target']} out.",
+    "learning_ticked": lambda e: f"  {e['actor']} ticks the learning box of {e['skill']}.",
 }
 
 
 # Rolls logged before the attack they decide; narrated after its headline so
 # the story reads "A attacks B", then the dice.
-_ATTACK_ROLLS = frozenset({"attack", "defense"})
+_ATTACK_ROLLS = frozenset({"attack", "defense", "morale_reroll", "despair"})
 
 
 def narrate(events: Iterable[Event]) -> Iterator[str]:

@@ -37,7 +37,7 @@ from sim.model import (
 )
 from sim.yamlsrc import Path, Source, format_path, load_yaml, shorten
 
-IMPLEMENTED_SYSTEMS = ("d20", "d100")
+IMPLEMENTED_SYSTEMS = ("d20", "d100", "2d10", "d10")
 MAX_NAME = 80
 MAX_COUNT = 100
 MAX_COMBATANTS = 500
@@ -225,8 +225,9 @@ def _tactics(c: Checker, value: object, path: Path) -> Any:
 D100_CHARACTERISTICS = ("physique", "mental", "social", "force")
 
 
-def _scores(c: Checker, value: object, path: Path, names: tuple[str, ...] | None) -> Any:
-    """A mapping of name -> score on 0..100 (``names``: the only keys allowed, if given)."""
+def _scores(c: Checker, value: object, path: Path, names: tuple[str, ...] | None,
+            top: int = 100) -> Any:
+    """A mapping of name -> score on 0..``top`` (``names``: the only keys allowed, if given)."""
     if not isinstance(value, dict):
         return c.fail(path, f"must be a mapping of name: score (got {shorten(value)})")
     out: dict[str, int] = {}
@@ -235,7 +236,7 @@ def _scores(c: Checker, value: object, path: Path, names: tuple[str, ...] | None
             hint = _did_you_mean(key, names or ())
             c.fail((*path, key), f"unknown key {shorten(key)}{hint}", at_key=True)
             continue
-        checked = c.integer(score, (*path, key), 0, 100)
+        checked = c.integer(score, (*path, key), 0, top)
         if checked is not INVALID:
             out[key] = checked
     return out if len(out) == len(value) else INVALID
@@ -261,6 +262,17 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
         "tactics": lambda v, p: _tactics(c, v, p),
         "description": lambda v, p: c.text(v, p, 2000),
     }
+    if c.rules in ("2d10", "d10"):
+        scores = "characteristics" if c.rules == "2d10" else "attributes"
+        seeds: dict[str, Callable[[object, Path], Any]] = {
+            scores: lambda v, p: _scores(c, v, p, None, 30),
+            "skills": lambda v, p: _scores(c, v, p, None, 30),
+            "defense": lambda v, p: c.integer(v, p, 0, 40),
+            "morale": lambda v, p: c.dice(v, p, lo=0),
+        }
+        if mount:
+            seeds["mount"] = lambda v, p: _mount(c, v, p)
+        return {**common, **seeds}
     if c.rules == "d100":
         d100: dict[str, Callable[[object, Path], Any]] = {
             "characteristics": lambda v, p: _scores(c, v, p, D100_CHARACTERISTICS),
@@ -408,19 +420,34 @@ def _in_file_order(problems: list[Problem]) -> list[Problem]:
     return sorted(problems, key=lambda p: (p.file, p.line, p.col))
 
 
+def _morale(c: Checker, value: object, path: Path) -> Any:
+    """``morale: true|false``, or ``morale: {wound_divisor: 3}`` (on, with settings)."""
+    if isinstance(value, bool):
+        return {"morale_on": value}
+    fields = c.mapping(value, path, {
+        "on": c.boolean,
+        "wound_divisor": lambda v, p: c.integer(v, p, 1, 100),
+    })
+    if fields is INVALID:
+        return INVALID
+    return {"morale_on": fields.get("on", True),
+            **({"wound_divisor": fields["wound_divisor"]} if "wound_divisor" in fields else {})}
+
+
 def _options(c: Checker, value: object, path: Path) -> Any:
     fields = c.mapping(value, path, {
-        "morale": c.boolean,
+        "morale": lambda v, p: _morale(c, v, p),
         "destiny_points": lambda v, p: c.integer(v, p, 0, 100),
         "spirit": c.boolean,
         "outnumbered_at": lambda v, p: c.integer(v, p, 1, 100),
         "attacks_per_turn": lambda v, p: c.integer(v, p, 1, 100),
+        "flee_at": lambda v, p: c.number(v, p, 0, 1),
+        "difficulty": lambda v, p: c.integer(v, p, -50, 100),
     })
     if fields is INVALID:
         return INVALID
-    if fields.get("morale"):
-        return c.fail((*path, "morale"), "morale is not implemented yet (it comes with the 2d10 system)")
-    return Options(**fields)
+    morale = fields.pop("morale", {})
+    return Options(**fields, **morale)
 
 
 def _hazards(c: Checker, value: object, path: Path) -> Any:

@@ -33,14 +33,17 @@ class Fighter:
         "cause",
         "counts",
         "defense_threshold",
+        "despairing",
         "effects",
         "fatigue",
         "fire_damage",
         "heroism",
         "hp",
         "index",
+        "learned",
         "max_hp",
         "max_spirit",
+        "morale",
         "mounted_on",
         "name",
         "party",
@@ -104,6 +107,10 @@ class Fighter:
         self.ridden_by: Fighter | None = None  # for a mount: its rider, while mounted
         self.fire_damage = 0  # fire damage taken this battle
         self.social_lost = 0  # social lost to fire (once)
+        # Morale (seed 000), when the option is on.
+        self.morale: int | None = None  # tokens; None: morale is off
+        self.despairing = False
+        self.learned: set[str] = set()  # skills whose learning box was ticked
 
     @property
     def conscious(self) -> bool:

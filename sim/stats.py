@@ -12,9 +12,10 @@ import attrs
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 # One battle as workers send it: (index, seed, winner, rounds, fighters), where each
-# fighter is (final hp, status, cause of death or None, knocked out and survived),
-# in the scenario's combatant order.
-FighterRow = tuple[int, str, str | None, bool]
+# fighter is (final hp, status, cause of death or None, knocked out and survived,
+# morale state at the end: demoralized / despairing / None, skills with a learning
+# tick), in the scenario's combatant order.
+FighterRow = tuple[int, str, str | None, bool, str | None, tuple[str, ...]]
 BattleRow = tuple[int, int, str | None, int, tuple[FighterRow, ...]]
 
 
@@ -63,8 +64,11 @@ class _Combatant:
     mount: bool = False  # mounts never make a TPK (or prevent one)
     deaths: int = 0
     knocked_out: int = 0
+    demoralized: int = 0
+    despairing: int = 0
     causes: Counter[str] = attrs.Factory(Counter)
     hp_left: Counter[int] = attrs.Factory(Counter)  # final HP -> battles: bounded by max HP
+    learned: Counter[str] = attrs.Factory(Counter)  # skill -> battles with a learning tick
 
 
 @attrs.define
@@ -97,8 +101,14 @@ class Aggregate:
         else:
             self.wins[winner] += 1
         party_dead = self.party is not None
-        for stats, (hp, status, cause, knocked_out) in zip(self.combatants, fighters, strict=True):
+        for stats, row in zip(self.combatants, fighters, strict=True):
+            hp, status, cause, knocked_out, morale, learned = row
             stats.hp_left[hp] += 1
+            if morale == "demoralized":
+                stats.demoralized += 1
+            elif morale == "despairing":
+                stats.despairing += 1
+            stats.learned.update(learned)
             if status == "dead":
                 stats.deaths += 1
                 stats.causes[cause or "unknown"] += 1
@@ -123,6 +133,9 @@ class Aggregate:
         for mine, theirs in zip(self.combatants, other.combatants, strict=True):
             mine.deaths += theirs.deaths
             mine.knocked_out += theirs.knocked_out
+            mine.demoralized += theirs.demoralized
+            mine.despairing += theirs.despairing
+            mine.learned.update(theirs.learned)
             mine.causes.update(theirs.causes)
             mine.hp_left.update(theirs.hp_left)
 
@@ -166,6 +179,9 @@ class Aggregate:
             "knocked_out": interval(c.knocked_out, n),
             "death_causes": {cause: round(k / n, 6) for cause, k in causes},
             "death_causes_ci": {cause: interval(k, n) for cause, k in causes},
+            "demoralized": interval(c.demoralized, n),
+            "despairing": interval(c.despairing, n),
+            "learning": {skill: interval(k, n) for skill, k in sorted(c.learned.items())},
             "hp_left": {
                 "mean": round(hp_mean, 4),
                 "p10": percentile(c.hp_left, 0.1),

@@ -213,16 +213,6 @@ class TestRunBadScenario:
         assert len(err.splitlines()) == 1
         assert ":0:0: (document): cannot read file" in err
 
-    def test_rules_not_implemented(self, capsys, tmp_path, monkeypatch):
-        """``rules: 2d10`` exits 2 saying it is not implemented yet."""
-        monkeypatch.chdir(tmp_path)
-        (tmp_path / "s.yaml").write_text(GOOD.replace("rules: d20", "rules: 2d10"),
-                                         encoding="utf-8")
-        code, _, err = run(capsys, "run", "s.yaml")
-        assert code == 2
-        assert err == ("s.yaml:2:8: rules: rule system '2d10' is not implemented yet "
-                       "(available: d20, d100)\n")
-
 
 class TestValidate:
     """``sim validate FILE...``: 0 when all are good, else 2 with one line per problem."""

@@ -111,6 +111,25 @@ def check_obeys_its_rule(event: dict) -> None:
         assert event["margin"] == event["target"] - roll
         critical = roll <= 5 or roll >= 96
         assert event["degree"].startswith("critical") is critical
+    elif event["system"] == "2d10":  # R = sum of two dice; Q = SR - R; success iff Q >= 0
+        sides = {1: 8, -1: 12}.get(event["advantage"], 10)
+        assert len(event["dice"]) == 2 and all(1 <= d <= sides for d in event["dice"])
+        assert event["kept"] == event["total"] == sum(event["dice"])
+        quality = event["target"] - event["total"]
+        assert event["margin"] == quality and event["success"] is (quality >= 0)
+        band = ("critical_failure" if quality < -7 else "failure" if quality < 0
+                else "success" if quality <= 7 else "critical_success")
+        assert event["degree"] == band
+    elif event["system"] == "d10":  # open-ended chain + modifier >= difficulty (ties succeed)
+        chain, sign, value = event["chain"], 1, 0
+        for die in chain:
+            value += sign * die
+            if die == 1:
+                sign = -sign
+        assert value == event["kept"] and all(d in (1, 10) for d in chain[:-1])
+        assert event["kept"] + event["modifier"] == event["total"]
+        assert event["success"] is (event["total"] >= event["target"])
+        assert event["margin"] == event["total"] - event["target"]
     else:
         raise AssertionError(f"unknown system {event['system']!r}")
 

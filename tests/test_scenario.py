@@ -362,20 +362,6 @@ class TestChoices:
         assert where(p) == (1, 1, "")
         assert p.message == "missing required key 'rules'"
 
-    @pytest.mark.parametrize("system", ["2d10", "d10"])
-    def test_rules_not_implemented(self, arena, system):
-        """A known but unimplemented system is reported as not implemented yet."""
-        p = arena.one(variant("rules: d20", f"rules: {system}"))
-        assert where(p) == (2, 8, "rules")
-        assert p.message == (f"rule system '{system}' is not implemented yet "
-                             "(available: d20, d100)")
-
-    def test_morale_not_implemented(self, arena):
-        """``options: {morale: true}`` is refused as not implemented yet."""
-        p = arena.one(variant("rules: d20\n", "rules: d20\noptions: {morale: true}\n"))
-        assert where(p) == (3, 19, "options.morale")
-        assert "not implemented yet" in p.message
-
 
 class TestYamlLevel:
     """Problems found before any schema check: syntax, tags, encoding, emptiness, files."""
@@ -800,7 +786,7 @@ class TestGoodInput:
         """Keys left out take the documented defaults."""
         scenario = arena.load(BASE)
         assert scenario.options == Options()
-        assert (scenario.options.morale, scenario.options.destiny_points) == (False, 0)
+        assert (scenario.options.morale_on, scenario.options.destiny_points) == (None, 0)
         assert scenario.options.outnumbered_at == 3
         assert (scenario.max_rounds, scenario.distance, scenario.surprise) == (100, 0.0, None)
         heroes, goblins = scenario.sides
@@ -847,7 +833,7 @@ def _implemented(path: pathlib.Path) -> bool:
         return True  # let sim validate report it
     if not isinstance(data, dict):
         return True
-    return data.get("rules") in IMPLEMENTED_SYSTEMS and not (data.get("options") or {}).get("morale")
+    return data.get("rules") in IMPLEMENTED_SYSTEMS
 
 
 class TestRepositoryContent:

@@ -42,6 +42,11 @@ class TestPercentile:
         assert (percentile(h, 0.5), percentile(h, 0.9), percentile(h, 1.0)) == (5, 9, 10)
 
 
+def f(hp: int, status: str, cause: str | None, knocked_out: bool) -> tuple:
+    """A fighter row with no morale state and no learning tick."""
+    return (hp, status, cause, knocked_out, None, ())
+
+
 class TestAggregate:
     """Counting battles into the summary."""
 
@@ -52,12 +57,12 @@ class TestAggregate:
     def test_tpk_needs_every_party_member_dead(self) -> None:
         """TPK counts only battles where every party member died."""
         agg = self._agg()
-        agg.add((0, 1, "foe", 3, ((0, "dead", "weapon", False), (0, "dead", "fire", False),
-                                  (5, "active", None, False))))
-        agg.add((1, 2, "foe", 3, ((0, "dead", "weapon", False), (3, "unconscious", None, True),
-                                  (5, "active", None, False))))
-        agg.add((2, 3, "party", 4, ((9, "active", None, False), (0, "unconscious", None, True),
-                                    (0, "dead", "weapon", False))))
+        agg.add((0, 1, "foe", 3, (f(0, "dead", "weapon", False), f(0, "dead", "fire", False),
+                                  f(5, "active", None, False))))
+        agg.add((1, 2, "foe", 3, (f(0, "dead", "weapon", False), f(3, "unconscious", None, True),
+                                  f(5, "active", None, False))))
+        agg.add((2, 3, "party", 4, (f(9, "active", None, False), f(0, "unconscious", None, True),
+                                    f(0, "dead", "weapon", False))))
         s = agg.summary({"scenario": "x"})
         assert s["tpk"]["p"] == pytest.approx(1 / 3)
         assert s["sides"]["foe"]["wins"] == 2 and s["draws"] == 0
@@ -69,7 +74,7 @@ class TestAggregate:
     def test_halfwidth_shrinks(self) -> None:
         """The headline half-width shrinks as battles accumulate."""
         agg = self._agg()
-        row = (0, 1, "party", 2, ((5, "active", None, False),) * 2 + ((0, "dead", "weapon", False),))
+        row = (0, 1, "party", 2, (f(5, "active", None, False),) * 2 + (f(0, "dead", "weapon", False),))
         widths = []
         for _ in range(3):
             for _ in range(100):
@@ -85,6 +90,6 @@ class TestMounts:
         """A surviving horse does not prevent a TPK (RULES: tpk = every party member dies)."""
         agg = Aggregate.for_roster([("Knight", "party"), ("horse", "party"), ("Foe", "foe")],
                                    ["party", "foe"], "party", mounts=["horse"])
-        agg.add((0, 1, "foe", 5, ((0, "dead", "weapon", False), (12, "active", None, False),
-                                  (3, "active", None, False))))
+        agg.add((0, 1, "foe", 5, (f(0, "dead", "weapon", False), f(12, "active", None, False),
+                                  f(3, "active", None, False))))
         assert agg.summary({})["tpk"]["p"] == 1.0

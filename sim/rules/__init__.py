@@ -95,6 +95,7 @@ class RuleSystem(Protocol):
 
     name: str
     outnumbering: bool  # whether the outnumbered rule of seed 003 applies
+    morale_default: bool  # morale tokens on unless the scenario says (2d10: on)
 
     def economy_for(self, options: Options) -> ActionEconomy:
         """The action economy of a turn under these options."""
@@ -178,8 +179,10 @@ def system_for(name: str) -> RuleSystem:
         # Imported late: the systems import this module.
         from sim.rules.d20 import D20
         from sim.rules.d100 import D100
+        from sim.rules.open_d10 import OpenD10
+        from sim.rules.quality import Quality
 
-        _SYSTEMS.update({"d20": D20(), "d100": D100()})
+        _SYSTEMS.update({"d20": D20(), "d100": D100(), "2d10": Quality(), "d10": OpenD10()})
     try:
         return _SYSTEMS[name]
     except KeyError:

@@ -85,6 +85,7 @@ class D100:
 
     name = "d100"
     outnumbering = False  # a seed-003 rule
+    morale_default = False
 
     def economy_for(self, options: Options) -> ActionEconomy:
         """One action or two half-actions; ``attacks_per_turn`` caps attacks."""
@@ -102,12 +103,27 @@ class D100:
         self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0,
         purpose: str | None = None,
     ) -> CheckResult:
+        """A roll (see ``roll``), then the morale reroll when morale is on."""
+        result = self.roll(battle, who, what, modifier, advantage, purpose)
+        if battle.morale_on:
+            from sim.morale import after_check
+
+            result = after_check(battle, who, what, result, lambda again: self.roll(
+                battle, who, what, modifier, advantage, again))
+        return result
+
+    def roll(
+        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0,
+        purpose: str | None = None,
+    ) -> CheckResult:
         """1d100 under score + modifiers; 01-05 and 96-100 are criticals whatever the target.
 
         Fatigue costs 5 a point on physical checks; weakened costs 20 on every check.
         Advantage rolls twice and keeps the better (lower) roll. ``purpose`` names the
         check in the log when it differs from the skill rolled (an attack rolls melee).
         """
+        if who.despairing:  # morale: a despairing combatant rolls with disadvantage
+            advantage = -1 if advantage <= 0 else 0
         score, physical = score_of(who, what)
         if physical:
             modifier -= FATIGUE_PENALTY * who.fatigue

@@ -74,6 +74,7 @@ def roll_check(
     target: int,
     advantage: int = 0,
     weapon: Weapon | None = None,
+    morale: bool = True,
 ) -> CheckResult:
     """Roll 1d20 (2d20 keep best/worst with advantage), spend heroism if it can help, log it.
 
@@ -81,6 +82,8 @@ def roll_check(
     less, the most a d6 can make up, and only on a roll concerning an aspect.
     The d6 joins the modifier so that ``kept + modifier == total`` still holds.
     """
+    if who.despairing:  # morale: a despairing combatant rolls with disadvantage
+        advantage = -1 if advantage <= 0 else 0
     rand = battle.rng.random
     first = int(rand() * 20) + 1  # roll_die(rng, 20), inlined: every attack comes here
     if advantage:
@@ -116,7 +119,14 @@ def roll_check(
         if bonus:
             event["heroism"] = bonus
         log.append(event)
-    return CheckResult(dice, kept, modifier, total, target, success, margin, degree, bonus)
+    result = CheckResult(dice, kept, modifier, total, target, success, margin, degree, bonus)
+    if battle.morale_on and morale:
+        from sim.morale import after_check
+
+        base = modifier - bonus
+        result = after_check(battle, who, purpose, result, lambda again: roll_check(
+            battle, who, again, base, target, advantage, weapon, morale=False))
+    return result
 
 
 class D20:
@@ -124,6 +134,7 @@ class D20:
 
     name = "d20"
     outnumbering = True
+    morale_default = False
     # "move, then a single attack": two slots, at most one move and one attack.
     economy = ActionEconomy(
         budget=2, move_cost=1, attack_cost=1, two_handed_cost=1, ranged_cost=1,

@@ -1,0 +1,172 @@
+"""The open-ended d10 system of seed 001 (RULES.md §1, §3): attribute + skill + open d10."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sim.rules import (
+    CRITICAL_FAILURE,
+    CRITICAL_SUCCESS,
+    FAILURE,
+    SUCCESS,
+    AttackResult,
+    CheckResult,
+    DamageResult,
+    majority_check,
+)
+from sim.rules.quality import ONE_ACTION
+
+if TYPE_CHECKING:
+    import random
+    from collections.abc import Sequence
+
+    from sim.engine import Battle
+    from sim.model import Options, Weapon
+    from sim.rules import ActionEconomy
+    from sim.state import Fighter
+
+MAX_CHAIN = 100  # a safety valve, never reached in practice (RULES.md §1)
+DEFAULT_ATTRIBUTE = 3  # an attribute the stat block leaves out (Convention)
+MARGIN_PER_DAMAGE = 5  # damage + floor(margin / 5)
+# The attribute a check leans on when its name is not an attribute itself.
+ALIASES = {"force": "strength"}
+MISS = AttackResult(False)
+
+
+def open_d10(rng: random.Random) -> tuple[int, tuple[int, ...]]:
+    """The open-ended d10: sign +1; add sign x die; a 10 rolls again; a 1 flips the sign of
+    what follows and rolls again; 2..9 stops. Returns (sum, every die in order).
+
+    7 -> 7; 10,4 -> 14; 1,6 -> 1-6 = -5; 1,10,3 -> 1-10-3 = -12; 1,1,5 -> 1-1+5 = 5.
+    """
+    sign, total, chain = 1, 0, []
+    while len(chain) < MAX_CHAIN:
+        die = int(rng.random() * 10) + 1  # roll_die(rng, 10), inlined
+        chain.append(die)
+        total += sign * die
+        if die == 1:
+            sign = -sign
+        elif die != 10:
+            break
+    return total, tuple(chain)
+
+
+def attribute(who: Fighter, name: str) -> int:
+    name = ALIASES.get(name, name)
+    return who.spec.attributes.get(name, DEFAULT_ATTRIBUTE)
+
+
+def score_of(who: Fighter, what: str) -> int:
+    """attribute + skill: an attribute alone, or a skill on physique."""
+    name = ALIASES.get(what, what)
+    if name in who.spec.attributes or name in ("physique", "strength", "agility"):
+        return attribute(who, name)
+    return attribute(who, "physique") + who.spec.skills.get(what, 0)
+
+
+class OpenD10:
+    """Seed 001: the open-ended d10 plus attribute and skill against a difficulty."""
+
+    name = "d10"
+    outnumbering = False
+    morale_default = False
+
+    def economy_for(self, options: Options) -> ActionEconomy:
+        return ONE_ACTION
+
+    def scale(self, percent: int) -> int:
+        """p / 10, rounded toward zero (a difficulty change of the opposite sign)."""
+        return int(percent / 10)
+
+    def roll(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+             advantage: int, skill: str) -> CheckResult:
+        """total = score + open d10 (+ modifier); success iff total >= difficulty (ties succeed).
+
+        Advantage (when a rule grants it) rolls two chains and keeps the better sum.
+        """
+        if who.despairing:
+            advantage = -1 if advantage <= 0 else 0
+        kept, chain = open_d10(battle.rng)
+        dice = chain
+        if advantage:
+            other, other_chain = open_d10(battle.rng)
+            dice = (*chain, *other_chain)  # every natural die, in order
+            if (other > kept) if advantage > 0 else (other < kept):
+                kept, chain = other, other_chain
+        total = kept + score
+        success = total >= difficulty
+        if success:
+            degree = CRITICAL_SUCCESS if 10 in chain else SUCCESS
+        else:
+            degree = CRITICAL_FAILURE if 1 in chain else FAILURE
+        margin = total - difficulty
+        if battle.log is not None:
+            battle.emit(
+                "check_rolled", actor=who.name, purpose=purpose, system="d10", dice=list(dice),
+                kept=kept, advantage=advantage, modifier=score, total=total, target=difficulty,
+                success=success, degree=degree, margin=margin, chain=list(chain), skill=skill,
+            )
+        return CheckResult(dice, kept, score, total, difficulty, success, margin, degree)
+
+    def _checked(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+                 advantage: int, skill: str) -> CheckResult:
+        result = self.roll(battle, who, purpose, score, difficulty, advantage, skill)
+        if battle.morale_on:
+            from sim.morale import after_check
+
+            result = after_check(battle, who, skill, result, lambda again: self.roll(
+                battle, who, again, score, difficulty, advantage, skill))
+        return result
+
+    def check(
+        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+    ) -> CheckResult:
+        """attribute + skill + open d10 + the scaled modifier against the scenario's difficulty."""
+        score = score_of(who, what) + self.scale(modifier)
+        return self._checked(battle, who, what, score, battle.scenario.options.difficulty,
+                             advantage, what)
+
+    def attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+    ) -> AttackResult:
+        """open d10 + attribute + weapon skill against the target's defense."""
+        skill = weapon.skill or ("ranged" if weapon.range is not None else "melee")
+        score = attribute(attacker, weapon.attribute or "agility") + attacker.spec.skills.get(skill, 0)
+        check = self._checked(battle, attacker, "attack", score, target.spec.defense, advantage,
+                              skill)
+        if not check.success:
+            return MISS
+        # The margin rides along as a damage bonus: floor(margin / 5).
+        return AttackResult(True, check.degree == CRITICAL_SUCCESS,
+                            check.margin // MARGIN_PER_DAMAGE)
+
+    def damage(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        attack: AttackResult,
+    ) -> DamageResult:
+        """Weapon dice + floor(margin / 5) + bonus - armor, never below 0."""
+        amount, dice = weapon.damage.roll_dice(battle.rng)
+        amount += weapon.bonus + attack.damage_bonus
+        if not weapon.armor_piercing:
+            amount -= target.spec.armor
+        return DamageResult(max(0, amount), dice, weapon.armor_piercing)
+
+    def absorb(self, target: Fighter, amount: int) -> int:
+        return max(0, amount - target.spec.armor)
+
+    def mount_bonus(self, mount: Fighter) -> int:
+        """Convention: half the mount's strength."""
+        return attribute(mount, "strength") // 2
+
+    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
+        """No serious wounds in this system."""
+
+    def prepare(self, battle: Battle, fighter: Fighter) -> None:
+        """Nothing to roll beyond HP."""
+
+    def round_started(self, battle: Battle) -> None:
+        """Nothing happens at the start of a round."""
+
+    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
+        """A majority of successes; a tie rolls 1d6, 4+ (the seed-003 rule, for want of one)."""
+        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), 6)

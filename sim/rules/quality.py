@@ -1,0 +1,167 @@
+"""The 2d10 quality system of seed 000 (RULES.md §1, §3): Q = SR - R, four bands, morale on."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sim.dice import roll_die
+from sim.rules import (
+    CRITICAL_FAILURE,
+    CRITICAL_SUCCESS,
+    FAILURE,
+    SUCCESS,
+    ActionEconomy,
+    AttackResult,
+    CheckResult,
+    DamageResult,
+    majority_check,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from sim.engine import Battle
+    from sim.model import Options, Weapon
+    from sim.state import Fighter
+
+EXPLOIT_ABOVE = 7  # Q > 7: exploit
+DISASTER_BELOW = -7  # Q < -7: disaster
+DEFAULT_CHARACTERISTIC = 5  # a characteristic the stat block leaves out (Convention)
+COMBAT = "combat"
+# Difficulty ladder (RULES.md §1): what a GM writes, in SR points.
+LADDER = {"impossible": -10, "very hard": -8, "hard": -6, "awkward": -4, "laborious": -2,
+          "average": 0, "easy": 2, "obvious": 4}
+MISS = AttackResult(False)
+# One action a turn (move or attack): RULES.md §2, Convention.
+ONE_ACTION = ActionEconomy(budget=1, move_cost=1, attack_cost=1, two_handed_cost=1,
+                           ranged_cost=1, max_moves=1, max_attacks=1, move_after_attack=False,
+                           spell_cost=1, stand_cost=1)
+
+
+def band(quality: int) -> str:
+    """The degree of a quality: disaster, failure, success or exploit."""
+    if quality < DISASTER_BELOW:
+        return CRITICAL_FAILURE
+    if quality < 0:
+        return FAILURE
+    return SUCCESS if quality <= EXPLOIT_ABOVE else CRITICAL_SUCCESS
+
+
+def characteristic(who: Fighter, name: str) -> int:
+    return who.spec.characteristics.get(name, DEFAULT_CHARACTERISTIC)
+
+
+def score_of(who: Fighter, what: str) -> int:
+    """characteristic + skill: a characteristic alone, or a skill on physique (or on combat
+    for the weapon skills an attack names)."""
+    if what in who.spec.characteristics:
+        return characteristic(who, what)
+    if what in ("physique", "force", "mental", "social", COMBAT):
+        return characteristic(who, "physique" if what == "force" else what)
+    return characteristic(who, "physique") + who.spec.skills.get(what, 0)
+
+
+class Quality:
+    """Seed 000: roll 2d10 (2d8 with advantage, 2d12 with disadvantage) under SR."""
+
+    name = "2d10"
+    outnumbering = False
+    morale_default = True
+
+    def economy_for(self, options: Options) -> ActionEconomy:
+        return ONE_ACTION
+
+    def scale(self, percent: int) -> int:
+        """Percent to ladder points: p / 5, rounded toward zero (-10% is laborious, -2)."""
+        return int(percent / 5)
+
+    def roll(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+             advantage: int, skill: str) -> CheckResult:
+        """R = 2dN; SR = score + difficulty; Q = SR - R; success iff Q >= 0. Logged."""
+        if who.despairing:
+            advantage = -1 if advantage <= 0 else 0  # despair: every check at disadvantage
+        sides = 8 if advantage > 0 else 12 if advantage < 0 else 10
+        dice = (roll_die(battle.rng, sides), roll_die(battle.rng, sides))
+        r = dice[0] + dice[1]
+        sr = score + difficulty
+        quality = sr - r
+        degree = band(quality)
+        success = quality >= 0
+        if battle.log is not None:
+            battle.emit(
+                "check_rolled", actor=who.name, purpose=purpose, system="2d10", dice=list(dice),
+                kept=r, advantage=advantage, modifier=difficulty, total=r, target=sr,
+                success=success, degree=degree, margin=quality, score=score, skill=skill,
+            )
+        return CheckResult(dice, r, difficulty, r, sr, success, quality, degree)
+
+    def _checked(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+                 advantage: int, skill: str) -> CheckResult:
+        result = self.roll(battle, who, purpose, score, difficulty, advantage, skill)
+        if battle.morale_on:
+            from sim.morale import after_check
+
+            result = after_check(battle, who, skill, result, lambda again: self.roll(
+                battle, who, again, score, difficulty, advantage, skill))
+        return result
+
+    def check(
+        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+    ) -> CheckResult:
+        """SR = characteristic + skill + difficulty (the percent modifier, scaled)."""
+        return self._checked(battle, who, what, score_of(who, what), self.scale(modifier),
+                             advantage, what)
+
+    def attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+    ) -> AttackResult:
+        """SR = combat + weapon skill - target defense; a hit iff Q >= 0. An exploit adds a
+        weapon die; a disaster costs the attacker its next turn."""
+        skill = weapon.skill or weapon.name
+        score = characteristic(attacker, COMBAT) + attacker.spec.skills.get(skill, 0)
+        check = self._checked(battle, attacker, "attack", score, -target.spec.defense, advantage,
+                              skill)
+        if check.degree == CRITICAL_FAILURE:
+            attacker.skip_turns += 1
+            return MISS
+        if not check.success:
+            return MISS
+        return AttackResult(True, check.degree == CRITICAL_SUCCESS)
+
+    def damage(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        attack: AttackResult,
+    ) -> DamageResult:
+        """Weapon dice (+ one more weapon die on an exploit) + bonus - armor, never below 0."""
+        amount, dice = weapon.damage.roll_dice(battle.rng)
+        sides = weapon.damage.die_sides
+        if attack.critical and sides:
+            extra = roll_die(battle.rng, sides)
+            amount += extra
+            dice = (*dice, extra)
+        amount += weapon.bonus + attack.damage_bonus
+        if not weapon.armor_piercing:
+            amount -= target.spec.armor
+        return DamageResult(max(0, amount), dice, weapon.armor_piercing)
+
+    def absorb(self, target: Fighter, amount: int) -> int:
+        """Armor absorbs its points."""
+        return max(0, amount - target.spec.armor)
+
+    def mount_bonus(self, mount: Fighter) -> int:
+        """Convention: half the mount's force (else physique), in this system's scale."""
+        return characteristic(mount, "force" if "force" in mount.spec.characteristics
+                              else "physique") // 2
+
+    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
+        """No serious wounds in this system (morale counts the wound)."""
+
+    def prepare(self, battle: Battle, fighter: Fighter) -> None:
+        """Nothing beyond morale, which the engine hands out."""
+
+    def round_started(self, battle: Battle) -> None:
+        """Nothing happens at the start of a round."""
+
+    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
+        """A majority of successes; a tie rolls 1d6, 4+ (the seed-003 rule, for want of one)."""
+        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), 6)
