@@ -37,7 +37,32 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
         causes = ", ".join(f"{cause} {p * 100:.1f}%" for cause, p in c["death_causes"].items())
         people.add_row(name, c["side"], _pct(c["death"]), f"{c['knocked_out']['p'] * 100:.1f}%",
                        causes or "-", f"{c['hp_left']['mean']:.1f}")
-    return [head, people]
+    tables = [head, people]
+    morale = _morale_table(summary)
+    if morale is not None:
+        tables.append(morale)
+    return tables
+
+
+def _morale_table(summary: dict[str, Any]) -> Table | None:
+    """Who ends demoralized or despairing, and which skills get a learning tick (seed 000)."""
+    rows = []
+    for name, c in summary["combatants"].items():
+        demoralized, despairing = c.get("demoralized"), c.get("despairing")
+        learning = c.get("learning") or {}
+        if not (learning or (demoralized and demoralized["p"]) or (despairing and despairing["p"])):
+            continue
+        ticks = ", ".join(f"{skill} {ci['p'] * 100:.0f}%" for skill, ci in learning.items())
+        rows.append((name, _pct(demoralized), _pct(despairing), ticks or "-"))
+    if not rows:
+        return None
+    table = Table(title="Morale and learning", title_justify="left")
+    for column, justify in (("combatant", "left"), ("ends demoralized", "right"),
+                            ("ends despairing", "right"), ("learning tick (chance)", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
