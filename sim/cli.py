@@ -31,11 +31,12 @@ from sim.errors import InputError, ScenarioError
 from sim.events import write_jsonl
 from sim.model import Scenario
 from sim.narrate import narrate
-from sim.replay import read_log, regenerate
+from sim.replay import PICKS, pick_battles, read_log, regenerate, verify
 from sim.report import print_summary
 from sim.scenario import load_scenario, validate_file
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_MISMATCH = 1  # sim replay --verify: the log and the simulation differ
 MAX_SEED = 2**63 - 1
 
 
@@ -105,6 +106,13 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--battle", type=_seed, help="battle index in RUN_DIR")
     replay.add_argument("--log", help="print the event log to '-' (or write it to PATH)")
     replay.add_argument("--no-interactive", action="store_true", help="print the narration")
+    replay.add_argument("--verify", action="store_true",
+                        help="re-simulate the log from its header: exit 0 identical, 1 differs,"
+                             " 2 scenario changed")
+    picks = replay.add_mutually_exclusive_group()
+    for pick in PICKS:
+        picks.add_argument(f"--{pick}", dest="pick", action="store_const", const=pick,
+                           help=f"RUN_DIR: the party's {pick} battle")
 
     validate = commands.add_parser("validate", help="check scenario and bestiary files")
     validate.add_argument("files", nargs="+", type=pathlib.Path)
@@ -226,13 +234,28 @@ def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    if args.verify:
+        if args.source.is_dir():
+            raise InputError("sim replay: --verify takes a LOG.jsonl, not a run folder")
+        identical, told = verify(args.source, args.battle)
+        print(told, file=sys.stdout if identical else sys.stderr)
+        return EXIT_OK if identical else EXIT_MISMATCH
     if args.source.is_dir():
-        if args.battle is None:
-            raise InputError("sim replay: RUN_DIR: say which battle with --battle I")
-        events = regenerate(args.source, args.battle)
+        index = args.battle
+        if args.pick is not None:
+            index = pick_battles(args.source)[args.pick]
+        if index is None:
+            raise InputError("sim replay: RUN_DIR: say which battle: --battle I, --worst,"
+                             " --median or --best")
+        events = regenerate(args.source, index)
     else:
         events = read_log(args.source, args.battle)
     if _emit_log(events, args.log):
+        return EXIT_OK
+    if not args.no_interactive and sys.stdin.isatty() and sys.stdout.isatty():
+        from sim.replay_ui import run_replay_ui
+
+        run_replay_ui(events)
         return EXIT_OK
     for line in narrate(events):
         print(line)

@@ -126,7 +126,9 @@ class Battle:
         if self.log is not None:
             self.emit(
                 "battle_started", schema=SCHEMA, seed=self.seed, rules=self.scenario.rules,
-                scenario=self.scenario.name, scenario_sha256=self.scenario.sha256,
+                scenario=self.scenario.name, scenario_path=self.scenario.path,
+                scenario_sha256=self.scenario.sha256,
+                **({"bestiary": list(self.scenario.bestiary)} if self.scenario.bestiary else {}),
                 version=__version__, combatants=[self._describe(f) for f in self.fighters],
                 **({"batch": self.batch} if self.batch else {}),
             )

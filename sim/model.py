@@ -190,6 +190,7 @@ class Scenario:
     timeline: tuple[Scripted, ...] = ()
     path: str = ""
     sha256: str = ""
+    bestiary: tuple[str, ...] = ()  # extra bestiary folders it was loaded with (absolute)
 
     @property
     def resolved_sha256(self) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 
+from sim import __version__
 from sim.batch import RunFolder, battle_seed, load_run_scenario
 from sim.engine import run_battle
 from sim.errors import InputError
@@ -22,6 +24,45 @@ def regenerate(run_dir: pathlib.Path, index: int) -> list[dict]:
     _, events = run_battle(scenario, battle_seed(master, index), log=True,
                            batch={"seed": master, "index": index})
     return events
+
+
+def verify(path: pathlib.Path, battle: int | None = None) -> tuple[bool, str]:
+    """Re-simulate a saved log from its header; (identical, what to tell).
+
+    The scenario is found at the header's ``scenario_path`` (relative paths from
+    here, else from the log's folder); a scenario whose SHA-256 changed is an
+    InputError: the log can no longer be checked against it.
+    """
+    from sim.scenario import load_scenario
+
+    saved = read_log(path, battle)
+    head = saved[0]
+    if head["event"] != "battle_started" or not isinstance(head.get("scenario_path"), str):
+        msg = f"{path}:1:1: battle_started: no scenario_path in the header to re-simulate from"
+        raise InputError(msg)
+    scenario_path = pathlib.Path(head["scenario_path"])
+    if not scenario_path.is_absolute() and not scenario_path.exists():
+        scenario_path = path.parent / scenario_path
+    bestiary = tuple(pathlib.Path(folder) for folder in head.get("bestiary", ()))
+    scenario = load_scenario(scenario_path, bestiary)
+    if scenario.sha256 != head["scenario_sha256"]:
+        msg = (f"{scenario_path}:0:0: (document): the scenario changed since the log was"
+               " written (SHA-256 differs)")
+        raise InputError(msg)
+    batch = head.get("batch")
+    _, fresh = run_battle(scenario, head["seed"], log=True,
+                          batch=batch if isinstance(batch, dict) else None)
+    fresh = json.loads(json.dumps(fresh))  # compare as the log stores them (tuples -> lists)
+    for number, (old, new) in enumerate(zip(saved, fresh, strict=False), start=1):
+        if old != new:
+            return False, (f"{path}:{number}: first difference at event {number}:"
+                           f"\n  log:  {json.dumps(old)[:300]}\n  sim:  {json.dumps(new)[:300]}")
+    if len(saved) != len(fresh):
+        return False, (f"{path}: the log has {len(saved)} events, the simulation"
+                       f" {len(fresh)}")
+    note = "" if head.get("version") == __version__ else (
+        f" (written by version {head.get('version')}, checked with {__version__})")
+    return True, f"{path}: identical, {len(saved)} events{note}"
 
 
 def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
@@ -86,3 +127,45 @@ def split_battles(events: list[dict]) -> list[list[dict]]:
             battles.append([])
         battles[-1].append(event)
     return battles
+
+
+PICKS = ("worst", "median", "best")
+
+
+def pick_battles(run_dir: pathlib.Path) -> dict[str, int]:
+    """Battle indices of the party's worst, a median and its best battle of a batch run.
+
+    Each battle is scored from the party's side (the first side without a party):
+    (members dead, members knocked out, - HP left); the worst has the highest
+    score, the best the lowest, the median sits in the middle; ties go to the
+    lowest index. Reads battles.parquet one column at a time.
+    """
+    import pyarrow.parquet as pq
+
+    folder = RunFolder(run_dir)
+    manifest = folder.read_manifest()
+    path = folder.path / "battles.parquet"
+    try:
+        table = pq.read_table(path, columns=["index", "combatants"])
+    except Exception as exc:  # pyarrow raises several types for a missing or bad file
+        msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
+        raise InputError(msg) from exc
+    party = _party_side(load_run_scenario(folder, manifest))
+    scored = []
+    for record in table.to_pylist():
+        members = [c for c in record["combatants"] if c["side"] == party]
+        dead = sum(c["status"] == "dead" for c in members)
+        down = sum(c["status"] == "unconscious" or c["knocked_out"] for c in members)
+        hp = sum(c["hp"] for c in members)
+        scored.append(((dead, down, -hp), record["index"]))
+    if not scored:
+        msg = f"{path}:0:0: (document): the run has no battles"
+        raise InputError(msg)
+    scored.sort()
+    return {"best": scored[0][1], "median": scored[len(scored) // 2][1],
+            "worst": max(scored, key=lambda s: (s[0], -s[1]))[1]}
+
+
+def _party_side(scenario: object) -> str:
+    sides = scenario.sides  # type: ignore[attr-defined]
+    return next((s.name for s in sides if s.party), sides[0].name)

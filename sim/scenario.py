@@ -702,6 +702,7 @@ def load_scenario(
         surprise=surprise, options=fields.get("options", Options()),
         hazards=fields.get("hazards", ()), timeline=fields.get("timeline", ()),
         path=str(path), sha256=source.sha256,
+        bestiary=tuple(os.path.abspath(folder) for folder in bestiary_extra),
     )
 
 

@@ -26,14 +26,16 @@ def log_text(path: pathlib.Path, seed: int) -> str:
 class TestGoldenLog:
     """One seed of one scenario, byte for byte."""
 
-    def test_golden_log(self) -> None:
+    def test_golden_log(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """The log of tests/data/golden/skirmish.yaml seed 1 matches the stored one.
 
         After an intended rules change, regenerate with SIM_REGEN_GOLDEN=1 and
-        review the diff line by line.
+        review the diff line by line. Run from the repository root, so the
+        header's scenario_path is the same relative path on every machine.
         """
+        monkeypatch.chdir(ROOT)
         expected_path = GOLDEN / "skirmish_seed1.jsonl"
-        text = log_text(GOLDEN / "skirmish.yaml", 1)
+        text = log_text(pathlib.Path("tests/data/golden/skirmish.yaml"), 1)
         if os.environ.get("SIM_REGEN_GOLDEN"):
             expected_path.write_text(text, encoding="ascii")
             pytest.skip("golden log regenerated: review its diff")

@@ -148,3 +148,63 @@ class TestRunFolders:
         folder.part_path(0).write_bytes(b"PAR1 not really")
         code, _, err = run(capsys, "batch", "--resume", str(folder.path), "--no-progress")
         assert code == 2 and "part-000000.parquet:0:0: (part): unreadable" in err
+
+
+class TestVerify:
+    """`sim replay --verify LOG.jsonl`: 0 identical, 1 on a mismatch, 2 when the scenario changed."""
+
+    def _log(self, tmp_path: pathlib.Path, capsys) -> tuple[pathlib.Path, pathlib.Path]:
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(SKIRMISH.read_text())
+        log = tmp_path / "b.jsonl"
+        assert cli.main(["run", str(scenario), "--seed", "3", "--log", str(log)]) == 0
+        capsys.readouterr()
+        return scenario, log
+
+    def test_identical(self, tmp_path: pathlib.Path, capsys) -> None:
+        """An untouched log re-simulates identically: exit 0."""
+        _, log = self._log(tmp_path, capsys)
+        code, out, _ = run(capsys, "replay", "--verify", str(log))
+        assert code == 0 and "identical" in out
+
+    def test_first_difference_reported(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A log edited at one event: exit 1 naming that event's line."""
+        _, log = self._log(tmp_path, capsys)
+        lines = log.read_text().splitlines()
+        target = next(i for i, line in enumerate(lines) if '"event":"damage_dealt"' in line)
+        event = json.loads(lines[target])
+        event["amount"] += 1
+        lines[target] = json.dumps(event, separators=(",", ":"))
+        log.write_text("\n".join(lines) + "\n")
+        code, _, err = run(capsys, "replay", "--verify", str(log))
+        assert code == 1 and f"first difference at event {target + 1}" in err
+
+    def test_changed_scenario_exits_2(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A scenario edited since the log was written: exit 2, the log cannot be checked."""
+        scenario, log = self._log(tmp_path, capsys)
+        scenario.write_text(scenario.read_text() + "\n# edited\n")
+        code, _, err = run(capsys, "replay", "--verify", str(log))
+        assert code == 2 and "changed since the log was written" in err
+
+
+class TestPicks:
+    """`sim replay RUN_DIR --worst | --median | --best`."""
+
+    def test_worst_is_a_party_loss_best_a_win(self, tmp_path: pathlib.Path, capsys) -> None:
+        """The worst battle kills at least as many party members as the best one."""
+        from sim.replay import pick_battles
+
+        out = tmp_path / "run"
+        assert cli.main(["batch", str(SKIRMISH), "-n", "40", "--workers", "1", "--out", str(out),
+                         "--json", "--no-progress"]) == 0
+        picks = pick_battles(out)
+        capsys.readouterr()
+        ends = {}
+        for pick in ("worst", "best"):
+            assert cli.main(["replay", str(out), f"--{pick}", "--log", "-"]) == 0
+            events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+            assert events[0]["batch"]["index"] == picks[pick]
+            ends[pick] = events[-1]
+        party = {"Aria", "Brom"}
+        assert len(party & set(ends["worst"]["dead"])) >= len(party & set(ends["best"]["dead"]))
+        assert ends["best"]["winner"] == "heroes"
