@@ -1,0 +1,300 @@
+"""The 2d10 quality system of seed 000, one test (or class) per rule of RULES.md §1 and §3."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import attrs
+import icepool
+import pytest
+
+from sim import dice
+from sim.model import Scenario, Weapon
+from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
+from sim.rules.quality import LADDER, Quality
+from tests.builders import battle, fighter, scenario, side
+
+QUALITY = Quality()
+N = 20_000
+BANDS = (CRITICAL_FAILURE, FAILURE, SUCCESS, CRITICAL_SUCCESS)
+DIE_FOR = {0: 10, 1: 8, -1: 12}  # RULES.md §1: 2d10, 2d8 with advantage, 2d12 with disadvantage
+
+
+class TestCheck:
+    """Q = SR - R with R = 2d10: success iff Q >= 0, margin = Q (RULES.md §1, 2d10)."""
+
+    def test_system_is_registered(self) -> None:
+        """`rules: 2d10` names the quality system."""
+        assert system_for("2d10").name == "2d10"
+
+    def test_quality_zero_succeeds(self, scripted) -> None:
+        """2d10 check: Q = 0 (R equal to SR) is a success, with margin 0."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 11}}))
+        rng = scripted(b, (5, 10), (6, 10))
+        result = QUALITY.check(b, b.fighters[0], "physique")
+        assert (result.kept, result.target, result.margin) == (11, 11, 0)
+        assert (result.success, result.degree) == (True, SUCCESS)
+        assert rng.unused == 0
+
+    @pytest.mark.parametrize(
+        ("faces", "quality", "success", "degree"),
+        [
+            ((10, 9), -8, False, CRITICAL_FAILURE),  # Q < -7: disaster
+            ((9, 9), -7, False, FAILURE),  # -7 <= Q < 0: failure
+            ((6, 6), -1, False, FAILURE),
+            ((5, 6), 0, True, SUCCESS),  # 0 <= Q <= 7: success
+            ((2, 2), 7, True, SUCCESS),
+            ((1, 2), 8, True, CRITICAL_SUCCESS),  # Q > 7: exploit
+        ],
+    )
+    def test_band_boundaries(self, scripted, faces: tuple[int, int], quality: int, success: bool,
+                             degree: str) -> None:
+        """2d10 degrees: Q < -7 disaster, -7..-1 failure, 0..7 success, Q > 7 exploit."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 11}}))
+        scripted(b, *((f, 10) for f in faces))
+        result = QUALITY.check(b, b.fighters[0], "physique")
+        assert (result.dice, result.margin, result.success, result.degree) == (
+            faces, quality, success, degree)
+
+    @pytest.mark.parametrize(("advantage", "sides"), [(1, 8), (-1, 12), (0, 10)])
+    def test_advantage_changes_the_dice(self, scripted, advantage: int, sides: int) -> None:
+        """2d10 check: advantage rolls 2d8, disadvantage 2d12 (the top face shows only on that die)."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 11}}))
+        rng = scripted(b, (sides, sides), (sides, sides))
+        result = QUALITY.check(b, b.fighters[0], "physique", advantage=advantage)
+        assert result.dice == (sides, sides)
+        assert (result.kept, result.margin) == (2 * sides, 11 - 2 * sides)
+        assert b.log[-1]["advantage"] == advantage and rng.unused == 0
+
+    def test_sr_is_characteristic_plus_skill_plus_difficulty(self, scripted) -> None:
+        """SR = characteristic + skill + difficulty, the percent modifier scaled by p / 5."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 6}, "skills": {"climbing": 3}}))
+        scripted(b, (4, 10), (3, 10))
+        result = QUALITY.check(b, b.fighters[0], "climbing", -10)  # -10% is laborious, -2
+        assert (result.target, result.modifier, result.margin) == (6 + 3 - 2, -2, 0)
+        assert result.success
+
+    def test_characteristic_alone(self, scripted) -> None:
+        """A check on a characteristic uses it alone as SR (no skill)."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 6, "mental": 9}}))
+        scripted(b, (1, 10), (1, 10))
+        assert QUALITY.check(b, b.fighters[0], "mental").target == 9
+
+    def test_scale_is_p_over_5_toward_zero(self) -> None:
+        """2d10: scale(p) = p / 5, rounded toward zero."""
+        percents = (-50, -30, -12, -10, -9, -4, 0, 4, 9, 10, 12, 30)
+        assert [QUALITY.scale(p) for p in percents] == [-10, -6, -2, -2, -1, 0, 0, 0, 1, 2, 2, 6]
+
+    def test_difficulty_ladder(self) -> None:
+        """Difficulty ladder: impossible -10 .. obvious +4, and the seeds' percents scale onto it."""
+        assert LADDER == {"impossible": -10, "very hard": -8, "hard": -6, "awkward": -4,
+                          "laborious": -2, "average": 0, "easy": 2, "obvious": 4}
+        percents = {-50: -10, -40: -8, -30: -6, -20: -4, -10: -2, 0: 0, 10: 2, 20: 4}
+        assert {p: QUALITY.scale(p) for p in percents} == percents
+
+    def test_check_rolled_event(self, scripted) -> None:
+        """check_rolled (ARCHITECTURE.md, roll-under): total = R, target = SR, margin = Q."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 7}, "skills": {"riding": 2}}))
+        scripted(b, (3, 10), (8, 10))
+        QUALITY.check(b, b.fighters[0], "riding", 20)
+        event = b.log[-1]
+        expected = {"event": "check_rolled", "actor": "Hero", "purpose": "riding",
+                    "system": "2d10", "dice": [3, 8], "modifier": 4, "total": 11,
+                    "target": 13, "success": True, "degree": SUCCESS, "margin": 2}
+        assert {k: event[k] for k in expected} == expected
+
+
+class TestCheckDistribution:
+    """Exact band probabilities of 2d10, 2d8 and 2d12 against sampled checks (RULES.md §1)."""
+
+    @pytest.mark.parametrize("advantage", [0, 1, -1])
+    @pytest.mark.parametrize("sr", [5, 11, 15])
+    def test_band_probabilities(self, sr: int, advantage: int) -> None:
+        """2d10 check: P(disaster), P(failure), P(success), P(exploit) match icepool exactly."""
+        exact = exact_bands(sr, DIE_FOR[advantage])
+        assert sum(exact.values()) == pytest.approx(1.0)
+        b = battle(duel2d10(hero={"characteristics": {"physique": sr}}),
+                   seed=100 * sr + advantage, log=False)
+        hero = b.fighters[0]
+        degrees = Counter(
+            QUALITY.check(b, hero, "physique", advantage=advantage).degree for _ in range(N))
+        for degree in BANDS:
+            assert within(degrees[degree], N, exact[degree]), (degree, degrees[degree] / N)
+
+    def test_enumeration_agrees_with_icepool(self) -> None:
+        """The exact bands by brute enumeration of 2d10 equal icepool's (SR 11)."""
+        faces = [(a, b) for a in range(1, 11) for b in range(1, 11)]
+        counts = Counter(band_of(11 - a - b) for a, b in faces)
+        assert {k: counts[k] / 100 for k in BANDS} == pytest.approx(exact_bands(11, 10))
+        assert counts[CRITICAL_FAILURE] == 1 + 2  # R = 20 (10,10) and R = 19 (10,9), (9,10)
+
+
+class TestAttack:
+    """Attack SR = combat + weapon skill - target defense; hit iff Q >= 0 (RULES.md §3, 2d10)."""
+
+    def test_attack_sr(self, scripted) -> None:
+        """2d10 attack: SR = combat + weapon skill - target defense; Q = 0 hits."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 7}, "skills": {"sword": 3}},
+                            foe={"defense": 4, "hp": 30}))
+        hero, foe = b.fighters
+        rng = scripted(b, (2, 10), (4, 10), (5, 8))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        check = events(b.log, "check_rolled")[0]
+        assert (check["purpose"], check["target"], check["modifier"], check["margin"]) == (
+            "attack", 6, -4, 0)
+        assert events(b.log, "attack_resolved")[0]["hit"] is True
+        assert events(b.log, "damage_dealt")[0]["amount"] == 5 and rng.unused == 0
+
+    def test_attack_misses_below_zero(self, scripted) -> None:
+        """2d10 attack: Q = -1 misses and rolls no damage."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 7}, "skills": {"sword": 3}},
+                            foe={"defense": 4}))
+        hero, foe = b.fighters
+        rng = scripted(b, (3, 10), (4, 10))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        assert events(b.log, "attack_resolved")[0]["hit"] is False
+        assert events(b.log, "damage_dealt") == [] and rng.unused == 0
+
+    def test_weapon_skill_named_by_weapon(self, scripted) -> None:
+        """2d10 attack: the weapon's `skill` names the skill added to combat."""
+        blade = Weapon(name="longsword", damage=dice.parse("1d8"), skill="blades")
+        b = battle(duel2d10(hero={"characteristics": {"combat": 5},
+                                  "skills": {"blades": 4, "longsword": 9}, "weapons": (blade,)}))
+        hero, foe = b.fighters
+        scripted(b, (10, 10), (10, 10))
+        b.attack(hero, foe, blade)
+        assert events(b.log, "check_rolled")[0]["target"] == 9
+
+    def test_exploit_adds_a_weapon_die(self, scripted) -> None:
+        """2d10 damage: an exploit (Q > 7) adds one more weapon die."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 12}, "skills": {"sword": 8}},
+                            foe={"hp": 40}))
+        hero, foe = b.fighters
+        rng = scripted(b, (1, 10), (1, 10), (5, 8), (7, 8))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        assert events(b.log, "check_rolled")[0]["degree"] == CRITICAL_SUCCESS
+        damage = events(b.log, "damage_dealt")[0]
+        assert (damage["amount"], damage["dice"]) == (12, [5, 7]) and rng.unused == 0
+
+    def test_exploit_die_matches_the_weapon(self, scripted) -> None:
+        """2d10 damage: with 2d6+1 an exploit adds one more d6 (not the bonus again)."""
+        axe = Weapon(name="axe", damage=dice.parse("2d6+1"))
+        b = battle(duel2d10(hero={"characteristics": {"combat": 20}, "weapons": (axe,)},
+                            foe={"hp": 40}))
+        hero, foe = b.fighters
+        rng = scripted(b, (1, 10), (1, 10), (3, 6), (4, 6), (6, 6))
+        b.attack(hero, foe, axe)
+        damage = events(b.log, "damage_dealt")[0]
+        assert (damage["amount"], damage["dice"]) == (3 + 4 + 1 + 6, [3, 4, 6])
+        assert rng.unused == 0
+
+    def test_plain_hit_rolls_weapon_dice_only(self, scripted) -> None:
+        """2d10 damage: a plain success (0 <= Q <= 7) rolls the weapon dice, no extra die."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 12}}, foe={"hp": 40}))
+        hero, foe = b.fighters
+        rng = scripted(b, (3, 10), (2, 10), (6, 8))  # Q = 7
+        b.attack(hero, foe, hero.spec.weapons[0])
+        assert events(b.log, "damage_dealt")[0]["amount"] == 6 and rng.unused == 0
+
+    def test_disaster_costs_the_next_turn(self, scripted) -> None:
+        """2d10 attack: a disaster (Q < -7) misses and costs the attacker its next turn."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 2}}, foe={"hp": 40}))
+        hero, _foe = b.fighters
+        rng = scripted(b, (5, 10), (5, 10))  # SR 2, R 10: Q = -8
+        b._take_turn(hero)
+        assert events(b.log, "check_rolled")[0]["degree"] == CRITICAL_FAILURE
+        assert events(b.log, "attack_resolved")[0]["hit"] is False
+        assert rng.unused == 0
+        b._take_turn(hero)  # lost: no die is rolled
+        assert events(b.log, "turn_skipped") == [
+            {"event": "turn_skipped", "round": 0, "t": 0.0, "actor": "Hero"}]
+        assert len(events(b.log, "check_rolled")) == 1
+        scripted(b, (1, 10), (1, 10), (3, 8))  # the turn after acts again (and hits)
+        b._take_turn(hero)
+        assert len(events(b.log, "check_rolled")) == 2
+
+    def test_failure_costs_no_turn(self, scripted) -> None:
+        """2d10 attack: a plain failure (Q = -7) costs nothing more than the miss."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 2}}))
+        hero = b.fighters[0]
+        scripted(b, (5, 10), (4, 10))
+        b._take_turn(hero)
+        assert hero.skip_turns == 0
+
+    def test_one_action_per_turn(self, scripted) -> None:
+        """2d10: one action per turn, so a fighter in reach attacks once."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 12}}))
+        rng = scripted(b, (5, 10), (5, 10), (1, 8))
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+
+
+class TestArmor:
+    """Armor absorbs `armor` points of damage (RULES.md §3, 2d10)."""
+
+    @pytest.mark.parametrize(("face", "armor", "amount"), [(6, 0, 6), (6, 2, 4), (3, 3, 0), (2, 5, 0)])
+    def test_armor_absorbs(self, scripted, face: int, armor: int, amount: int) -> None:
+        """2d10 damage: armor absorbs its points, never below 0."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 12}}, foe={"armor": armor, "hp": 40}))
+        hero, foe = b.fighters
+        scripted(b, (5, 10), (5, 10), (face, 8))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        assert events(b.log, "damage_dealt")[0]["amount"] == amount
+        assert foe.hp == 40 - amount
+
+    def test_absorb_helper(self) -> None:
+        """2d10: absorb() takes armor off any damage (an explosion), never below 0."""
+        b = battle(duel2d10(foe={"armor": 3}))
+        foe = b.fighters[1]
+        assert [QUALITY.absorb(foe, k) for k in (0, 2, 3, 4, 10)] == [0, 0, 0, 1, 7]
+
+    def test_armor_piercing_ignores_armor(self, scripted) -> None:
+        """Armor-piercing damage is not absorbed."""
+        pick = Weapon(name="pick", damage=dice.parse("1d8"), armor_piercing=True)
+        b = battle(duel2d10(hero={"characteristics": {"combat": 12}, "weapons": (pick,)},
+                            foe={"armor": 5, "hp": 40}))
+        hero, foe = b.fighters
+        scripted(b, (5, 10), (5, 10), (4, 8))
+        b.attack(hero, foe, pick)
+        assert events(b.log, "damage_dealt")[0]["amount"] == 4
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def quality(*sides, **kwargs) -> Scenario:
+    """A 2d10 scenario built in code, morale off unless asked (morale has its own tests)."""
+    kwargs.setdefault("morale_on", False)
+    return attrs.evolve(scenario(*sides, **kwargs), rules="2d10")
+
+
+def duel2d10(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scenario:
+    """Hero (the party) against Monster, under 2d10."""
+    return quality(side("heroes", fighter("Hero", **(hero or {})), party=True),
+                   side("monsters", fighter("Monster", **(foe or {}))), **kwargs)
+
+
+def band_of(q: int) -> str:
+    """RULES.md §1 2d10 degrees, stated independently of sim.rules.quality."""
+    if q < -7:
+        return CRITICAL_FAILURE
+    if q < 0:
+        return FAILURE
+    return SUCCESS if q <= 7 else CRITICAL_SUCCESS
+
+
+def exact_bands(sr: int, sides: int) -> dict[str, float]:
+    """Exact band probabilities of Q = SR - 2dN, from icepool."""
+    bands = (sr - 2 @ icepool.d(sides)).map(band_of)
+    return {degree: float(bands.probability(degree)) for degree in BANDS}
+
+
+def events(log: list[dict], name: str) -> list[dict]:
+    return [e for e in log if e["event"] == name]
+
+
+def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:
+    """Whether a count is within ``sigmas`` standard errors of n * p (exact 0 or 1 must match)."""
+    se = math.sqrt(p * (1 - p) / n)
+    return abs(observed / n - p) <= sigmas * se + 1e-12
