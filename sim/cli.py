@@ -1,4 +1,4 @@
-"""The ``sim`` command: run, batch, replay, validate."""
+"""The ``sim`` command: run, batch, replay, report, validate."""
 
 from __future__ import annotations
 
@@ -99,6 +99,8 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--resume", type=pathlib.Path, metavar="RUN_DIR",
                        help="finish an interrupted run, with the settings it began with")
     batch.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    batch.add_argument("--report", action="store_true",
+                       help="also write the self-contained report.html into the run folder")
     batch.add_argument("--bestiary", type=pathlib.Path, action="append", default=[])
 
     replay = commands.add_parser("replay", help="replay a logged battle or battle I of a batch")
@@ -113,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
     for pick in PICKS:
         picks.add_argument(f"--{pick}", dest="pick", action="store_const", const=pick,
                            help=f"RUN_DIR: the party's {pick} battle")
+
+    report = commands.add_parser("report", help="write RUN_DIR/report.html (tables, plots, viewer)")
+    report.add_argument("run_dir", type=pathlib.Path)
 
     validate = commands.add_parser("validate", help="check scenario and bestiary files")
     validate.add_argument("files", nargs="+", type=pathlib.Path)
@@ -230,6 +235,20 @@ def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
               f" sim batch --resume {folder.path}", file=sys.stderr)
         return EXIT_INTERRUPTED
     _show_summary(summary, folder, args.json)
+    if args.report:
+        _write_report(folder.path, to=sys.stderr if args.json else sys.stdout)
+    return EXIT_OK
+
+
+def _write_report(run_dir: pathlib.Path, to: object = None) -> None:
+    from sim.html_report import write_report  # matplotlib loads only when a report is asked
+
+    path = write_report(run_dir)
+    print(f"report: {path}", file=to or sys.stdout)  # type: ignore[arg-type]
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    _write_report(args.run_dir)
     return EXIT_OK
 
 
@@ -282,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)  # exits 2 on usage errors
     handlers = {"run": _cmd_run, "validate": _cmd_validate, "replay": _cmd_replay,
+                "report": _cmd_report,
                 "batch": lambda a: _cmd_batch(a, list(argv if argv is not None else sys.argv[1:]))}
     try:
         return handlers[args.command](args)

@@ -17,7 +17,7 @@ from sim import __version__
 from sim.dice import roll_die
 from sim.effects import ESCAPABLE, Asphyxiating, expose, ignite, poison, throw_off
 from sim.model import INITIATIVE_GIFT, MELEE_REACH_M
-from sim.morale import fallen, give_tokens, state_of, wounded
+from sim.morale import announce_demoralized, fallen, give_tokens, state_of, wounded
 from sim.rules import system_for
 from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
 from sim.stats import FighterRow
@@ -132,6 +132,8 @@ class Battle:
                 version=__version__, combatants=[self._describe(f) for f in self.fighters],
                 **({"batch": self.batch} if self.batch else {}),
             )
+        if self.morale_on:
+            announce_demoralized(self)
         self._mount_riders()
         self._place_hazards()
 

@@ -56,7 +56,7 @@ def _read_summary(run_dir: pathlib.Path) -> Summary:
     try:
         summary = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        msg = f"{path}:0:0: (document): no {SUMMARY}: not a finished batch run (finish it with --resume)"
+        msg = f"{path}:0:0: (document): no {SUMMARY}: not a finished batch run folder"
         raise InputError(msg) from None
     except (OSError, ValueError) as exc:
         msg = f"{path}:0:0: (document): unreadable summary ({exc})"
@@ -229,7 +229,7 @@ def _plots(run_dir: pathlib.Path, summary: Summary) -> str:
         for key, svg, caption in figures) + "</div>"
 
 
-def _label(name: str, width: int = 28) -> str:
+def _label(name: str, width: int = 24) -> str:
     """A name as a plot label: shortened, and ``$`` escaped so mathtext never reads it."""
     short = name if len(name) <= width else name[: width - 1] + "\u2026"
     return short.replace("$", r"\$")
@@ -238,7 +238,7 @@ def _label(name: str, width: int = 28) -> str:
 def _figure(height: float) -> Any:
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(7.5, height), layout="constrained")
+    return Figure(figsize=(5.4, height), layout="constrained")
 
 
 def _svg(fig: Any, key: str) -> str:
@@ -322,14 +322,16 @@ def _death_bar(ax: Any, y: float, c: dict[str, Any], seen: set[str]) -> None:
 def _rounds_plot(summary: Summary, rounds: Any) -> str:
     import numpy as np
 
-    fig = _figure(3.2)
+    fig = _figure(3.0)
     ax = fig.add_subplot()
     counts = np.bincount(rounds) if len(rounds) else np.zeros(1, dtype=int)
     share = counts / max(1, counts.sum())
     ax.bar(np.arange(len(counts)), share, width=0.85, color="#4c78a8")
     r = summary["rounds"]
-    for value, name, style in ((r["mean"], "mean", "-"), (r["p50"], "median", "--"), (r["p90"], "p90", ":")):
-        ax.axvline(value, color="#333333", linestyle=style, linewidth=1.2, label=f"{name} {value:g}")
+    lines = ((r["mean"], f"mean {r['mean']:.1f}", "-"), (r["p50"], f"median {r['p50']}", "--"),
+             (r["p90"], f"p90 {r['p90']}", ":"))
+    for value, label, style in lines:
+        ax.axvline(value, color="#333333", linestyle=style, linewidth=1.2, label=label)
     ax.set_xlabel("rounds")
     ax.set_ylabel("share of battles")
     _percent_axis(ax, "y")
@@ -443,7 +445,7 @@ h2 { margin: 28px 0 10px; font-size: 19px; border-bottom: 2px solid var(--line);
 table { border-collapse: collapse; margin: 0 0 18px; background: #fff; width: 100%; font-size: 14px; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border: 1px solid var(--line); padding: 5px 8px; text-align: left; vertical-align: top;
-  overflow-wrap: anywhere; }
+  overflow-wrap: break-word; }
 th { background: #eef1f5; }
 td { font-variant-numeric: tabular-nums; }
 .plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 14px;

@@ -29,10 +29,19 @@ DESPAIRING = "despairing"
 
 
 def give_tokens(battle: Battle, fighter: Fighter) -> None:
-    """Roll a combatant's tokens for this battle: its ``morale`` dice, else 2d6."""
+    """Roll a combatant's tokens for this battle: its ``morale`` dice, else 2d6.
+
+    One starting with none is demoralized: ``announce_demoralized`` says so once
+    ``battle_started`` is logged (it must stay the first line).
+    """
     fighter.morale = (fighter.spec.morale or STARTING_TOKENS).roll(battle.rng)
-    if fighter.morale == 0:
-        _mark(battle, fighter, DEMORALIZED, True)
+
+
+def announce_demoralized(battle: Battle) -> None:
+    """Log who starts the battle with no token."""
+    for fighter in battle.fighters:
+        if fighter.morale == 0:
+            _mark(battle, fighter, DEMORALIZED, True)
 
 
 def _mark(battle: Battle, fighter: Fighter, state: str, on: bool) -> None:
@@ -108,7 +117,7 @@ def fallen(battle: Battle, fighter: Fighter, source: Fighter | None) -> None:
     if source is not None and source.side != fighter.side:
         change(battle, source, KILL_GAIN, "kill")
     for ally in battle.fighters:
-        if ally is not fighter and ally.side == fighter.side and ally.able:
+        if ally is not fighter and ally.side == fighter.side and ally.conscious:
             change(battle, ally, -ALLY_FELL_LOSS, "ally_fell")
 
 

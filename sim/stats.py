@@ -104,10 +104,9 @@ class Aggregate:
         for stats, row in zip(self.combatants, fighters, strict=True):
             hp, status, cause, knocked_out, morale, learned = row
             stats.hp_left[hp] += 1
-            if morale == "demoralized":
+            if morale is not None:  # despairing is demoralized too (it has no token)
                 stats.demoralized += 1
-            elif morale == "despairing":
-                stats.despairing += 1
+                stats.despairing += morale == "despairing"
             stats.learned.update(learned)
             if status == "dead":
                 stats.deaths += 1

@@ -217,6 +217,20 @@ class TestGainsAndLosses:
                                           ("X", 2, "kill", 8)]
         assert (a.morale, c.morale) == (6, 6)
 
+    def test_broken_ally_is_still_conscious(self) -> None:
+        """Losses: a conscious ally whose mind is broken (d20 spirit, out of the fight but
+        conscious) still loses 4 when an ally falls."""
+        b = battle(attrs.evolve(scenario(side("heroes", fighter("A"), fighter("B"), party=True),
+                                         side("monsters", fighter("X")),
+                                         morale_on=True, spirit=True), rules="d20"))
+        a, broken, x = b.fighters
+        for f in b.fighters:
+            f.morale = 6
+        b.lose_spirit(broken, 999, x)
+        assert broken.conscious and not broken.able
+        b.deal_damage(a, 99, x, "weapon")
+        assert ("B", -4, "ally_fell", 2) in changes(b.log)
+
     @pytest.mark.parametrize(("divisor", "amount", "delta"),
                              [(2, 1, 0), (2, 2, -1), (2, 3, -1), (2, 7, -3), (3, 2, 0),
                               (3, 3, -1), (3, 5, -1), (3, 6, -2), (3, 11, -3)])
@@ -270,6 +284,12 @@ class TestDemoralized:
         """Demoralized: a combatant whose stock rolls 0 starts demoralized."""
         b = battle(duel2d10(hero={"morale": dice.parse(0)}))
         assert ("effect_started", "Hero", "demoralized") in effects(b.log)
+
+    def test_starting_at_zero_is_logged_after_battle_started(self) -> None:
+        """Demoralized from the start: logged after `battle_started`, which opens every log."""
+        _, log = run_battle(duel2d10(hero={"morale": dice.parse(0)}, max_rounds=1), 1, log=True)
+        assert log[0]["event"] == "battle_started"
+        assert ("effect_started", "Hero", "demoralized") in effects(log)
 
     def test_a_gain_ends_demoralized(self) -> None:
         """Demoralized: gaining a token (a kill) ends `demoralized`."""

@@ -198,6 +198,26 @@ class TestCheck:
         assert D10.check(b, b.fighters[0], "physique").degree == degree
         assert rng.unused == 0
 
+    @pytest.mark.parametrize(
+        ("advantage", "faces", "kept", "degree"),
+        [
+            (1, (1, 6, 7), 7, SUCCESS),  # -5 or 7: keeps 7; its chain holds no 10
+            (-1, (1, 1, 9, 3), 3, FAILURE),  # 9 or 3: keeps 3; its chain holds no 1
+            (-1, (10, 4, 1, 6), -5, CRITICAL_FAILURE),  # 14 or -5: keeps -5, which held a 1
+            (1, (4, 10, 2), 12, CRITICAL_SUCCESS),
+        ],
+    )
+    def test_advantage_keeps_one_chain(self, scripted, advantage: int, faces: tuple[int, ...],
+                                       kept: int, degree: str) -> None:
+        """d10 advantage (a surprise, despair): two chains, the better (or worse) sum kept; `dice`
+        holds both chains in order and the degree reads the kept chain."""
+        b = battle(duel10(hero={"attributes": {"physique": 4}}))
+        rng = scripted(b, *((f, 10) for f in faces))
+        result = D10.check(b, b.fighters[0], "physique", advantage=advantage)
+        assert (result.dice, result.kept, result.total, result.degree) == (faces, kept, kept + 4,
+                                                                           degree)
+        assert b.log[-1]["dice"] == list(faces) and rng.unused == 0
+
 
 class TestAttack:
     """Attack: open d10 + attribute + weapon skill against the target's defense (RULES.md §3, d10)."""

@@ -1,0 +1,263 @@
+"""The HTML lethality report: one self-contained, injection-safe page with tables, plots and a viewer."""
+
+from __future__ import annotations
+
+import html
+import json
+import pathlib
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from sim import cli
+from sim.errors import InputError
+from sim.html_report import explain, write_report
+from sim.replay import PICKS, pick_battles, regenerate
+from sim.report import _pct
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+CHROMIUM = pathlib.Path("/usr/bin/chromium")
+EVIL = "<script>alert(1)</script>"
+ZOE = 'Zoë "the" <b>Bold</b> & co'
+SCENARIO = """\
+name: 'Tiny <i>brawl</i> & co'
+rules: d20
+max_rounds: 30
+sides:
+  - name: heroes
+    party: true
+    members:
+      - {name: '<script>alert(1)</script>', level: 2, hp: 9, armor: 2,
+         weapons: [{name: 'sword </script><script>alert(2)</script>', damage: 1d6}]}
+      - {name: 'Zoë "the" <b>Bold</b> & co', level: 1, hp: 7, armor: 1,
+         weapons: [{name: dagger, damage: 1d4}]}
+  - name: beasts
+    members:
+      - {name: Wolf, level: 1, hp: 7, attack_threshold: 11, defense_threshold: 12,
+         weapons: [{name: bite, damage: 1d6}]}
+      - {name: Bear, level: 2, hp: 10, attack_threshold: 12, defense_threshold: 12,
+         weapons: [{name: claws, damage: 1d6}]}
+"""
+PLOTS = {"win", "deaths", "rounds", "hp"}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A 60-battle run of the tiny scenario."""
+    base = tmp_path_factory.mktemp("html_report")
+    scenario = base / "tiny.yaml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    out = base / "run"
+    code = cli.main(["batch", str(scenario), "-n", "60", "--workers", "1", "--out", str(out),
+                     "--json", "--no-progress"])
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def report(run: pathlib.Path) -> pathlib.Path:
+    return write_report(run)
+
+
+@pytest.fixture(scope="module")
+def page(report: pathlib.Path) -> str:
+    return report.read_text(encoding="utf-8")
+
+
+def embedded(page: str, element_id: str) -> object:
+    """The JSON inside the <script type="application/json"> of that id."""
+    found = re.search(rf'<script type="application/json" id="{element_id}"[^>]*>(.*?)</script>', page,
+                      re.DOTALL)
+    assert found is not None, element_id
+    return json.loads(found.group(1))
+
+
+def hp_after(events: list[dict], k: int) -> dict[str, int]:
+    """Each combatant's HP after events 0..k: battle_started's HP, then every damage_dealt's hp_after."""
+    hp = {c["name"]: c["hp"] for c in events[0]["combatants"]}
+    for event in events[1 : k + 1]:
+        if event["event"] == "damage_dealt" and event["target"] in hp:
+            hp[event["target"]] = event["hp_after"]
+    return hp
+
+
+class TestFile:
+    """write_report writes one deterministic file, atomically, and refuses folders without a summary."""
+
+    def test_written_beside_the_run(self, run: pathlib.Path, report: pathlib.Path) -> None:
+        """The report is run/report.html and no temporary file is left beside it."""
+        assert report == run / "report.html"
+        assert report.is_file()
+        assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
+
+    def test_deterministic(self, run: pathlib.Path, page: str) -> None:
+        """Writing the report again gives the same bytes (fixed SVG ids, no dates)."""
+        assert write_report(run).read_text(encoding="utf-8") == page
+
+    def test_missing_summary(self, tmp_path: pathlib.Path) -> None:
+        """A folder without summary.json is an InputError in file:0:0: (document): form."""
+        with pytest.raises(InputError, match=r"summary\.json:0:0: \(document\): "):
+            write_report(tmp_path)
+
+    def test_damaged_summary(self, tmp_path: pathlib.Path) -> None:
+        """A summary.json that is not JSON is an InputError, not a traceback."""
+        (tmp_path / "summary.json").write_text("{oops", encoding="utf-8")
+        with pytest.raises(InputError, match=r":0:0: \(document\): unreadable summary"):
+            write_report(tmp_path)
+
+    def test_nothing_from_the_network(self, page: str) -> None:
+        """No URL at all, no src attribute, only in-page or data: hrefs, and a CSP forbidding the rest."""
+        assert re.search(r"https?:", page, re.IGNORECASE) is None
+        assert re.search(r"\ssrc\s*=", page, re.IGNORECASE) is None
+        hrefs = re.findall(r'href="([^"]*)"', page)
+        assert hrefs and all(h.startswith(("#", "data:")) for h in hrefs)
+        assert "default-src 'none'" in page
+
+
+class TestTables:
+    """The header, the verdict and the lethality tables, with their 95% intervals."""
+
+    def test_header(self, run: pathlib.Path, page: str) -> None:
+        """The header names the scenario (escaped), the rules, the number of battles and the seed."""
+        assert "<h1>Tiny &lt;i&gt;brawl&lt;/i&gt; &amp; co</h1>" in page
+        assert "rules d20 &middot; 60 battles &middot; seed 1" in page
+
+    def test_verdict(self, run: pathlib.Path, page: str) -> None:
+        """The verdict gives the party's win rate and the TPK with their intervals."""
+        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        win = _pct(summary["sides"]["heroes"]["win_rate"])
+        assert f"heroes win {win} of battles; total party kill {_pct(summary['tpk'])}." in page
+
+    def test_every_combatant_row(self, run: pathlib.Path, page: str) -> None:
+        """Each combatant has its escaped name, death and knock-out intervals and mean HP left."""
+        summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+        rows = re.findall(r"<tr>(.*?)</tr>", page)
+        for name, c in summary["combatants"].items():
+            row = next(r for r in rows if r.startswith(f"<td>{html.escape(name)}</td>"))
+            assert _pct(c["death"]) in row and _pct(c["knocked_out"]) in row
+            assert f"{c['hp_left']['mean']:.1f}" in row
+        assert "Battle length (rounds)" in page and f"<td>{summary['rounds']['p90']}</td>" in page
+
+
+class TestPlots:
+    """Four inline SVG plots made with matplotlib, each in a figure with a caption."""
+
+    def test_four_figures(self, page: str) -> None:
+        """Figures win, deaths, rounds and hp each hold an <svg> and a <figcaption>."""
+        figures = dict(re.findall(r'<figure data-plot="(\w+)">(.*?)</figure>', page, re.DOTALL))
+        assert set(figures) == PLOTS
+        for body in figures.values():
+            assert body.startswith("<svg") and re.search(r"</svg>\s*<figcaption>", body)
+        assert "<?xml" not in page and "<metadata>" not in page
+
+    def test_ids_unique(self, page: str) -> None:
+        """Every id in the page is unique: each SVG's ids carry its plot's prefix."""
+        ids = re.findall(r'\sid="([^"]*)"', page)
+        assert len(ids) == len(set(ids))
+
+
+class TestSafety:
+    """Names from the scenario are text, in HTML and in the embedded JSON."""
+
+    def test_names_escaped(self, page: str) -> None:
+        """The hostile names appear escaped and never raw."""
+        assert html.escape(EVIL) in page and html.escape(ZOE) in page
+        assert EVIL not in page and "<b>Bold</b>" not in page and "<i>brawl" not in page
+        assert "<script>alert" not in page and "</script><script>" not in page
+
+    def test_only_our_scripts(self, page: str) -> None:
+        """The page has exactly its own script plus two JSON blocks per picked battle."""
+        assert len(re.findall(r"<script\b", page)) == 1 + 2 * len(PICKS)
+        assert len(re.findall(r"</script>", page)) == 1 + 2 * len(PICKS)
+
+    def test_json_cannot_end_its_script(self, page: str) -> None:
+        """Inside the JSON blocks <, > and & only appear as \\u escapes."""
+        blocks = re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', page, re.DOTALL)
+        assert len(blocks) == 2 * len(PICKS)
+        assert all(not set(block) & set("<>&") for block in blocks)
+        assert any("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in block for block in blocks)
+
+
+class TestViewer:
+    """The worst, median and best battles embedded as their event logs, with a line of text per event."""
+
+    def test_events_parse_back(self, run: pathlib.Path, page: str) -> None:
+        """Each battle-KEY block parses back to regenerate()'s events of the picked battle."""
+        picks = pick_battles(run)
+        for key in PICKS:
+            events = json.loads(json.dumps(regenerate(run, picks[key])))
+            assert embedded(page, f"battle-{key}") == events
+            assert f'id="battle-{key}" data-index="{picks[key]}"' in page
+
+    def test_narration_per_event(self, page: str) -> None:
+        """narration-KEY has one line per event: explain() of it."""
+        for key in PICKS:
+            events = embedded(page, f"battle-{key}")
+            assert embedded(page, f"narration-{key}") == [explain(e) for e in events]
+
+    def test_explain(self) -> None:
+        """Narrated events use narrate's line; others get a plain line of their fields."""
+        damage = {"event": "damage_dealt", "round": 1, "t": 0.5, "target": "Wolf", "amount": 3,
+                  "source": "Bear", "kind": "weapon", "hp_before": 7, "hp_after": 4}
+        assert explain(damage) == "Wolf takes 3 weapon damage from Bear (7 -> 4 HP)."
+        assert explain({"event": "turn_started", "round": 1, "t": 0.2, "actor": "Wolf"}) == "Wolf's turn."
+        assert explain({"event": "howled", "round": 2, "t": 1.0, "actor": "Wolf"}) == "Howled: actor Wolf."
+        assert explain({"event": "died", "round": 2, "t": 1.0}) == "Died."
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
+class TestBrowser:
+    """The page in headless Chromium: no alert, no error, working plots and step-by-step viewer."""
+
+    def test_steps_and_hp(self, report: pathlib.Path, page: str) -> None:
+        """Right x3, the last button and the battle select show the HP the log gives, with no alert."""
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+                "--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--no-first-run"])
+            try:
+                self._check(browser.new_page(), report, page)
+            finally:
+                browser.close()
+
+    def _check(self, tab: Page, report: pathlib.Path, page: str) -> None:
+        dialogs: list[str] = []
+        errors: list[str] = []
+        requests: list[str] = []
+        tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.on("request", lambda r: requests.append(r.url))
+        tab.goto(report.resolve().as_uri())
+        assert tab.locator("figure[data-plot] svg").count() == 4
+        worst = embedded(page, "battle-worst")
+        for _ in range(3):
+            tab.keyboard.press("ArrowRight")
+        self._assert_state(tab, page, "worst", worst, 3)
+        tab.click("#last")
+        self._assert_state(tab, page, "worst", worst, len(worst) - 1)
+        tab.select_option("#pick", "median")
+        median = embedded(page, "battle-median")
+        hit = next(i for i, e in enumerate(median) if e["event"] == "damage_dealt")
+        for _ in range(hit):
+            tab.click("#next")
+        self._assert_state(tab, page, "median", median, hit)
+        tab.click("#prev")
+        self._assert_state(tab, page, "median", median, hit - 1)
+        assert dialogs == [] and errors == []
+        assert all(url.startswith("file:") for url in requests), requests
+
+    def _assert_state(self, tab: Page, page: str, key: str, events: list[dict], k: int) -> None:
+        """The HP bars and the event text are those after events 0..k."""
+        shown = tab.eval_on_selector_all(
+            "#roster .hp", "els => els.map(e => [e.dataset.name, e.dataset.hp, e.textContent])")
+        expected = hp_after(events, k)
+        assert {name: int(hp) for name, hp, _ in shown} == expected
+        assert all(text.startswith(f"{hp} / ") for _, hp, text in shown)
+        assert tab.text_content("#event-text") == embedded(page, f"narration-{key}")[k]
+        assert tab.text_content("#step").startswith(f"event {k + 1} of {len(events)}")
