@@ -244,6 +244,18 @@ def write_atomic(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
         raise
 
 
+def read_json(path: pathlib.Path, what: str, missing: str) -> Any:
+    """A JSON file of a run folder; missing or damaged, an InputError at ``file:0:0``."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        msg = f"{path}:0:0: (document): {missing}"
+        raise InputError(msg) from None
+    except (OSError, ValueError) as exc:
+        msg = f"{path}:0:0: (document): unreadable {what} ({exc})"
+        raise InputError(msg) from exc
+
+
 def write_json(path: pathlib.Path, obj: Any) -> None:
     write_atomic(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode())
 
@@ -325,18 +337,11 @@ class RunFolder:
 
     def read_manifest(self) -> dict[str, Any]:
         """The run's manifest, checked key by key: a hand-edited one is an input error."""
-        where = f"{self.manifest_path}:0:0"
-        try:
-            manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            msg = f"{self.path}:0:0: (run folder): not a batch run folder (no {MANIFEST})"
-            raise InputError(msg) from None
-        except (OSError, ValueError) as exc:
-            msg = f"{where}: (document): unreadable manifest ({exc})"
-            raise InputError(msg) from exc
+        manifest = read_json(self.manifest_path, "manifest",
+                             f"no {MANIFEST}: {self.path} is not a batch run folder")
         problem = _manifest_problem(manifest)
         if problem:
-            raise InputError(f"{where}: {problem}")
+            raise InputError(f"{self.manifest_path}:0:0: {problem}")
         return manifest
 
     def completed_parts(self) -> int:

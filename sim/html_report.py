@@ -13,11 +13,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sim import __version__
-from sim.batch import BATTLES, SUMMARY, RunFolder, load_run_scenario, write_atomic
+from sim.batch import BATTLES, SUMMARY, RunFolder, load_run_scenario, read_json, write_atomic
 from sim.errors import InputError
 from sim.narrate import NARRATORS
 from sim.replay import PICKS, pick_battles, regenerate
-from sim.report import _pct
+from sim.report import morale_rows, pct
 
 REPORT = "report.html"
 Summary = dict[str, Any]
@@ -53,14 +53,7 @@ def render_page(run_dir: pathlib.Path, summary: Summary) -> str:
 def _read_summary(run_dir: pathlib.Path) -> Summary:
     """The run's summary.json; a missing or damaged one is an input error."""
     path = run_dir / SUMMARY
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        msg = f"{path}:0:0: (document): no {SUMMARY}: not a finished batch run folder"
-        raise InputError(msg) from None
-    except (OSError, ValueError) as exc:
-        msg = f"{path}:0:0: (document): unreadable summary ({exc})"
-        raise InputError(msg) from exc
+    summary = read_json(path, "summary", f"no {SUMMARY}: not a finished batch run folder")
     if not isinstance(summary, dict) or summary.get("schema") != 1:
         msg = f"{path}:0:0: (document): not a schema 1 summary of this program"
         raise InputError(msg)
@@ -136,9 +129,9 @@ def _verdict(summary: Summary, party: str | None) -> str:
     if tpk is not None:
         name = party if party in sides else next(iter(sides), "the party")
         win = sides.get(name, {}).get("win_rate")
-        return f"{name} win {_pct(win)} of battles; total party kill {_pct(tpk)}."
-    wins = [f"{side} win {_pct(stats['win_rate'])}" for side, stats in sides.items()]
-    return "; ".join([*wins, f"draw {_pct(summary.get('draw_rate'))}"]) + "."
+        return f"{name} win {pct(win)} of battles; total party kill {pct(tpk)}."
+    wins = [f"{side} win {pct(stats['win_rate'])}" for side, stats in sides.items()]
+    return "; ".join([*wins, f"draw {pct(summary.get('draw_rate'))}"]) + "."
 
 
 # -- tables ----------------------------------------------------------------------------------
@@ -157,9 +150,9 @@ def _tables(summary: Summary) -> str:
 
 
 def _outcome_table(summary: Summary) -> str:
-    rows = [(f"{_e(side)} win", _e(_pct(stats["win_rate"]))) for side, stats in summary["sides"].items()]
-    rows.append(("draw", _e(_pct(summary.get("draw_rate")))))
-    rows.append(("TPK (whole party dead)", _e(_pct(summary.get("tpk")))))
+    rows = [(f"{_e(side)} win", _e(pct(stats["win_rate"]))) for side, stats in summary["sides"].items()]
+    rows.append(("draw", _e(pct(summary.get("draw_rate")))))
+    rows.append(("TPK (whole party dead)", _e(pct(summary.get("tpk")))))
     return _table("Outcomes", ("outcome", "rate (95% CI)"), rows)
 
 
@@ -172,14 +165,14 @@ def _rounds_table(summary: Summary) -> str:
 def _people_table(summary: Summary) -> str:
     head = ("combatant", "side", "dies (95% CI)", "knocked out, survives (95% CI)",
             "causes of death", "HP left: mean (p10 / p50 / p90)")
-    rows = [(_e(name), _e(c["side"]), _e(_pct(c["death"])), _e(_pct(c["knocked_out"])),
+    rows = [(_e(name), _e(c["side"]), _e(pct(c["death"])), _e(pct(c["knocked_out"])),
              _causes(c), _hp_left(c["hp_left"])) for name, c in summary["combatants"].items()]
     return _table("Who falls, and of what", head, rows)
 
 
 def _causes(c: dict[str, Any]) -> str:
     intervals = c.get("death_causes_ci") or {}
-    parts = [f"{_e(cause)} {_e(_pct(intervals[cause]) if cause in intervals else f'{p * 100:.1f}%')}"
+    parts = [f"{_e(cause)} {_e(pct(intervals[cause]) if cause in intervals else f'{p * 100:.1f}%')}"
              for cause, p in c["death_causes"].items()]
     return "<br>".join(parts) or "-"
 
@@ -192,13 +185,9 @@ def _hp_left(hp: dict[str, Any]) -> str:
 def _morale_table(summary: Summary) -> str:
     """Who ends demoralized or despairing, and which skills get a learning tick; "" when nobody."""
     rows = []
-    for name, c in summary["combatants"].items():
-        demoralized, despairing = c.get("demoralized"), c.get("despairing")
-        learning = c.get("learning") or {}
-        if not (learning or (demoralized and demoralized["p"]) or (despairing and despairing["p"])):
-            continue
-        ticks = ", ".join(f"{skill} {_pct(ci)}" for skill, ci in learning.items())
-        rows.append((_e(name), _e(_pct(demoralized)), _e(_pct(despairing)), _e(ticks or "-")))
+    for name, demoralized, despairing, learning in morale_rows(summary):
+        ticks = ", ".join(f"{skill} {pct(ci)}" for skill, ci in learning.items())
+        rows.append((_e(name), _e(pct(demoralized)), _e(pct(despairing)), _e(ticks or "-")))
     if not rows:
         return ""
     head = ("combatant", "ends demoralized", "ends despairing", "learning tick (95% CI)")

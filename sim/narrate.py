@@ -27,7 +27,7 @@ def _round_started(e: Event) -> str:
 
 
 def _initiative(e: Event) -> str:
-    return f"{e['side']} roll initiative: d{e['die']} = {e['roll']}; {e['first']} act first."
+    return f"Initiative ({e['side']}): d{e['die']} = {e['roll']}; {e['first']} first."
 
 
 def _check(e: Event) -> str:
@@ -141,6 +141,19 @@ NARRATORS: dict[str, Callable[[Event], str]] = {
 _ATTACK_ROLLS = frozenset({"attack", "defense", "morale_reroll", "despair"})
 
 
+# What else an attack's rolls can trigger before the attack is resolved (heroism, morale,
+# learning, fatigue, despair): held with them, so a replay reads in the order of the fiction.
+_HOLDABLE = frozenset({"check_rolled", "resource_spent", "morale_changed", "learning_ticked",
+                       "effect_started", "effect_ended", "fatigue_gained"})
+
+
+def _opens_attack(event: Event) -> bool:
+    name = event.get("event")
+    if name == "check_rolled":
+        return event.get("purpose") in _ATTACK_ROLLS
+    return name == "resource_spent" and event.get("resource") in ("heroism", "morale")
+
+
 def narrate(events: Iterable[Event]) -> Iterator[str]:
     """Yield the narration lines of a battle's events (events without a narrator are silent)."""
     held: list[str] = []
@@ -150,17 +163,14 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
         if narrator is None:
             continue
         line = narrator(event)
-        if (name == "resource_spent" and event.get("resource") == "heroism") or (
-            name == "check_rolled" and event.get("purpose") in _ATTACK_ROLLS
-        ):
-            held.append(line)
-            continue
         if name == "attack_resolved":
             yield line
             yield from held
             held.clear()
-            continue
-        yield from held
-        held.clear()
-        yield line
+        elif _opens_attack(event) or (held and name in _HOLDABLE):
+            held.append(line)
+        else:
+            yield from held
+            held.clear()
+            yield line
     yield from held

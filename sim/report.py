@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 
-def _pct(ci: dict[str, float] | None) -> str:
+def pct(ci: dict[str, float] | None) -> str:
     """``18.9% (17.2-20.7)``: the estimate and its 95% Wilson interval, in percent."""
     if ci is None:
         return "-"
@@ -22,9 +22,9 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     head.add_column("outcome")
     head.add_column("rate (95% CI)", justify="right")
     for side, stats in summary["sides"].items():
-        head.add_row(f"{side} win", _pct(stats["win_rate"]))
-    head.add_row("draw", _pct(summary.get("draw_rate")))
-    head.add_row("TPK (whole party dead)", _pct(summary.get("tpk")))
+        head.add_row(f"{side} win", pct(stats["win_rate"]))
+    head.add_row("draw", pct(summary.get("draw_rate")))
+    head.add_row("TPK (whole party dead)", pct(summary.get("tpk")))
     r = summary["rounds"]
     head.add_row("rounds", f"mean {r['mean']:.1f}, p50 {r['p50']}, p90 {r['p90']}, max {r['max']}")
 
@@ -35,7 +35,7 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
         people.add_column(column, justify=justify)  # type: ignore[arg-type]
     for name, c in summary["combatants"].items():
         causes = ", ".join(f"{cause} {p * 100:.1f}%" for cause, p in c["death_causes"].items())
-        people.add_row(name, c["side"], _pct(c["death"]), f"{c['knocked_out']['p'] * 100:.1f}%",
+        people.add_row(name, c["side"], pct(c["death"]), f"{c['knocked_out']['p'] * 100:.1f}%",
                        causes or "-", f"{c['hp_left']['mean']:.1f}")
     tables = [head, people]
     morale = _morale_table(summary)
@@ -44,16 +44,23 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     return tables
 
 
-def _morale_table(summary: dict[str, Any]) -> Table | None:
-    """Who ends demoralized or despairing, and which skills get a learning tick (seed 000)."""
+def morale_rows(summary: dict[str, Any]) -> list[tuple[str, Any, Any, dict[str, Any]]]:
+    """(name, demoralized, despairing, learning) of each combatant morale touched at all."""
     rows = []
     for name, c in summary["combatants"].items():
         demoralized, despairing = c.get("demoralized"), c.get("despairing")
         learning = c.get("learning") or {}
-        if not (learning or (demoralized and demoralized["p"]) or (despairing and despairing["p"])):
-            continue
+        if learning or (demoralized and demoralized["p"]) or (despairing and despairing["p"]):
+            rows.append((name, demoralized, despairing, learning))
+    return rows
+
+
+def _morale_table(summary: dict[str, Any]) -> Table | None:
+    """Who ends demoralized or despairing, and which skills get a learning tick (seed 000)."""
+    rows = []
+    for name, demoralized, despairing, learning in morale_rows(summary):
         ticks = ", ".join(f"{skill} {ci['p'] * 100:.0f}%" for skill, ci in learning.items())
-        rows.append((name, _pct(demoralized), _pct(despairing), ticks or "-"))
+        rows.append((name, pct(demoralized), pct(despairing), ticks or "-"))
     if not rows:
         return None
     table = Table(title="Morale and learning", title_justify="left")

@@ -14,7 +14,7 @@ from sim import cli
 from sim.errors import InputError
 from sim.html_report import explain, write_report
 from sim.replay import PICKS, pick_battles, regenerate
-from sim.report import _pct
+from sim.report import pct
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -128,8 +128,8 @@ class TestTables:
     def test_verdict(self, run: pathlib.Path, page: str) -> None:
         """The verdict gives the party's win rate and the TPK with their intervals."""
         summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
-        win = _pct(summary["sides"]["heroes"]["win_rate"])
-        assert f"heroes win {win} of battles; total party kill {_pct(summary['tpk'])}." in page
+        win = pct(summary["sides"]["heroes"]["win_rate"])
+        assert f"heroes win {win} of battles; total party kill {pct(summary['tpk'])}." in page
 
     def test_every_combatant_row(self, run: pathlib.Path, page: str) -> None:
         """Each combatant has its escaped name, death and knock-out intervals and mean HP left."""
@@ -137,7 +137,7 @@ class TestTables:
         rows = re.findall(r"<tr>(.*?)</tr>", page)
         for name, c in summary["combatants"].items():
             row = next(r for r in rows if r.startswith(f"<td>{html.escape(name)}</td>"))
-            assert _pct(c["death"]) in row and _pct(c["knocked_out"]) in row
+            assert pct(c["death"]) in row and pct(c["knocked_out"]) in row
             assert f"{c['hp_left']['mean']:.1f}" in row
         assert "Battle length (rounds)" in page and f"<td>{summary['rounds']['p90']}</td>" in page
 
