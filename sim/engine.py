@@ -76,7 +76,10 @@ class Battle:
         self.surprise_side: str | None = None
         self.surprising: str | None = None  # the surprise side during round 1 only
         self._outnumbered_at = scenario.options.outnumbered_at
+        self._wounds = self.rules.serious_wounds  # whether after_damage does anything
+        self._outnumbering = self.rules.outnumbering
         self._resolve_attack = self.rules.attack  # bound once: called on every attack
+        self._roll_damage = self.rules.damage
         self.spread = scenario.distance > 0
         # Hazards or a timeline may leave someone to rescue: look before acting.
         self._perils = bool(scenario.hazards or scenario.timeline)  # False while everyone stands at one spot
@@ -107,6 +110,8 @@ class Battle:
             for spec in side.members:
                 hp = max(1, spec.hp.roll(self.rng))
                 fighter = Fighter(spec, side, len(self.fighters), hp, x)
+                if fighter.weapon_at_hand is not None:
+                    fighter.cost_at_hand = self.economy.cost_of(fighter.weapon_at_hand)
                 self.rules.prepare(self, fighter)
                 if self.morale_on:
                     give_tokens(self, fighter)
@@ -134,8 +139,10 @@ class Battle:
             )
         if self.morale_on:
             announce_demoralized(self)
-        self._mount_riders()
-        self._place_hazards()
+        if any(f.spec.mount is not None for f in self.fighters):
+            self._mount_riders()
+        if self.scenario.hazards:
+            self._place_hazards()
 
     def _mount_riders(self) -> None:
         """Seat every rider on its mount (listed right after it): they move as one."""
@@ -276,7 +283,7 @@ class Battle:
             budget, moves = self._before_acting(fighter, budget)
             if budget is None:
                 return
-        if not fighter.spec.weapons:
+        if fighter.weapon_at_hand is None:
             return  # nothing to fight with: it stays where it is
         # A ridden mount moves with its rider; a trapped fighter does not move at all.
         can_walk = fighter.ridden_by is None and not (fighter.effects and self._trapped(fighter))
@@ -286,8 +293,9 @@ class Battle:
                 return
             if self.spread:
                 weapon = choose_weapon(fighter, abs(target.x - fighter.x))
-            else:
-                weapon = fighter.weapon_at_hand  # everyone stands together
+                cost = 0 if weapon is None else economy.cost_of(weapon)
+            else:  # everyone stands together: the weapon at hand, its cost known
+                weapon, cost = fighter.weapon_at_hand, fighter.cost_at_hand
             if weapon is None:
                 if (not can_walk or moves >= economy.max_moves or economy.move_cost > budget
                         or (attacks and not economy.move_after_attack)):
@@ -297,7 +305,6 @@ class Battle:
                 moves += 2 if run else 1
                 budget -= economy.run_cost if run else economy.move_cost  # type: ignore[operator]
                 continue
-            cost = economy.cost_of(weapon)
             if attacks >= economy.max_attacks or cost > budget:
                 return
             ended = self.attack(fighter, target, weapon)
@@ -402,7 +409,7 @@ class Battle:
         """
         surprise = attacker.side == self.surprising
         outnumbered = False
-        if self.rules.outnumbering:
+        if self._outnumbering:
             if target.attacked_round != self.round:
                 target.attacked_round = self.round
                 target.attacked_by.clear()
@@ -429,8 +436,13 @@ class Battle:
         if result.hit:
             if bonus:
                 result = result._replace(damage_bonus=result.damage_bonus + bonus)
-            for victim in self._blast(attacker, target, weapon):
-                self._hit(attacker, victim, weapon, result)
+            if weapon.area or weapon.fire or weapon.poison or weapon.psy:
+                for victim in self._blast(attacker, target, weapon) if weapon.area else (target,):
+                    self._hit(attacker, victim, weapon, result)
+            else:  # a plain hit, inlined: the common case on the hot path
+                damage = self._roll_damage(self, attacker, target, weapon, result)
+                self.deal_damage(target, damage.amount, attacker, "weapon", damage.armor_piercing,
+                                 damage.dice)
         return result.ends_turn
 
     def _before_attack(self, attacker: Fighter, weapon: Weapon) -> int | None:
@@ -451,22 +463,21 @@ class Battle:
         return self.rules.mount_bonus(mount)
 
     def _blast(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> list[Fighter]:
-        """Who a hit strikes: the target, and with an area weapon every enemy within 2 m of it."""
-        if not weapon.area:
-            return [target]
+        """Who an area weapon's hit strikes: the target and every enemy within 2 m of it."""
         near = [e for e in self.able_enemies(attacker)
                 if e is not target and abs(e.x - target.x) <= MELEE_REACH_M]
         return [target, *near]
 
     def _hit(self, attacker: Fighter, victim: Fighter, weapon: Weapon, result: AttackResult) -> None:
         """Damage, then what the weapon carries: fire, poison."""
-        damage = self.rules.damage(self, attacker, victim, weapon, result)
+        damage = self._roll_damage(self, attacker, victim, weapon, result)
         kind = "spell" if weapon.psy else "weapon"
         self.deal_damage(victim, damage.amount, attacker, kind, damage.armor_piercing, damage.dice)
-        if weapon.fire:
-            ignite(self, victim, attacker)
-        if weapon.poison:
-            poison(self, victim, attacker)
+        if weapon.fire or weapon.poison:
+            if weapon.fire:
+                ignite(self, victim, attacker)
+            if weapon.poison:
+                poison(self, victim, attacker)
 
     def pay_psy(self, caster: Fighter, cost: int) -> None:
         """A spell costs PSY; what PSY cannot pay is paid in HP that cannot be healed today."""
@@ -516,7 +527,8 @@ class Battle:
         elif amount > 0:
             if self.morale_on:
                 wounded(self, target, amount, self.scenario.options.wound_divisor)
-            self.rules.after_damage(self, target, amount, kind)
+            if self._wounds:
+                self.rules.after_damage(self, target, amount, kind)
 
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
         """At 0 HP: unconscious, or (destiny option) dead unless the party spends a point.
@@ -629,11 +641,13 @@ class Battle:
 
     def _outcome(self) -> BattleOutcome:
         down = self._ever_down
+        morale = self.morale_on
         return BattleOutcome(
             self.seed, self.winner, self.round,
             tuple(
                 (f.hp, f.status, f.cause if f.status == DEAD else None,
-                 f.status != DEAD and f.name in down, state_of(f), tuple(sorted(f.learned)))
+                 f.status != DEAD and f.name in down,
+                 state_of(f) if morale else None, tuple(sorted(f.learned)) if morale else ())
                 for f in self.fighters
             ),
         )

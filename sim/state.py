@@ -31,6 +31,7 @@ class Fighter:
         "attacked_by",
         "attacked_round",
         "cause",
+        "cost_at_hand",
         "counts",
         "defense_threshold",
         "despairing",
@@ -94,6 +95,7 @@ class Fighter:
         self.policy = (spec.tactics or side.tactics).target
         self.reach = spec.reach
         self.weapon_at_hand = spec.weapon_at_hand
+        self.cost_at_hand = 1  # half-actions an attack with it takes (set by the battle)
         self.attack_threshold = spec.effective_attack_threshold
         self.defense_threshold = spec.effective_defense_threshold
         # d100 (seed 002) state.

@@ -96,6 +96,7 @@ class RuleSystem(Protocol):
     name: str
     outnumbering: bool  # whether the outnumbered rule of seed 003 applies
     morale_default: bool  # morale tokens on unless the scenario says (2d10: on)
+    serious_wounds: bool  # whether after_damage does anything (d100)
 
     def economy_for(self, options: Options) -> ActionEconomy:
         """The action economy of a turn under these options."""

@@ -84,6 +84,7 @@ class D100:
     """Seed 002: roll-under checks, defense rolls, armor, criticals, fatigue, serious wounds."""
 
     name = "d100"
+    serious_wounds = True
     outnumbering = False  # a seed-003 rule
     morale_default = False
 

@@ -133,6 +133,7 @@ class D20:
     """Seed 003: checks, player-facing attack and defense rolls, heroism, spirit and terror."""
 
     name = "d20"
+    serious_wounds = False
     outnumbering = True
     morale_default = False
     # "move, then a single attack": two slots, at most one move and one attack.

@@ -68,6 +68,7 @@ class OpenD10:
     """Seed 001: the open-ended d10 plus attribute and skill against a difficulty."""
 
     name = "d10"
+    serious_wounds = False
     outnumbering = False
     morale_default = False
 

@@ -65,6 +65,7 @@ class Quality:
     """Seed 000: roll 2d10 (2d8 with advantage, 2d12 with disadvantage) under SR."""
 
     name = "2d10"
+    serious_wounds = False
     outnumbering = False
     morale_default = True
 
