@@ -80,9 +80,9 @@ class Battle:
         self._outnumbering = self.rules.outnumbering
         self._resolve_attack = self.rules.attack  # bound once: called on every attack
         self._roll_damage = self.rules.damage
-        self.spread = scenario.distance > 0
-        # Hazards or a timeline may leave someone to rescue: look before acting.
-        self._perils = bool(scenario.hazards or scenario.timeline)  # False while everyone stands at one spot
+        self.spread = scenario.distance > 0  # False while everyone stands at one spot
+        # Hazards, a timeline or mounts may leave someone to rescue or to help up.
+        self._perils = bool(scenario.hazards or scenario.timeline)
         self.fighters: list[Fighter] = []
         self._able: dict[str, int] = {side.name: 0 for side in scenario.sides}
         self._standing = 0  # sides with at least one able member
@@ -141,6 +141,7 @@ class Battle:
             announce_demoralized(self)
         if any(f.spec.mount is not None for f in self.fighters):
             self._mount_riders()
+            self._perils = True  # riders fall
         if self.scenario.hazards:
             self._place_hazards()
 
@@ -329,7 +330,19 @@ class Battle:
                 moves += 1
         if budget == economy.budget and self._rescue(fighter):
             return None, moves  # a rescue is a full action
+        if budget >= economy.stand_cost and self._help_up(fighter):
+            budget -= economy.stand_cost
         return budget, moves
+
+    def _help_up(self, fighter: Fighter) -> bool:
+        """Help a fallen ally in reach to its feet (a half-action): it need not spend its own."""
+        for ally in self._by_side[fighter.side]:
+            if ally.prone and ally.able and abs(ally.x - fighter.x) <= MELEE_REACH_M:
+                ally.prone = False
+                if self.log is not None:
+                    self.emit("helped_up", actor=fighter.name, target=ally.name)
+                return True
+        return False
 
     def _routs(self, side: str) -> bool:
         """Rout (option flee_at): once a side's able members fall below that fraction of those

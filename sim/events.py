@@ -50,6 +50,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "characteristic_lost": ("target", "characteristic", "amount", "cause"),
     "fatigue_gained": ("actor", "amount", "fatigue", "reason"),
     "stood_up": ("actor",),
+    "helped_up": ("actor", "target"),
     "rescued": ("actor", "target"),
 }
 

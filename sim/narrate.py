@@ -131,6 +131,7 @@ NARRATORS: dict[str, Callable[[Event], str]] = {
                                       f" ({e['cause']})."),
     "fatigue_gained": lambda e: f"  {e['actor']} tires ({e['reason']}): fatigue {e['fatigue']}.",
     "stood_up": lambda e: f"{e['actor']} stands up.",
+    "helped_up": lambda e: f"{e['actor']} helps {e['target']} up.",
     "rescued": lambda e: f"{e['actor']} pulls {e['target']} out.",
     "learning_ticked": lambda e: f"  {e['actor']} ticks the learning box of {e['skill']}.",
 }

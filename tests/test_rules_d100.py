@@ -703,6 +703,23 @@ class TestMountedCombat:
         b.deal_damage(knight, 99, foe, "weapon")
         assert horse.able and b._decided() and b.winner == "monsters"
 
+    def test_an_ally_helps_a_fallen_rider_up(self, scripted) -> None:
+        """Action economy: helping someone up is a half-action; the helper may still attack once."""
+        knife = Weapon(name="knife", damage=dice.parse("1d4"))
+        spec = d100(side("riders", fighter("Knight", hp=20), fighter("Squire", hp=20,
+                                                                    skills={"melee": 50},
+                                                                    weapons=(knife,)), party=True),
+                    side("monsters", fighter("Monster", hp=40)))
+        b = battle(spec)
+        b._perils = True  # as with mounts in the scenario: someone may fall
+        knight, squire = b.fighters[:2]
+        knight.prone = True
+        rng = scripted(b, (90, 100))  # one attack roll left after helping
+        b._take_turn(squire)
+        assert events(b.log, "helped_up")[0] == {**events(b.log, "helped_up")[0],
+                                                 "actor": "Squire", "target": "Knight"}
+        assert not knight.prone and len(events(b.log, "attack_resolved")) == 1 and not rng.unused
+
 
 # -- helpers ------------------------------------------------------------------------------------
 
