@@ -90,7 +90,8 @@ class Burning(OngoingEffect):
             if battle.log is not None:
                 battle.emit("characteristic_lost", target=owner.name, characteristic="social",
                             amount=loss, cause="fire")
-        if self.active and owner.conscious and battle.rules.check(battle, owner, "physique").success:
+        # "takes 1d6, then rolls physique": even unconscious, as drowning and poison roll.
+        if self.active and owner.present and battle.rules.check(battle, owner, "physique").success:
             self.end("put out")
 
 
@@ -154,12 +155,13 @@ class KnockedOut(OngoingEffect):
 
     name = "unconscious"
 
-    def __init__(self, battle: Battle, owner: Fighter, rounds: int) -> None:
+    def __init__(self, battle: Battle, owner: Fighter, rounds: int, cause: str) -> None:
         super().__init__(battle, owner)
         self.rounds = rounds
+        self.cause = cause
 
     def start(self, **fields: object) -> None:
-        self.battle.set_unconscious(self.owner)
+        self.battle.set_unconscious(self.owner, self.cause)
         super().start(rounds=self.rounds, **fields)
 
     def tick(self) -> None:

@@ -328,6 +328,8 @@ class Battle:
                 effect.end("left the zone")
                 budget -= economy.move_cost
                 moves += 1
+        if not fighter.counts:
+            return budget, moves  # a mount neither rescues nor helps anyone up
         if budget == economy.budget and self._rescue(fighter):
             return None, moves  # a rescue is a full action
         if budget >= economy.stand_cost and self._help_up(fighter):
@@ -591,9 +593,17 @@ class Battle:
             if self.log is not None:
                 self.emit("effect_started", target=member.name, effect="broken")
 
-    def set_unconscious(self, fighter: Fighter) -> None:
-        """Unconscious with HP left (a serious wound): out of the fight until it wakes."""
+    def set_unconscious(self, fighter: Fighter, cause: str) -> None:
+        """Knocked out with HP left (a serious wound): out of the fight until it wakes.
+        It has fallen all the same: knocked out in the stats, a blow to its allies' morale."""
+        fighter.cause = cause  # what it dies of if its side loses while it is out
         self._set_status(fighter, UNCONSCIOUS)
+        self._ever_down.add(fighter.name)
+        if self.log is not None:
+            self.emit("knocked_out", target=fighter.name, cause=cause, source=None,
+                      serious_wound=True)
+        if self.morale_on:
+            fallen(self, fighter, None)
 
     def wake(self, fighter: Fighter) -> None:
         """Back in the fight after a knock-out that left it HP."""

@@ -65,6 +65,8 @@ def choose_weapon(fighter: Fighter, gap: float) -> Weapon | None:
 
 def approach_gap(fighter: Fighter) -> float:
     """The gap a fighter closes to: a ranged fighter stops at its longest range and shoots,
-    a melee fighter closes to contact (RULES.md §2)."""
-    ranges = [w.range for w in fighter.spec.weapons if w.range is not None]
+    a melee fighter closes to contact (RULES.md §2); a spell it can no longer afford
+    does not hold it back."""
+    ranges = [w.range for w in fighter.spec.weapons
+              if w.range is not None and affordable(fighter, w)]
     return max(ranges) if ranges else 0.0

@@ -211,7 +211,7 @@ class TestGainsAndLosses:
         for f in b.fighters:
             f.morale = 6
         d.morale = 3
-        b.set_unconscious(c)
+        b._set_status(c, "unconscious")  # already out before A falls
         b.deal_damage(a, 99, x, "weapon")
         assert sorted(changes(b.log)) == [("B", -4, "ally_fell", 2), ("D", -3, "ally_fell", 0),
                                           ("X", 2, "kill", 8)]

@@ -18,7 +18,7 @@ from tests.builders import battle, fighter, scenario, side
 D100_RULES = D100()
 N = 20_000
 GREATSWORD = Weapon(name="greatsword", damage=dice.parse("2d6"), hands=2)
-BOW = Weapon(name="bow", damage=dice.parse("1d6"), range=30)
+BOW = Weapon(name="bow", damage=dice.parse("1d6"), range=30, hands=2)
 CLAWS = Weapon(name="claws", damage=dice.parse("1d4"))
 
 
@@ -240,12 +240,18 @@ class TestActionEconomy:
         assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
 
     def test_bow_is_a_full_action(self, scripted) -> None:
-        """Action economy: shooting a bow (a ranged weapon, even one-handed) is a full action."""
+        """Action economy: shooting a bow (a two-handed ranged weapon) is a full action; a
+        one-handed thrown weapon is a half-action, like any one-handed attack."""
         b = battle(duel100(hero={"weapons": (BOW,)}, distance=20))
         rng = scripted(b, (90, 100))
         b._take_turn(b.fighters[0])
         assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["bow"]
         assert rng.unused == 0
+        darts = Weapon(name="darts", damage=dice.parse("1d3"), range=10)
+        b = battle(duel100(hero={"weapons": (darts,)}, distance=5))
+        rng = scripted(b, (90, 100), (90, 100))
+        b._take_turn(b.fighters[0])
+        assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["darts", "darts"]
 
     def test_spell_is_a_full_action(self, scripted) -> None:
         """Action economy: casting a spell is a full action (one cast a turn)."""
@@ -484,7 +490,7 @@ class TestSeriousWound:
         a, bee, _ = b.fighters
         scripted(b)
         b.deal_damage(a, 12, None, "weapon")  # to 0 HP: knocked out, no wound check
-        b.set_unconscious(bee)
+        b.set_unconscious(bee, "weapon")
         b.deal_damage(bee, 6, None, "weapon")
         assert events(b.log, "check_rolled") == []
 
@@ -719,6 +725,26 @@ class TestMountedCombat:
         assert events(b.log, "helped_up")[0] == {**events(b.log, "helped_up")[0],
                                                  "actor": "Squire", "target": "Knight"}
         assert not knight.prone and len(events(b.log, "attack_resolved")) == 1 and not rng.unused
+
+    def test_a_mount_does_not_help_its_rider_up(self, scripted) -> None:
+        """Action economy: helping someone up is a person's half-action, never a horse's."""
+        b = battle(mounted())
+        knight, horse, _ = b.fighters
+        knight.prone, knight.mounted_on, horse.ridden_by = True, None, None
+        b._perils = True
+        scripted(b, (90, 100), (90, 100))  # the horse's hooves, twice
+        b._take_turn(horse)
+        assert events(b.log, "helped_up") == [] and knight.prone
+
+    def test_serious_wound_knockout_counts_as_knocked_out(self, scripted) -> None:
+        """Serious wound: its knock-out is logged and counted as a knock-out in the outcome."""
+        b = battle(duel100(hero={"hp": 10, "characteristics": {"physique": 10}}))
+        hero, monster = b.fighters
+        scripted(b, (50, 100), (2, 4))  # physique failed, out for 2 turns
+        b.deal_damage(hero, 6, monster, "weapon")
+        ko = events(b.log, "knocked_out")[0]
+        assert (ko["target"], ko["cause"], ko["serious_wound"]) == ("Hero", "weapon", True)
+        assert b._outcome().rows[0][3] is True  # knocked out, and alive
 
 
 # -- helpers ------------------------------------------------------------------------------------

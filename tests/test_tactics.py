@@ -105,3 +105,17 @@ class TestRangedAndSpells:
         assert choose_weapon(mage, 10) is None
         mage.psy = 3
         assert choose_weapon(mage, 10).name == "bolt"
+
+    def test_a_caster_out_of_spells_closes_in(self) -> None:
+        """Distance: a spell it can no longer afford does not keep a caster at spell range."""
+        from sim.tactics import approach_gap
+
+        spell = Weapon("bolt", dice.parse("2d6"), range=20, psy=3)
+        staff = Weapon("staff", dice.parse("1d6"))
+        b = battle(scenario(side("h", fighter("Mage", weapons=(spell, staff), hp=5), party=True),
+                            side("m", fighter("M"))))
+        mage = b.fighters[0]
+        mage.psy = 3
+        assert approach_gap(mage) == 20
+        mage.psy = 0
+        assert approach_gap(mage) == 0.0

@@ -85,8 +85,9 @@ class ActionEconomy:
         """Half-actions an attack with this weapon uses."""
         if weapon.psy:
             return self.spell_cost
-        if weapon.range is not None:
+        if weapon.range is not None and weapon.hands >= 2:  # a bow or a crossbow
             return self.ranged_cost
+        # A one-handed weapon, thrown or not (knives, darts, a firepot), is a half-action.
         return self.two_handed_cost if weapon.hands >= 2 else self.attack_cost
 
 

@@ -195,8 +195,7 @@ class D100:
         if not self.check(battle, target, "physique").success:
             from sim.effects import KnockedOut  # effects import the rule systems' results
 
-            target.cause = kind  # what it dies of if its side loses while it is out
-            KnockedOut(battle, target, roll_die(battle.rng, 4)).start()
+            KnockedOut(battle, target, roll_die(battle.rng, 4), kind).start()
 
     def mount_bonus(self, mount: Fighter) -> int:
         """A good riding check adds a tenth of the mount's force to the damage."""
