@@ -78,11 +78,13 @@ class Battle:
         self._outnumbered_at = scenario.options.outnumbered_at
         self._wounds = self.rules.serious_wounds  # whether after_damage does anything
         self._outnumbering = self.rules.outnumbering
+        self._after_hit = self._wounds or self.morale_on  # anything follows a hit that leaves HP
         self._resolve_attack = self.rules.attack  # bound once: called on every attack
         self._roll_damage = self.rules.damage
         self.spread = scenario.distance > 0  # False while everyone stands at one spot
         # Hazards, a timeline or mounts may leave someone to rescue or to help up.
         self._perils = bool(scenario.hazards or scenario.timeline)
+        self._special = self._perils or self._flee_at is not None  # see _take_turn_carefully
         self.fighters: list[Fighter] = []
         self._able: dict[str, int] = {side.name: 0 for side in scenario.sides}
         self._standing = 0  # sides with at least one able member
@@ -141,7 +143,7 @@ class Battle:
             announce_demoralized(self)
         if any(f.spec.mount is not None for f in self.fighters):
             self._mount_riders()
-            self._perils = True  # riders fall
+            self._perils = self._special = True  # riders fall
         if self.scenario.hazards:
             self._place_hazards()
 
@@ -262,8 +264,7 @@ class Battle:
     # -- actions -----------------------------------------------------------------
 
     def _take_turn(self, fighter: Fighter, announced: bool = False) -> None:
-        """Act if able, unless the turn is lost; then spend the turn's budget:
-        attack what is in reach, else move toward it (one function: the hot path)."""
+        """Act if able, unless the turn is lost; the hot path when nothing special is on."""
         if not fighter.able:
             return
         log = self.log
@@ -275,19 +276,27 @@ class Battle:
             if self.log is not None:
                 self.emit("turn_skipped", actor=fighter.name)
             return
+        if self._special or fighter.prone or fighter.effects:
+            self._take_turn_carefully(fighter)
+        elif fighter.weapon_at_hand is not None:
+            self._spend(fighter, self.economy.budget, 0, True)
+
+    def _take_turn_carefully(self, fighter: Fighter) -> None:
+        """A turn where a rout, a fall, a hazard, a rescue or a mount may change things."""
         if self._flee_at is not None and self._routs(fighter.side):
             self.flee(fighter)
             return
-        economy = self.economy
-        budget, moves, attacks = economy.budget, 0, 0
-        if fighter.prone or fighter.effects or self._perils:
-            budget, moves = self._before_acting(fighter, budget)
-            if budget is None:
-                return
-        if fighter.weapon_at_hand is None:
-            return  # nothing to fight with: it stays where it is
+        budget, moves = self._before_acting(fighter, self.economy.budget)
+        if budget is None or fighter.weapon_at_hand is None:
+            return  # a full-action rescue, or nothing to fight with: it stays where it is
         # A ridden mount moves with its rider; a trapped fighter does not move at all.
         can_walk = fighter.ridden_by is None and not (fighter.effects and self._trapped(fighter))
+        self._spend(fighter, budget, moves, can_walk)
+
+    def _spend(self, fighter: Fighter, budget: int, moves: int, can_walk: bool) -> None:
+        """Spend the turn's budget: attack what is in reach, else move toward it."""
+        economy = self.economy
+        attacks = 0
         while budget > 0 and fighter.able:
             target = choose_target(self, fighter)
             if target is None:
@@ -451,7 +460,7 @@ class Battle:
         if result.hit:
             if bonus:
                 result = result._replace(damage_bonus=result.damage_bonus + bonus)
-            if weapon.area or weapon.fire or weapon.poison or weapon.psy:
+            if not weapon.plain:
                 for victim in self._blast(attacker, target, weapon) if weapon.area else (target,):
                     self._hit(attacker, victim, weapon, result)
             else:  # a plain hit, inlined: the common case on the hot path
@@ -539,7 +548,7 @@ class Battle:
             })
         if before > 0 and after == 0 and target.present:
             self._drop(target, kind, source)
-        elif amount > 0:
+        elif amount > 0 and self._after_hit:
             if self.morale_on:
                 wounded(self, target, amount, self.scenario.options.wound_divisor)
             if self._wounds:

@@ -36,6 +36,12 @@ class Weapon:
     poison: bool = False
     area: bool = False
     psy: int = 0  # > 0: a spell, costing this much PSY (then unhealable HP) per cast
+    # Derived once: a plain hit (no area, fire, poison or spell) takes the short path.
+    plain: bool = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        plain = not (self.area or self.fire or self.poison or self.psy)
+        object.__setattr__(self, "plain", plain)  # attrs' way to fill a frozen derived field
 
     @property
     def is_spell(self) -> bool:
