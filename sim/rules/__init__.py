@@ -172,6 +172,65 @@ def majority_check(
     return success
 
 
+class BaseSystem:
+    """Defaults a system keeps unless its seed says otherwise: no serious wounds, nothing to
+    prepare or to do at a round's start, armor absorbing its value of damage, and the
+    seed-003 group action (majority, a tie on 4+ of 1d6) for want of another."""
+
+    serious_wounds = False
+    outnumbering = False
+    morale_default = False
+
+    def check(self, battle: Battle, who: Fighter, what: str, modifier: int = 0,
+              advantage: int = 0) -> CheckResult:
+        raise NotImplementedError
+
+    def absorb(self, target: Fighter, amount: int) -> int:
+        """Armor absorbs its value of any damage that is not armor-piercing."""
+        return max(0, amount - target.spec.armor)
+
+    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
+        """No serious wounds."""
+
+    def prepare(self, battle: Battle, fighter: Fighter) -> None:
+        """Nothing to roll beyond HP (morale tokens are the engine's)."""
+
+    def round_started(self, battle: Battle) -> None:
+        """Nothing happens at the start of a round."""
+
+    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
+        """A majority of successes; a tie rolls 1d6, 4+."""
+        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), 6)
+
+
+# One action a turn (move or attack): RULES.md §2, the 2d10 and d10 Convention.
+ONE_ACTION = ActionEconomy(budget=1, move_cost=1, attack_cost=1, two_handed_cost=1,
+                           ranged_cost=1, max_moves=1, max_attacks=1, move_after_attack=False,
+                           spell_cost=1, stand_cost=1)
+
+
+class ScoreSystem(BaseSystem):
+    """2d10 and d10: a roll of a score against a difficulty, then the morale reroll."""
+
+    def economy_for(self, options: Options) -> ActionEconomy:
+        return ONE_ACTION
+
+    def roll(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+             advantage: int, skill: str) -> CheckResult:
+        raise NotImplementedError
+
+    def checked(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+                advantage: int, skill: str) -> CheckResult:
+        """A roll, then (morale on) the reroll of a failure, logged with its own purpose."""
+        result = self.roll(battle, who, purpose, score, difficulty, advantage, skill)
+        if battle.morale_on:
+            from sim.morale import after_check  # morale imports this module's results
+
+            result = after_check(battle, who, skill, result, lambda again: self.roll(
+                battle, who, again, score, difficulty, advantage, skill))
+        return result
+
+
 _SYSTEMS: dict[str, RuleSystem] = {}
 
 

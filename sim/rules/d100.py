@@ -13,14 +13,12 @@ from sim.rules import (
     SUCCESS,
     ActionEconomy,
     AttackResult,
+    BaseSystem,
     CheckResult,
     DamageResult,
-    majority_check,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from sim.engine import Battle
     from sim.model import Options, Weapon
     from sim.state import Fighter
@@ -80,13 +78,11 @@ def _degree(roll: int, success: bool) -> str:
     return SUCCESS if success else FAILURE
 
 
-class D100:
+class D100(BaseSystem):
     """Seed 002: roll-under checks, defense rolls, armor, criticals, fatigue, serious wounds."""
 
     name = "d100"
     serious_wounds = True
-    outnumbering = False  # a seed-003 rule
-    morale_default = False
 
     def economy_for(self, options: Options) -> ActionEconomy:
         """One action or two half-actions; ``attacks_per_turn`` caps attacks."""
@@ -183,10 +179,6 @@ class D100:
             amount -= target.spec.armor
         return DamageResult(max(0, amount), dice, piercing)
 
-    def absorb(self, target: Fighter, amount: int) -> int:
-        """Armor absorbs its value of any damage that is not armor-piercing."""
-        return max(0, amount - target.spec.armor)
-
     def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
         """Serious wound: one instance of at least half the maximum HP, still conscious:
         physique check; failure, unconscious 1d4 rounds, then weakened."""
@@ -207,10 +199,3 @@ class D100:
         over = fighter.spec.load - capacity
         if over > 0:
             fighter.fatigue += math.ceil(over / 5)
-
-    def round_started(self, battle: Battle) -> None:
-        """Nothing happens at the start of a d100 round."""
-
-    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
-        """A majority of successes; a tie rolls 1d6, 4+ (the seed-003 rule, for want of one)."""
-        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), 6)

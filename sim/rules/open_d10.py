@@ -12,17 +12,14 @@ from sim.rules import (
     AttackResult,
     CheckResult,
     DamageResult,
-    majority_check,
+    ScoreSystem,
 )
-from sim.rules.quality import ONE_ACTION
 
 if TYPE_CHECKING:
     import random
-    from collections.abc import Sequence
 
     from sim.engine import Battle
-    from sim.model import Options, Weapon
-    from sim.rules import ActionEconomy
+    from sim.model import Weapon
     from sim.state import Fighter
 
 MAX_CHAIN = 100  # a safety valve, never reached in practice (RULES.md §1)
@@ -64,16 +61,10 @@ def score_of(who: Fighter, what: str) -> int:
     return attribute(who, "physique") + who.spec.skills.get(what, 0)
 
 
-class OpenD10:
+class OpenD10(ScoreSystem):
     """Seed 001: the open-ended d10 plus attribute and skill against a difficulty."""
 
     name = "d10"
-    serious_wounds = False
-    outnumbering = False
-    morale_default = False
-
-    def economy_for(self, options: Options) -> ActionEconomy:
-        return ONE_ACTION
 
     def scale(self, percent: int) -> int:
         """p / 10, rounded toward zero (a difficulty change of the opposite sign)."""
@@ -109,22 +100,12 @@ class OpenD10:
             )
         return CheckResult(dice, kept, score, total, difficulty, success, margin, degree)
 
-    def _checked(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
-                 advantage: int, skill: str) -> CheckResult:
-        result = self.roll(battle, who, purpose, score, difficulty, advantage, skill)
-        if battle.morale_on:
-            from sim.morale import after_check
-
-            result = after_check(battle, who, skill, result, lambda again: self.roll(
-                battle, who, again, score, difficulty, advantage, skill))
-        return result
-
     def check(
         self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
     ) -> CheckResult:
         """attribute + skill + open d10 + the scaled modifier against the scenario's difficulty."""
         score = score_of(who, what) + self.scale(modifier)
-        return self._checked(battle, who, what, score, battle.scenario.options.difficulty,
+        return self.checked(battle, who, what, score, battle.scenario.options.difficulty,
                              advantage, what)
 
     def attack(
@@ -133,7 +114,7 @@ class OpenD10:
         """open d10 + attribute + weapon skill against the target's defense."""
         skill = weapon.skill or ("ranged" if weapon.range is not None else "melee")
         score = attribute(attacker, weapon.attribute or "agility") + attacker.spec.skills.get(skill, 0)
-        check = self._checked(battle, attacker, "attack", score, target.spec.defense, advantage,
+        check = self.checked(battle, attacker, "attack", score, target.spec.defense, advantage,
                               skill)
         if not check.success:
             return MISS
@@ -152,22 +133,6 @@ class OpenD10:
             amount -= target.spec.armor
         return DamageResult(max(0, amount), dice, weapon.armor_piercing)
 
-    def absorb(self, target: Fighter, amount: int) -> int:
-        return max(0, amount - target.spec.armor)
-
     def mount_bonus(self, mount: Fighter) -> int:
         """Convention: half the mount's strength."""
         return attribute(mount, "strength") // 2
-
-    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
-        """No serious wounds in this system."""
-
-    def prepare(self, battle: Battle, fighter: Fighter) -> None:
-        """Nothing to roll beyond HP."""
-
-    def round_started(self, battle: Battle) -> None:
-        """Nothing happens at the start of a round."""
-
-    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
-        """A majority of successes; a tie rolls 1d6, 4+ (the seed-003 rule, for want of one)."""
-        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), 6)

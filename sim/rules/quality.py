@@ -10,18 +10,15 @@ from sim.rules import (
     CRITICAL_SUCCESS,
     FAILURE,
     SUCCESS,
-    ActionEconomy,
     AttackResult,
     CheckResult,
     DamageResult,
-    majority_check,
+    ScoreSystem,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from sim.engine import Battle
-    from sim.model import Options, Weapon
+    from sim.model import Weapon
     from sim.state import Fighter
 
 EXPLOIT_ABOVE = 7  # Q > 7: exploit
@@ -32,10 +29,6 @@ COMBAT = "combat"
 LADDER = {"impossible": -10, "very hard": -8, "hard": -6, "awkward": -4, "laborious": -2,
           "average": 0, "easy": 2, "obvious": 4}
 MISS = AttackResult(False)
-# One action a turn (move or attack): RULES.md §2, Convention.
-ONE_ACTION = ActionEconomy(budget=1, move_cost=1, attack_cost=1, two_handed_cost=1,
-                           ranged_cost=1, max_moves=1, max_attacks=1, move_after_attack=False,
-                           spell_cost=1, stand_cost=1)
 
 
 def band(quality: int) -> str:
@@ -61,16 +54,11 @@ def score_of(who: Fighter, what: str) -> int:
     return characteristic(who, "physique") + who.spec.skills.get(what, 0)
 
 
-class Quality:
+class Quality(ScoreSystem):
     """Seed 000: roll 2d10 (2d8 with advantage, 2d12 with disadvantage) under SR."""
 
     name = "2d10"
-    serious_wounds = False
-    outnumbering = False
     morale_default = True
-
-    def economy_for(self, options: Options) -> ActionEconomy:
-        return ONE_ACTION
 
     def scale(self, percent: int) -> int:
         """Percent to ladder points: p / 5, rounded toward zero (-10% is laborious, -2)."""
@@ -96,21 +84,11 @@ class Quality:
             )
         return CheckResult(dice, r, difficulty, r, sr, success, quality, degree)
 
-    def _checked(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
-                 advantage: int, skill: str) -> CheckResult:
-        result = self.roll(battle, who, purpose, score, difficulty, advantage, skill)
-        if battle.morale_on:
-            from sim.morale import after_check
-
-            result = after_check(battle, who, skill, result, lambda again: self.roll(
-                battle, who, again, score, difficulty, advantage, skill))
-        return result
-
     def check(
         self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
     ) -> CheckResult:
         """SR = characteristic + skill + difficulty (the percent modifier, scaled)."""
-        return self._checked(battle, who, what, score_of(who, what), self.scale(modifier),
+        return self.checked(battle, who, what, score_of(who, what), self.scale(modifier),
                              advantage, what)
 
     def attack(
@@ -120,7 +98,7 @@ class Quality:
         weapon die; a disaster costs the attacker its next turn."""
         skill = weapon.skill or weapon.name
         score = characteristic(attacker, COMBAT) + attacker.spec.skills.get(skill, 0)
-        check = self._checked(battle, attacker, "attack", score, -target.spec.defense, advantage,
+        check = self.checked(battle, attacker, "attack", score, -target.spec.defense, advantage,
                               skill)
         if check.degree == CRITICAL_FAILURE:
             attacker.skip_turns += 1
@@ -145,24 +123,7 @@ class Quality:
             amount -= target.spec.armor
         return DamageResult(max(0, amount), dice, weapon.armor_piercing)
 
-    def absorb(self, target: Fighter, amount: int) -> int:
-        """Armor absorbs its points."""
-        return max(0, amount - target.spec.armor)
-
     def mount_bonus(self, mount: Fighter) -> int:
         """Convention: half the mount's force (else physique), in this system's scale."""
         return characteristic(mount, "force" if "force" in mount.spec.characteristics
                               else "physique") // 2
-
-    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
-        """No serious wounds in this system (morale counts the wound)."""
-
-    def prepare(self, battle: Battle, fighter: Fighter) -> None:
-        """Nothing beyond morale, which the engine hands out."""
-
-    def round_started(self, battle: Battle) -> None:
-        """Nothing happens at the start of a round."""
-
-    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
-        """A majority of successes; a tie rolls 1d6, 4+ (the seed-003 rule, for want of one)."""
-        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), 6)
