@@ -84,11 +84,12 @@ class Battle:
         self.spread = scenario.distance > 0  # False while everyone stands at one spot
         # Hazards, a timeline or mounts may leave someone to rescue or to help up.
         self._perils = bool(scenario.hazards or scenario.timeline)
-        self._special = self._perils or self._flee_at is not None  # see _take_turn_carefully
+        self._special = self._perils or self._flee_at is not None  # see _prepare_turn
         self.fighters: list[Fighter] = []
         self._able: dict[str, int] = {side.name: 0 for side in scenario.sides}
         self._standing = 0  # sides with at least one able member
-        self._enemies: dict[str, list[Fighter]] = {}  # side -> able enemies; reset on any change
+        # side -> able enemies, reset on any change of status (read by tactics on every attack)
+        self.enemies_cache: dict[str, list[Fighter]] = {}
         self._ever_down: set[str] = set()
         self._by_side: dict[str, list[Fighter]] = {}
         self._roller_first: list[Fighter] = []
@@ -276,25 +277,15 @@ class Battle:
             if self.log is not None:
                 self.emit("turn_skipped", actor=fighter.name)
             return
+        budget, moves, can_walk = self.economy.budget, 0, True
         if self._special or fighter.prone or fighter.effects:
-            self._take_turn_carefully(fighter)
-        elif fighter.weapon_at_hand is not None:
-            self._spend(fighter, self.economy.budget, 0, True)
-
-    def _take_turn_carefully(self, fighter: Fighter) -> None:
-        """A turn where a rout, a fall, a hazard, a rescue or a mount may change things."""
-        if self._flee_at is not None and self._routs(fighter.side):
-            self.flee(fighter)
-            return
-        budget, moves = self._before_acting(fighter, self.economy.budget)
-        if budget is None or fighter.weapon_at_hand is None:
-            return  # a full-action rescue, or nothing to fight with: it stays where it is
-        # A ridden mount moves with its rider; a trapped fighter does not move at all.
-        can_walk = fighter.ridden_by is None and not (fighter.effects and self._trapped(fighter))
-        self._spend(fighter, budget, moves, can_walk)
-
-    def _spend(self, fighter: Fighter, budget: int, moves: int, can_walk: bool) -> None:
-        """Spend the turn's budget: attack what is in reach, else move toward it."""
+            prepared = self._prepare_turn(fighter)
+            if prepared is None:
+                return
+            budget, moves, can_walk = prepared
+        elif fighter.weapon_at_hand is None:
+            return  # nothing to fight with: it stays where it is
+        # Spend the turn's budget: attack what is in reach, else move toward it.
         economy = self.economy
         attacks = 0
         while budget > 0 and fighter.able:
@@ -322,6 +313,19 @@ class Battle:
             budget -= cost
             if ended or (attacks >= economy.max_attacks and not economy.move_after_attack):
                 return  # a fumble, or the turn is over (d20): draw no die, touch no target
+
+    def _prepare_turn(self, fighter: Fighter) -> tuple[int, int, bool] | None:
+        """Before a turn where a rout, a fall, a hazard, a rescue or a mount may change
+        things: (budget, moves used, whether it may walk), or None when the turn is spent."""
+        if self._flee_at is not None and self._routs(fighter.side):
+            self.flee(fighter)
+            return None
+        budget, moves = self._before_acting(fighter, self.economy.budget)
+        if budget is None or fighter.weapon_at_hand is None:
+            return None  # a full-action rescue, or nothing to fight with
+        # A ridden mount moves with its rider; a trapped fighter does not move at all.
+        can_walk = fighter.ridden_by is None and not (fighter.effects and self._trapped(fighter))
+        return budget, moves, can_walk
 
     def _before_acting(self, fighter: Fighter, budget: int) -> tuple[int | None, int]:
         """Stand up, get out of a hazard, or rescue a drowning ally: (budget left, moves)."""
@@ -625,7 +629,7 @@ class Battle:
         fighter.able = now
         if was == now:
             return
-        self._enemies.clear()
+        self.enemies_cache.clear()
         if not fighter.counts:
             return  # a mount: its state never decides victory
         before = self._able[fighter.side]
@@ -634,11 +638,11 @@ class Battle:
 
     def able_enemies(self, fighter: Fighter) -> list[Fighter]:
         """Able members of every other side, in listed order (cached until a status changes)."""
-        enemies = self._enemies.get(fighter.side)
+        enemies = self.enemies_cache.get(fighter.side)
         if enemies is None:
             side = fighter.side
             enemies = [f for f in self.fighters if f.able and f.side != side]
-            self._enemies[side] = enemies
+            self.enemies_cache[side] = enemies
         return enemies
 
     # -- the end -----------------------------------------------------------------

@@ -20,7 +20,7 @@ def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
     - ``focus``: the whole side keeps one shared target while it stays able,
       then shares the weakest candidate as the next one.
     """
-    enemies = battle.able_enemies(fighter)
+    enemies = battle.enemies_cache.get(fighter.side) or battle.able_enemies(fighter)
     if not enemies:
         return None
     if battle.spread:
