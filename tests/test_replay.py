@@ -208,3 +208,26 @@ class TestPicks:
         party = {"Aria", "Brom"}
         assert len(party & set(ends["worst"]["dead"])) >= len(party & set(ends["best"]["dead"]))
         assert ends["best"]["winner"] == "heroes"
+
+
+class TestReportCommand:
+    """`sim report RUN_DIR` and `sim batch --report` write the run's report.html."""
+
+    def test_batch_report_and_report_command(self, tmp_path: pathlib.Path, capsys) -> None:
+        """--report writes report.html after the summary; `sim report` rewrites the same bytes."""
+        out = tmp_path / "run"
+        code = cli.main(["batch", str(SKIRMISH), "-n", "20", "--workers", "1", "--out", str(out),
+                         "--json", "--no-progress", "--report"])
+        captured = capsys.readouterr()
+        assert code == 0 and json.loads(captured.out)["battles"] == 20  # stdout: JSON only
+        assert "report:" in captured.err
+        first = (out / "report.html").read_bytes()
+        assert b"<svg" in first
+        code, printed, _ = run(capsys, "report", str(out))
+        assert code == 0 and printed.strip() == f"report: {out / 'report.html'}"
+        assert (out / "report.html").read_bytes() == first
+
+    def test_report_of_a_non_run_folder(self, tmp_path: pathlib.Path, capsys) -> None:
+        """`sim report` on a folder without a summary exits 2 with file:line:col."""
+        code, _, err = run(capsys, "report", str(tmp_path))
+        assert code == 2 and err.startswith(f"{tmp_path / 'summary.json'}:0:0: ")
