@@ -44,10 +44,6 @@ class Weapon:
         object.__setattr__(self, "plain", plain)  # attrs' way to fill a frozen derived field
 
     @property
-    def is_spell(self) -> bool:
-        return self.psy > 0
-
-    @property
     def reach(self) -> float:
         """How far this weapon strikes, in metres."""
         return MELEE_REACH_M if self.range is None else self.range

@@ -406,10 +406,6 @@ def load_bestiary(dirs: list[pathlib.Path], rules: str, problems: list[Problem])
 
 # -- scenario ----------------------------------------------------------------------
 
-SCENARIO_KEYS = ("name", "rules", "max_rounds", "distance", "surprise", "options", "sides",
-                 "hazards", "timeline", "description")
-
-
 def _not_implemented(rules: str) -> str:
     return (f"rule system '{rules}' is not implemented yet "
             f"(available: {', '.join(IMPLEMENTED_SYSTEMS)})")

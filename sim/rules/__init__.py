@@ -189,6 +189,20 @@ class BaseSystem:
         """Armor absorbs its value of any damage that is not armor-piercing."""
         return max(0, amount - target.spec.armor)
 
+    def weapon_damage(self, battle: Battle, target: Fighter, weapon: Weapon, bonus: int,
+                      piercing: bool, extra_die: bool = False) -> DamageResult:
+        """The weapon's dice (+ one more of its dice) + its bonus + ``bonus``, armor absorbed
+        unless ``piercing``, never below 0: the damage roll d100, 2d10 and d10 share."""
+        amount, dice = weapon.damage.roll_dice(battle.rng)
+        sides = weapon.damage.die_sides
+        if extra_die and sides:
+            more = roll_die(battle.rng, sides)
+            amount += more
+            dice = (*dice, more)
+        amount += weapon.bonus + bonus
+        amount = max(0, amount) if piercing else self.absorb(target, amount)
+        return DamageResult(amount, dice, piercing)
+
     def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
         """No serious wounds."""
 

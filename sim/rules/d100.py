@@ -172,12 +172,8 @@ class D100(BaseSystem):
         attack: AttackResult,
     ) -> DamageResult:
         """Weapon dice + bonuses - armor, never below 0; a critical hit pierces armor."""
-        amount, dice = weapon.damage.roll_dice(battle.rng)
-        amount += weapon.bonus + attack.damage_bonus
         piercing = weapon.armor_piercing or attack.critical
-        if not piercing:
-            amount -= target.spec.armor
-        return DamageResult(max(0, amount), dice, piercing)
+        return self.weapon_damage(battle, target, weapon, attack.damage_bonus, piercing)
 
     def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
         """Serious wound: one instance of at least half the maximum HP, still conscious:

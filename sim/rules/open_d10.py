@@ -127,11 +127,8 @@ class OpenD10(ScoreSystem):
         attack: AttackResult,
     ) -> DamageResult:
         """Weapon dice + floor(margin / 5) + bonus - armor, never below 0."""
-        amount, dice = weapon.damage.roll_dice(battle.rng)
-        amount += weapon.bonus + attack.damage_bonus
-        if not weapon.armor_piercing:
-            amount -= target.spec.armor
-        return DamageResult(max(0, amount), dice, weapon.armor_piercing)
+        return self.weapon_damage(battle, target, weapon, attack.damage_bonus,
+                                  weapon.armor_piercing)
 
     def mount_bonus(self, mount: Fighter) -> int:
         """Convention: half the mount's strength."""

@@ -112,16 +112,8 @@ class Quality(ScoreSystem):
         attack: AttackResult,
     ) -> DamageResult:
         """Weapon dice (+ one more weapon die on an exploit) + bonus - armor, never below 0."""
-        amount, dice = weapon.damage.roll_dice(battle.rng)
-        sides = weapon.damage.die_sides
-        if attack.critical and sides:
-            extra = roll_die(battle.rng, sides)
-            amount += extra
-            dice = (*dice, extra)
-        amount += weapon.bonus + attack.damage_bonus
-        if not weapon.armor_piercing:
-            amount -= target.spec.armor
-        return DamageResult(max(0, amount), dice, weapon.armor_piercing)
+        return self.weapon_damage(battle, target, weapon, attack.damage_bonus,
+                                  weapon.armor_piercing, extra_die=attack.critical)
 
     def mount_bonus(self, mount: Fighter) -> int:
         """Convention: half the mount's force (else physique), in this system's scale."""
