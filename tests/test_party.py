@@ -1,0 +1,33 @@
+"""The party's fate per battle: wins, TPK, members down and dead (mounts left out)."""
+
+from __future__ import annotations
+
+from sim.party import party_outcome
+
+
+def row(status: str, knocked_out: bool = False) -> tuple:
+    return (0, status, None, knocked_out, None, ())
+
+
+class TestPartyOutcome:
+    def test_counts_downs_and_deaths(self):
+        """A dead member and a member who went down and survived are both down; one is dead."""
+        fighters = [row("dead"), row("active", knocked_out=True), row("active"), row("dead")]
+        outcome = party_outcome("heroes", fighters, "heroes", (0, 1, 2))
+        assert outcome == (True, False, 2, 1)
+
+    def test_broken_mind_is_down_not_dead(self):
+        """A broken mind went down (out of the fight) but is alive."""
+        outcome = party_outcome("ghosts", [row("broken"), row("dead")], "heroes", (0,))
+        assert outcome == (False, False, 1, 0)
+
+    def test_tpk_when_every_member_is_dead(self):
+        """Every listed member dead is a TPK; a member left out (a mount) does not prevent it."""
+        fighters = [row("dead"), row("dead"), row("active")]
+        assert party_outcome("goblins", fighters, "heroes", (0, 1)).tpk
+        assert not party_outcome("goblins", fighters, "heroes", (0, 1, 2)).tpk
+
+    def test_draw_is_not_a_win(self):
+        """A draw (winner None) is no win, even without a party side."""
+        assert not party_outcome(None, [row("active")], None, ()).won
+        assert not party_outcome(None, [row("active")], None, ()).tpk
