@@ -86,6 +86,10 @@ class ChunkTask:
     start: int
     stop: int
     logs: LogPlan
+    # Paired runs (compare, tune) send several scenarios' chunks through one runner: the
+    # tag says whose chunk it is, and they want the rows themselves, not a Parquet part.
+    tag: object = None
+    rows_only: bool = False
 
 
 @attrs.frozen
@@ -101,6 +105,8 @@ class ChunkResult:
     part: bytes  # a Parquet file of the chunk's rows
     aggregate: Aggregate
     logs: bytes  # JSON Lines of the logged battles, in index order
+    tag: object = None
+    rows: tuple[BattleRow, ...] = ()  # with ``rows_only`` (then ``part`` is empty)
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
@@ -120,8 +126,11 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     aggregate = empty_aggregate(task.scenario)
     for row in rows:
         aggregate.add(row)
+    if task.rows_only:
+        return ChunkResult(task.start, len(rows), b"", aggregate, b"".join(logs), task.tag,
+                           tuple(rows))
     part = parquet_bytes(rows_table(rows, roster_of(task.scenario)))
-    return ChunkResult(task.start, len(rows), part, aggregate, b"".join(logs))
+    return ChunkResult(task.start, len(rows), part, aggregate, b"".join(logs), task.tag)
 
 
 # -- executors -------------------------------------------------------------------------
@@ -446,6 +455,7 @@ def new_manifest(scenario: Scenario, spec: BatchSpec, argv: Sequence[str],
         "scenario_sha256": scenario.sha256,
         "resolved_sha256": scenario.resolved_sha256,  # bestiary entries included
         "bestiary": [os.path.abspath(folder) for folder in bestiary],
+        "overrides": list(scenario.overrides),  # --set PATH=VALUE, re-applied by resume and replay
         "rules": scenario.rules,
         "seed": spec.seed,
         "n": spec.n,
@@ -599,7 +609,11 @@ def load_run_scenario(folder: RunFolder, manifest: dict[str, Any]) -> Scenario:
 
     path = pathlib.Path(manifest["scenario_path"])
     bestiary = tuple(pathlib.Path(folder) for folder in manifest["bestiary"])
-    scenario = load_scenario(path, bestiary)
+    overrides = manifest.get("overrides", [])
+    if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
+        msg = f"{folder.manifest_path}:0:0: overrides: must be a list of PATH=VALUE texts"
+        raise InputError(msg)
+    scenario = load_scenario(path, bestiary, overrides=overrides)
     if scenario.sha256 != manifest["scenario_sha256"]:
         msg = f"{path}:0:0: (document): the scenario changed since the run began (SHA-256 differs)"
         raise InputError(msg)

@@ -17,6 +17,7 @@ from sim.batch import (
     BatchSpec,
     LogPlan,
     RunFolder,
+    Runner,
     default_out,
     default_workers,
     load_run_scenario,
@@ -72,6 +73,29 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _add_set(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
+                         help="edit the scenario before validation, e.g. "
+                              "sides[goblins].members[goblin].count=4 (repeatable; VALUE is YAML)")
+
+
+def _add_runner(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
+    command.add_argument("--workers", type=_positive, default=None,
+                         help="processes (default: all cores)")
+    command.add_argument("--executor", choices=("process", "dask"), default="process",
+                         help="where chunks run: local processes, or a Dask cluster")
+    command.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
+    command.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK, help=argparse.SUPPRESS)
+    command.add_argument("--json", action="store_true", help="print only the result JSON on stdout")
+    command.add_argument("--report", type=pathlib.Path, metavar="DIR",
+                         help="also write an HTML page into DIR")
+    command.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    command.add_argument("--bestiary", type=pathlib.Path, action="append", default=[],
+                         help="extra bestiary folder, searched first (repeatable)")
+    _add_set(command)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sim", description="How deadly is this encounter?")
     parser.add_argument("--version", action="version", version=f"combat-sim {__version__}")
@@ -83,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--log", help="write the JSONL event log to PATH, or '-' for stdout")
     run.add_argument("--bestiary", type=pathlib.Path, action="append", default=[],
                      help="extra bestiary folder, searched first (repeatable)")
+    _add_set(run)
 
     batch = commands.add_parser("batch", help="run many battles and tell how deadly it is")
     batch.add_argument("scenario", type=pathlib.Path, nargs="?")
@@ -102,6 +127,7 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--report", action="store_true",
                        help="also write the self-contained report.html into the run folder")
     batch.add_argument("--bestiary", type=pathlib.Path, action="append", default=[])
+    _add_set(batch)
 
     replay = commands.add_parser("replay", help="replay a logged battle or battle I of a batch")
     replay.add_argument("source", type=pathlib.Path, help="LOG.jsonl or RUN_DIR")
@@ -122,6 +148,34 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check scenario and bestiary files")
     validate.add_argument("files", nargs="+", type=pathlib.Path)
     validate.add_argument("--bestiary", type=pathlib.Path, action="append", default=[])
+    _add_set(validate)
+
+    compare = commands.add_parser(
+        "compare", help="variants of an encounter on the same battle seeds: paired differences")
+    compare.add_argument("scenarios", nargs="+", type=pathlib.Path, metavar="SCENARIO",
+                         help="two or more scenarios, or one with --vary")
+    compare.add_argument("--vary", metavar="PATH=V1,V2,...",
+                         help="variants of one scenario: PATH set to each value (or LO..HI)")
+    compare.add_argument("-n", type=_positive, default=2000,
+                         help="battles per variant (the cap with --precision; default 2000)")
+    compare.add_argument("--precision", type=_fraction,
+                         help="stop once every headline difference is within +-P")
+    _add_runner(compare)
+
+    tune = commands.add_parser("tune", help="the values of one parameter that meet a risk target")
+    tune.add_argument("scenario", type=pathlib.Path)
+    tune.add_argument("--vary", required=True, metavar="PATH=LO..HI",
+                      help="the integer parameter and its range, e.g. "
+                           "sides[goblins].members[goblin].count=1..10")
+    tune.add_argument("--target", required=True, metavar="METRIC<=X",
+                      help="e.g. 'party.any_death<=0.10' or 'party.win>=0.9' (party.win, "
+                           "party.any_down, party.any_death, party.tpk)")
+    tune.add_argument("-n", type=_positive, default=20000,
+                      help="at most this many battles per value (default 20000)")
+    tune.add_argument("--precision", type=_fraction, default=0.02,
+                      help="a value whose interval is within +-P and still holds the target "
+                           "straddles it (default 0.02)")
+    _add_runner(tune)
     return parser
 
 
@@ -134,7 +188,7 @@ def _check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     _check_bestiary_dirs(args.bestiary)
-    scenario = load_scenario(args.scenario, tuple(args.bestiary))
+    scenario = load_scenario(args.scenario, tuple(args.bestiary), overrides=args.overrides)
     _, events = run_battle(scenario, args.seed, log=True)
     if _emit_log(events, args.log):
         return EXIT_OK
@@ -192,6 +246,8 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
     """A new run folder, or the run to resume (with the run's own settings: -n, --seed,
     --logs and --precision are those it began with). A finished run gives its summary."""
     if args.resume is not None:
+        if args.overrides:
+            raise InputError("sim batch: --resume uses the run's own --set overrides; drop --set")
         folder = RunFolder(args.resume)
         manifest = folder.read_manifest()
         summary_path = folder.path / "summary.json"
@@ -200,7 +256,7 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
         return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)
     if args.scenario is None:
         raise InputError("sim batch: give a SCENARIO (or --resume RUN_DIR)")
-    scenario = load_scenario(args.scenario, tuple(args.bestiary))
+    scenario = load_scenario(args.scenario, tuple(args.bestiary), overrides=args.overrides)
     spec = BatchSpec(n=args.n, seed=args.seed, chunk=min(args.chunk, args.n),
                      precision=args.precision, logs=args.logs)
     LogPlan.parse(spec.logs, spec.n)  # reject a bad --logs before creating anything
@@ -286,7 +342,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     problems = []
     for path in args.files:
         try:
-            kind = validate_file(path, tuple(args.bestiary))
+            kind = validate_file(path, tuple(args.bestiary), args.overrides)
         except ScenarioError as exc:
             problems.extend(exc.problems)
         else:
@@ -296,12 +352,123 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_INPUT if problems else EXIT_OK
 
 
+def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
+    _check_bestiary_dirs(args.bestiary)
+    workers = args.workers or default_workers()
+    return make_runner(args.executor, workers, args.scheduler), max(2, workers * 2)
+
+
+def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
+    """Print a compare or tune result (JSON or tables); write its page with --report."""
+    from sim import decision_report
+
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        decision_report.print_result(result, kind)
+    if args.report is not None:
+        path = decision_report.write_page(result, kind, args.report)
+        print(f"report: {path}", file=sys.stderr if args.json else sys.stdout)
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from sim.compare import MAX_VARIANTS, compare, variant_names
+    from sim.paired import Variant
+
+    bestiary = tuple(args.bestiary)
+    if args.vary is not None:
+        if len(args.scenarios) != 1:
+            raise InputError("sim compare: --vary takes one SCENARIO")
+        path, values = _vary_values(args.vary)
+        labels = [f"{path}={v}" for v in values]
+        scenarios = _load_all([(args.scenarios[0], [*args.overrides, label]) for label in labels],
+                              bestiary)
+    else:
+        labels = [p.stem for p in args.scenarios]
+        scenarios = _load_all([(p, args.overrides) for p in args.scenarios], bestiary)
+    if not 2 <= len(scenarios) <= MAX_VARIANTS:
+        msg = f"sim compare: give 2 to {MAX_VARIANTS} variants (got {len(scenarios)})"
+        raise InputError(msg)
+    variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
+    runner, window = _runner_for(args)
+    with _maybe_progress(args) as progress:
+        result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
+                         args.precision, progress)
+    _decision_output(result, args, "compare")
+    return EXIT_OK
+
+
+def _vary_values(text: str) -> tuple[str, list[str]]:
+    """``PATH=V1,V2,...`` or ``PATH=LO..HI`` (integers)."""
+    from sim.tune import parse_vary
+
+    path, sep, values = text.rpartition("=")
+    if ".." in values:
+        path, numbers = parse_vary(text)
+        return path, [str(v) for v in numbers]
+    listed = [v.strip() for v in values.split(",") if v.strip()]
+    if not sep or not path.strip() or len(listed) < 2:
+        msg = f"sim compare: --vary: must be PATH=V1,V2,... or PATH=LO..HI (got {text[:80]!r})"
+        raise InputError(msg)
+    return path.strip(), listed
+
+
+def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str]]],
+              bestiary: tuple[pathlib.Path, ...]) -> list[Scenario]:
+    """Load every variant, reporting every variant's problems at once."""
+    loaded, problems = [], []
+    for path, overrides in wanted:
+        try:
+            loaded.append(load_scenario(path, bestiary, overrides=list(overrides)))
+        except ScenarioError as exc:
+            problems.extend(p for p in exc.problems if p not in problems)
+    if problems:
+        raise ScenarioError(problems)
+    return loaded
+
+
+class _maybe_progress:
+    """A progress bar on stderr unless --no-progress or --json; yields the update callback."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.bar = _progress_bar(not (args.no_progress or args.json))
+
+    def __enter__(self):
+        if self.bar is None:
+            return lambda done, total: None
+        self.bar.__enter__()
+        task = self.bar.add_task("battles", total=1)
+        return lambda done, total: self.bar.update(task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+def _cmd_tune(args: argparse.Namespace) -> int:
+    from sim.paired import Variant
+    from sim.tune import parse_target, parse_vary, tune
+
+    target = parse_target(args.target)
+    path, values = parse_vary(args.vary)
+    labels = [f"{path}={v}" for v in values]
+    scenarios = _load_all([(args.scenario, [*args.overrides, label]) for label in labels],
+                          tuple(args.bestiary))
+    points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
+    runner, window = _runner_for(args)
+    with _maybe_progress(args) as progress:
+        result = tune(points, target, args.seed, args.n, args.precision, runner, window,
+                      min(args.chunk, args.n), progress)
+    _decision_output(result, args, "tune")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 internal error, 2 bad input)."""
     parser = _parser()
     args = parser.parse_args(argv)  # exits 2 on usage errors
     handlers = {"run": _cmd_run, "validate": _cmd_validate, "replay": _cmd_replay,
-                "report": _cmd_report,
+                "report": _cmd_report, "compare": _cmd_compare, "tune": _cmd_tune,
                 "batch": lambda a: _cmd_batch(a, list(argv if argv is not None else sys.argv[1:]))}
     try:
         return handlers[args.command](args)

@@ -137,6 +137,7 @@ class Battle:
                 scenario=self.scenario.name, scenario_path=self.scenario.path,
                 scenario_sha256=self.scenario.sha256,
                 **({"bestiary": list(self.scenario.bestiary)} if self.scenario.bestiary else {}),
+                **({"overrides": list(self.scenario.overrides)} if self.scenario.overrides else {}),
                 version=__version__, combatants=[self._describe(f) for f in self.fighters],
                 **({"batch": self.batch} if self.batch else {}),
             )

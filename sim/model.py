@@ -193,6 +193,7 @@ class Scenario:
     path: str = ""
     sha256: str = ""
     bestiary: tuple[str, ...] = ()  # extra bestiary folders it was loaded with (absolute)
+    overrides: tuple[str, ...] = ()  # the --set PATH=VALUE texts applied before validation
 
     @property
     def resolved_sha256(self) -> str:

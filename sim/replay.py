@@ -44,7 +44,11 @@ def verify(path: pathlib.Path, battle: int | None = None) -> tuple[bool, str]:
     if not scenario_path.is_absolute() and not scenario_path.exists():
         scenario_path = path.parent / scenario_path
     bestiary = tuple(pathlib.Path(folder) for folder in head.get("bestiary", ()))
-    scenario = load_scenario(scenario_path, bestiary)
+    overrides = head.get("overrides", [])
+    if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
+        msg = f"{path}:1:1: battle_started.overrides: must be a list of PATH=VALUE texts"
+        raise InputError(msg)
+    scenario = load_scenario(scenario_path, bestiary, overrides=overrides)
     if scenario.sha256 != head["scenario_sha256"]:
         msg = (f"{scenario_path}:0:0: (document): the scenario changed since the log was"
                " written (SHA-256 differs)")

@@ -12,7 +12,7 @@ import difflib
 import math
 import os
 import pathlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -35,6 +35,9 @@ from sim.model import (
     Tactics,
     Weapon,
 )
+from sim.overrides import apply as apply_overrides
+from sim.overrides import blame
+from sim.overrides import parse_all as parse_overrides
 from sim.yamlsrc import Path, Source, format_path, load_yaml, shorten
 
 IMPLEMENTED_SYSTEMS = ("d20", "d100", "2d10", "d10")
@@ -657,10 +660,24 @@ def _sides(c: Checker, value: object, bestiary: dict[str, Entry] | None) -> Any:
 
 
 def load_scenario(
-    path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (), display: str | None = None
+    path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (), display: str | None = None,
+    overrides: Sequence[str] = (),
 ) -> Scenario:
-    """Load, resolve and validate a scenario; raises ScenarioError listing every problem."""
+    """Load, resolve and validate a scenario; raises ScenarioError listing every problem.
+
+    ``overrides`` are ``--set PATH=VALUE`` texts, applied to the YAML before validation."""
     source = load_yaml(path, display or _display(path))
+    touched: list = []
+    if overrides:
+        source, touched = apply_overrides(source, parse_overrides(overrides, source.file))
+    try:
+        return _validated(path, source, bestiary_extra, tuple(overrides))
+    except ScenarioError as exc:
+        raise ScenarioError(blame(exc.problems, touched)) from None
+
+
+def _validated(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
+               overrides: tuple[str, ...]) -> Scenario:
     problems: list[Problem] = []
     c = Checker(source, problems)
     data = source.data
@@ -699,6 +716,7 @@ def load_scenario(
         hazards=fields.get("hazards", ()), timeline=fields.get("timeline", ()),
         path=str(path), sha256=source.sha256,
         bestiary=tuple(os.path.abspath(folder) for folder in bestiary_extra),
+        overrides=overrides,
     )
 
 
@@ -714,14 +732,18 @@ def _looks_like_bestiary(path: pathlib.Path, data: object) -> bool:
     return near or BESTIARY_DIR in path.resolve().parts
 
 
-def validate_file(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = ()) -> str:
+def validate_file(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
+                  overrides: Sequence[str] = ()) -> str:
     """Validate a scenario or a bestiary file; returns what it was; raises ScenarioError."""
     source = load_yaml(path, _display(path))
     if _looks_like_bestiary(path, source.data):
         problems: list[Problem] = []
+        if overrides:
+            problems.append(Problem(source.file, 0, 0, "--set",
+                                    "--set edits scenarios, not bestiary files"))
         load_bestiary_file(path, problems)
         if problems:
             raise ScenarioError(problems)
         return "bestiary"
-    load_scenario(path, bestiary_extra)
+    load_scenario(path, bestiary_extra, overrides=overrides)
     return "scenario"

@@ -1,0 +1,121 @@
+"""sim compare: variants on common seeds, paired differences, --precision, --vary, errors."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+
+from sim import cli
+from sim.paired import HEADLINE
+
+ROOT = pathlib.Path(__file__).parent.parent
+AMBUSH = ROOT / "scenarios" / "road_ambush.yaml"
+DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
+
+
+def compare(capsys, *args: str) -> dict:
+    code = cli.main(["compare", *args, "--json", "--workers", "1"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)
+
+
+class TestCommonRandomNumbers:
+    """Identical scenarios play identical battles."""
+
+    def test_identical_copy_differs_by_exactly_zero(self, tmp_path, capsys):
+        """A scenario against an identical copy: every difference is 0 with a zero-width interval."""
+        copy = tmp_path / "copy.yaml"
+        shutil.copy(AMBUSH, copy)
+        bestiary = ROOT / "bestiary"
+        result = compare(capsys, str(AMBUSH), str(copy), "-n", "300", "--bestiary", str(bestiary))
+        assert result["variants"] == ["road_ambush", "copy"]
+        assert result["battles"] == 300
+        for name, metric in result["metrics"].items():
+            (diff,) = metric["diffs"]
+            assert (diff["d"], diff["lo"], diff["hi"]) == (0.0, 0.0, 0.0), name
+            assert metric["values"][0] == metric["values"][1]
+
+    def test_contract_shape(self, capsys):
+        """--json: variants, battles, and per metric values per variant and diffs to the first."""
+        result = compare(capsys, str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=4,6",
+                         "-n", "200")
+        assert result["variants"] == ["sides[goblins].members[goblin].count=4",
+                                      "sides[goblins].members[goblin].count=6"]
+        for name in (*HEADLINE, "rounds.mean", "members[Aria].death", "members[Aria].down"):
+            metric = result["metrics"][name]
+            assert len(metric["values"]) == 2 and len(metric["diffs"]) == 1
+            assert set(metric["diffs"][0]) >= {"d", "lo", "hi"}
+        win = result["metrics"]["party.win"]
+        assert set(win["values"][0]) == {"p", "lo", "hi"}
+        assert win["diffs"][0]["d"] == win["values"][1]["p"] - win["values"][0]["p"] or abs(
+            win["diffs"][0]["d"] - (win["values"][1]["p"] - win["values"][0]["p"])) < 1e-5
+        # two more goblins: clearly deadlier
+        assert result["metrics"]["party.any_death"]["diffs"][0]["lo"] > 0
+
+    def test_paired_narrower_than_independent(self, capsys):
+        """A small change (one hero's HP) keeps battles aligned: the paired interval is narrower."""
+        result = compare(capsys, str(AMBUSH), "--vary", "sides[heroes].members[Aria].hp=20,24",
+                         "-n", "400")
+        diff = result["metrics"]["party.win"]["diffs"][0]
+        assert (diff["hi"] - diff["lo"]) / 2 < diff["independent_halfwidth"]
+
+    def test_same_results_for_any_worker_count(self, capsys):
+        """Two worker processes give the same result as one."""
+        args = [str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=5,6", "-n", "120",
+                "--chunk", "50"]
+        one = compare(capsys, *args)
+        assert cli.main(["compare", *args, "--json", "--workers", "2"]) == 0
+        two = json.loads(capsys.readouterr().out)
+        assert one["metrics"] == two["metrics"]
+
+
+class TestStopping:
+    """--precision stops once every headline difference is within +-P."""
+
+    def test_precision_stops_early(self, capsys):
+        """A loose precision stops after the first step, below the cap."""
+        result = compare(capsys, str(AMBUSH), "--vary", "sides[heroes].members[Aria].hp=20,22",
+                         "-n", "5000", "--precision", "0.2")
+        assert result["stopped_by"] == "precision" and result["battles"] < 5000
+        for name in HEADLINE:
+            diff = result["metrics"][name]["diffs"][0]
+            assert (diff["hi"] - diff["lo"]) / 2 <= 0.2
+
+
+class TestErrors:
+    """Bad compare input is exit 2 with one line."""
+
+    def test_one_variant(self, capsys):
+        """One scenario without --vary is not a comparison."""
+        assert cli.main(["compare", str(AMBUSH), "--workers", "1"]) == 2
+        assert "2 to 20 variants" in capsys.readouterr().err
+
+    def test_bad_vary_path(self, capsys):
+        """A --vary path that does not exist names the problem."""
+        assert cli.main(["compare", str(AMBUSH), "--vary", "sides[orcs].hp=1,2", "--workers", "1"]) == 2
+        assert "no entry named 'orcs'" in capsys.readouterr().err
+
+    def test_report_page(self, tmp_path, capsys):
+        """--report writes an HTML page with the names escaped and a plot."""
+        assert cli.main(["compare", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=4,5",
+                         "-n", "60", "--workers", "1", "--no-progress", "--report", str(tmp_path)]) == 0
+        page = (tmp_path / "compare.html").read_text()
+        assert "<svg" in page and "Content-Security-Policy" in page
+        assert "count=5" in page
+
+
+class TestPageIsInert:
+    """Names reach the page as text, never as markup."""
+
+    def test_hostile_file_name_is_escaped(self, tmp_path, capsys):
+        """A variant named <script>... appears escaped; no script element is added."""
+        hostile = tmp_path / "<script>alert(1)<.yaml"
+        shutil.copy(AMBUSH, hostile)
+        assert cli.main(["compare", str(AMBUSH), str(hostile), "-n", "30", "--workers", "1",
+                         "--no-progress", "--bestiary", str(ROOT / "bestiary"),
+                         "--report", str(tmp_path / "page")]) == 0
+        page = (tmp_path / "page" / "compare.html").read_text()
+        assert "<script>alert(1)<" not in page
+        assert "&lt;script&gt;alert(1)&lt;" in page
