@@ -42,13 +42,36 @@ def party_indexes(scenario: Scenario) -> tuple[int, ...]:
                  if c.side == party and c.rider is None)
 
 
+def went_down(fighter: FighterRow) -> bool:
+    """Whether a combatant reached 0 HP, was knocked out or had its mind broken, at any moment."""
+    return fighter[3] or fighter[1] in _DOWN_STATUSES
+
+
 def party_outcome(winner: str | None, fighters: Sequence[FighterRow], party: str | None,
                   members: Sequence[int]) -> PartyOutcome:
     """Read the party's fate off one battle's fighter rows (see ``sim.stats.FighterRow``)."""
     downs = deaths = 0
     for index in members:
-        _, status, _, knocked_out, _, _ = fighters[index]
-        deaths += status == "dead"
-        downs += knocked_out or status in _DOWN_STATUSES
+        fighter = fighters[index]
+        deaths += fighter[1] == "dead"
+        downs += went_down(fighter)
     tpk = bool(members) and deaths == len(members)
     return PartyOutcome(winner is not None and winner == party, tpk, downs, deaths)
+
+
+# The difficulty bands, easiest first, and what keeps a battle inside each (all strict "<").
+# Each band asks at most as much as the next, so a band never gets easier when any_down or
+# any_death grows: the bands of an interval's two ends bracket the band of its estimate.
+DIFFICULTIES = ("trivial", "easy", "medium", "hard", "deadly", "overwhelming")
+
+
+def difficulty(any_down: float, any_death: float) -> str:
+    """The difficulty band of a party's chances that someone goes down and that someone dies."""
+    if any_down < 0.05:
+        return "trivial"
+    if any_down < 0.25 and any_death < 0.01:
+        return "easy"
+    for band, limit in (("medium", 0.05), ("hard", 0.15), ("deadly", 0.50)):
+        if any_death < limit:
+            return band
+    return "overwhelming"

@@ -15,6 +15,35 @@ def pct(ci: dict[str, float] | None) -> str:
     return f"{ci['p'] * 100:.1f}% ({ci['lo'] * 100:.1f}-{ci['hi'] * 100:.1f})"
 
 
+def difficulty_text(party: dict[str, Any]) -> str:
+    """``hard``, or ``hard (medium to deadly)`` when an interval's end falls in another band."""
+    band = party["difficulty"]
+    spread = party.get("difficulty_range") or {}
+    low, high = spread.get("lo", band), spread.get("hi", band)
+    return band if low == band == high else f"{band} ({low} to {high})"
+
+
+def headline(summary: dict[str, Any]) -> str:
+    """The one sentence a GM reads first: difficulty, win, someone down, someone dead, TPK.
+
+    Without a party side (or in a summary written before ``party`` existed) it gives
+    every side's win rate and the draws instead.
+    """
+    party = summary.get("party")
+    if party:
+        return (f"Difficulty {difficulty_text(party)}: {party['side']} win {pct(party['win'])};"
+                f" someone goes down in {pct(party['any_down'])}, someone dies in"
+                f" {pct(party['any_death'])}, total party kill in {pct(party['tpk'])} of battles.")
+    wins = [f"{side} win {pct(stats['win_rate'])}" for side, stats in summary.get("sides", {}).items()]
+    return "No party side: " + "; ".join([*wins, f"draw {pct(summary.get('draw_rate'))}"]) + "."
+
+
+def dist_text(counts: dict[str, Any]) -> str:
+    """``mean 0.42; 0: 61.0%, 1: 30.2%, 2: 8.8%``: a deaths or downs distribution."""
+    shares = ", ".join(f"{k}: {share * 100:.1f}%" for k, share in enumerate(counts["dist"]))
+    return f"mean {counts['mean']:.2f}; {shares}"
+
+
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
     """The headline table (sides, draws, TPK, rounds) and the per-combatant table."""
     head = Table(title=f"{summary['scenario']} ({summary['rules']}): {summary['battles']} battles,"
@@ -25,17 +54,27 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
         head.add_row(f"{side} win", pct(stats["win_rate"]))
     head.add_row("draw", pct(summary.get("draw_rate")))
     head.add_row("TPK (whole party dead)", pct(summary.get("tpk")))
+    party = summary.get("party")
+    if party:
+        head.add_row("someone in the party goes down", pct(party["any_down"]))
+        head.add_row("someone in the party dies", pct(party["any_death"]))
+        head.add_row("party members dead", dist_text(party["deaths"]))
+        head.add_row("party members down", dist_text(party["downs"]))
+        head.add_row("difficulty", difficulty_text(party))
     r = summary["rounds"]
     head.add_row("rounds", f"mean {r['mean']:.1f}, p50 {r['p50']}, p90 {r['p90']}, max {r['max']}")
 
-    people = Table(title="Who falls, and of what", title_justify="left")
-    for column, justify in (("combatant", "left"), ("side", "left"), ("dies (95% CI)", "right"),
-                            ("KO, survives", "right"), ("causes of death", "left"),
-                            ("HP left", "right")):
-        people.add_column(column, justify=justify)  # type: ignore[arg-type]
+    people = Table(title="Who falls, and of what (95% intervals)", title_justify="left")
+    # An interval wraps after its estimate and is never cut: "(17.2-20.7)" takes 11 columns.
+    for column, justify, width in (("name", "left", None), ("side", "left", None),
+                                   ("dies", "right", 11), ("goes down", "right", 11),
+                                   ("KO, lives", "right", None), ("causes of death", "left", None),
+                                   ("HP left", "right", None)):
+        people.add_column(column, justify=justify, width=width)  # type: ignore[arg-type]
     for name, c in summary["combatants"].items():
         causes = ", ".join(f"{cause} {p * 100:.1f}%" for cause, p in c["death_causes"].items())
-        people.add_row(name, c["side"], pct(c["death"]), f"{c['knocked_out']['p'] * 100:.1f}%",
+        people.add_row(name, c["side"], pct(c["death"]), pct(c.get("down")),
+                       f"{c['knocked_out']['p'] * 100:.1f}%",
                        causes or "-", f"{c['hp_left']['mean']:.1f}")
     tables = [head, people]
     morale = _morale_table(summary)
@@ -73,7 +112,8 @@ def _morale_table(summary: dict[str, Any]) -> Table | None:
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
-    """Print the lethality tables."""
+    """Print the headline sentence, then the lethality tables."""
     console = console or Console()
+    console.print(headline(summary), markup=False, highlight=False)
     for table in summary_tables(summary):
         console.print(table)

@@ -9,6 +9,8 @@ from typing import Any
 
 import attrs
 
+from sim.party import difficulty, party_outcome, went_down
+
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 # One battle as workers send it: (index, seed, winner, rounds, fighters), where each
@@ -63,6 +65,7 @@ class _Combatant:
     side: str
     mount: bool = False  # mounts never make a TPK (or prevent one)
     deaths: int = 0
+    downs: int = 0  # reached 0 HP, knocked out or broken at any moment (the dead included)
     knocked_out: int = 0
     demoralized: int = 0
     despairing: int = 0
@@ -72,15 +75,73 @@ class _Combatant:
 
 
 @attrs.define
+class _Party:
+    """Running counts of the party's fate: histograms of party size + 1 bins, never more."""
+
+    side: str
+    members: tuple[int, ...]  # positions of the members in a battle row (mounts left out)
+    wins: int = 0
+    tpk: int = 0
+    deaths: list[int] = attrs.Factory(list)  # deaths[k]: battles ending with exactly k members dead
+    downs: list[int] = attrs.Factory(list)  # downs[k]: battles in which exactly k members went down
+
+    def __attrs_post_init__(self) -> None:
+        self.deaths = self.deaths or [0] * (len(self.members) + 1)
+        self.downs = self.downs or [0] * (len(self.members) + 1)
+
+    def add(self, winner: str | None, fighters: Sequence[FighterRow]) -> None:
+        outcome = party_outcome(winner, fighters, self.side, self.members)
+        self.wins += outcome.won
+        self.tpk += outcome.tpk
+        self.deaths[outcome.deaths] += 1
+        self.downs[outcome.downs] += 1
+
+    def merge(self, other: _Party) -> None:
+        self.wins += other.wins
+        self.tpk += other.tpk
+        self.deaths = [a + b for a, b in zip(self.deaths, other.deaths, strict=True)]
+        self.downs = [a + b for a, b in zip(self.downs, other.downs, strict=True)]
+
+    def any_death(self) -> int:
+        """Battles with at least one member dead at the end."""
+        return sum(self.deaths[1:])
+
+    def summary(self, n: int) -> dict[str, Any]:
+        """``summary["party"]``: the numbers a GM decides with (see the README, "Party metrics")."""
+        any_down, any_death = interval(sum(self.downs[1:]), n), interval(self.any_death(), n)
+        low = difficulty(any_down["lo"], any_death["lo"])  # the optimistic end of both intervals
+        high = difficulty(any_down["hi"], any_death["hi"])  # the pessimistic end of both
+        return {
+            "side": self.side,
+            "win": interval(self.wins, n),
+            "tpk": interval(self.tpk, n),
+            "any_down": any_down,
+            "any_death": any_death,
+            "deaths": _distribution(self.deaths, n),
+            "downs": _distribution(self.downs, n),
+            "difficulty": difficulty(any_down["p"], any_death["p"]),
+            "difficulty_range": {"lo": low, "hi": high},
+        }
+
+
+def _distribution(histogram: Sequence[int], n: int) -> dict[str, Any]:
+    """``{"mean", "dist"}`` of a count per battle; ``dist`` unrounded so that it sums to 1."""
+    if n == 0:
+        return {"mean": 0.0, "dist": [0.0] * len(histogram)}
+    mean = sum(k * battles for k, battles in enumerate(histogram)) / n
+    return {"mean": round(mean, 6), "dist": [battles / n for battles in histogram]}
+
+
+@attrs.define
 class Aggregate:
     """Everything the summary needs, in memory that does not grow with the number of battles."""
 
     sides: tuple[str, ...]
     party: str | None
     combatants: list[_Combatant]
+    fate: _Party | None = None  # the party's counts; None without a party side
     battles: int = 0
     draws: int = 0
-    tpk: int = 0
     wins: Counter[str] = attrs.Factory(Counter)
     rounds: Counter[int] = attrs.Factory(Counter)
 
@@ -88,8 +149,10 @@ class Aggregate:
     def for_roster(cls, roster: Sequence[tuple[str, str]], sides: Sequence[str], party: str | None,
                    mounts: Sequence[str] = ()) -> Aggregate:
         """An empty aggregate for combatants given as (name, side) in scenario order."""
-        return cls(tuple(sides), party,
-                   [_Combatant(name, side, name in mounts) for name, side in roster])
+        combatants = [_Combatant(name, side, name in mounts) for name, side in roster]
+        members = tuple(i for i, c in enumerate(combatants) if c.side == party and not c.mount)
+        fate = _Party(party, members) if party is not None else None
+        return cls(tuple(sides), party, combatants, fate)
 
     def add(self, row: BattleRow) -> None:
         """Count one battle."""
@@ -100,9 +163,10 @@ class Aggregate:
             self.draws += 1
         else:
             self.wins[winner] += 1
-        party_dead = self.party is not None
-        for stats, row in zip(self.combatants, fighters, strict=True):
-            hp, status, cause, knocked_out, morale, learned = row
+        if self.fate is not None:
+            self.fate.add(winner, fighters)
+        for stats, fighter in zip(self.combatants, fighters, strict=True):
+            hp, status, cause, knocked_out, morale, learned = fighter
             stats.hp_left[hp] += 1
             if morale is not None:  # despairing is demoralized too (it has no token)
                 stats.demoralized += 1
@@ -111,12 +175,9 @@ class Aggregate:
             if status == "dead":
                 stats.deaths += 1
                 stats.causes[cause or "unknown"] += 1
-            elif stats.side == self.party and not stats.mount:
-                party_dead = False
+            stats.downs += went_down(fighter)
             if knocked_out:
                 stats.knocked_out += 1
-        if party_dead:
-            self.tpk += 1
 
     def merge(self, other: Aggregate) -> None:
         """Add another aggregate's counts (a chunk's, counted by a worker) to this one.
@@ -126,11 +187,13 @@ class Aggregate:
         """
         self.battles += other.battles
         self.draws += other.draws
-        self.tpk += other.tpk
         self.wins.update(other.wins)
         self.rounds.update(other.rounds)
+        if self.fate is not None and other.fate is not None:
+            self.fate.merge(other.fate)
         for mine, theirs in zip(self.combatants, other.combatants, strict=True):
             mine.deaths += theirs.deaths
+            mine.downs += theirs.downs
             mine.knocked_out += theirs.knocked_out
             mine.demoralized += theirs.demoralized
             mine.despairing += theirs.despairing
@@ -139,10 +202,10 @@ class Aggregate:
             mine.hp_left.update(theirs.hp_left)
 
     def headline_halfwidth(self) -> float:
-        """The widest half-interval among win rates and TPK: what --precision watches."""
+        """The widest half-interval among win rates, TPK and someone dies: what --precision watches."""
         counts = [self.wins[side] for side in self.sides]
-        if self.party is not None:
-            counts.append(self.tpk)
+        if self.fate is not None:
+            counts += [self.fate.tpk, self.fate.any_death()]
         widths = []
         for k in counts:
             _, lo, hi = wilson(k, self.battles)
@@ -158,7 +221,8 @@ class Aggregate:
             side: {"wins": self.wins[side], "win_rate": interval(self.wins[side], n)}
             for side in self.sides
         }
-        out["tpk"] = interval(self.tpk, n) if self.party is not None else None
+        out["tpk"] = interval(self.fate.tpk, n) if self.fate is not None else None
+        out["party"] = self.fate.summary(n) if self.fate is not None else None
         out["combatants"] = {c.name: self._combatant(c) for c in self.combatants}
         out["rounds"] = {
             "mean": round(sum(r * k for r, k in self.rounds.items()) / n, 4) if n else 0.0,
@@ -175,6 +239,7 @@ class Aggregate:
         return {
             "side": c.side,
             "death": interval(c.deaths, n),
+            "down": interval(c.downs, n),
             "knocked_out": interval(c.knocked_out, n),
             "death_causes": {cause: round(k / n, 6) for cause, k in causes},
             "death_causes_ci": {cause: interval(k, n) for cause, k in causes},
