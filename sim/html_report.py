@@ -17,7 +17,7 @@ from sim.batch import BATTLES, SUMMARY, RunFolder, load_run_scenario, read_json,
 from sim.errors import InputError
 from sim.narrate import NARRATORS
 from sim.replay import PICKS, pick_battles, regenerate
-from sim.report import morale_rows, pct
+from sim.report import difficulty_text, dist_text, headline, morale_rows, pct
 
 REPORT = "report.html"
 Summary = dict[str, Any]
@@ -123,7 +123,10 @@ def _header(summary: Summary, party: str | None) -> str:
 
 
 def _verdict(summary: Summary, party: str | None) -> str:
-    """One line: the party's win rate and TPK, or every side's win rate without a party."""
+    """The headline sentence (``sim.report.headline``); a summary older than ``party`` gets
+    the party's win rate and TPK, or every side's win rate without a party."""
+    if "party" in summary:
+        return headline(summary)
     sides = summary.get("sides", {})
     tpk = summary.get("tpk")
     if tpk is not None:
@@ -153,6 +156,13 @@ def _outcome_table(summary: Summary) -> str:
     rows = [(f"{_e(side)} win", _e(pct(stats["win_rate"]))) for side, stats in summary["sides"].items()]
     rows.append(("draw", _e(pct(summary.get("draw_rate")))))
     rows.append(("TPK (whole party dead)", _e(pct(summary.get("tpk")))))
+    party = summary.get("party")
+    if party:
+        rows += [("someone in the party goes down", _e(pct(party["any_down"]))),
+                 ("someone in the party dies", _e(pct(party["any_death"]))),
+                 ("party members dead", _e(dist_text(party["deaths"]))),
+                 ("party members down", _e(dist_text(party["downs"]))),
+                 ("difficulty", _e(difficulty_text(party)))]
     return _table("Outcomes", ("outcome", "rate (95% CI)"), rows)
 
 
@@ -163,9 +173,9 @@ def _rounds_table(summary: Summary) -> str:
 
 
 def _people_table(summary: Summary) -> str:
-    head = ("combatant", "side", "dies (95% CI)", "knocked out, survives (95% CI)",
+    head = ("combatant", "side", "dies (95% CI)", "goes down (95% CI)", "knocked out, survives (95% CI)",
             "causes of death", "HP left: mean (p10 / p50 / p90)")
-    rows = [(_e(name), _e(c["side"]), _e(pct(c["death"])), _e(pct(c["knocked_out"])),
+    rows = [(_e(name), _e(c["side"]), _e(pct(c["death"])), _e(pct(c.get("down"))), _e(pct(c["knocked_out"])),
              _causes(c), _hp_left(c["hp_left"])) for name, c in summary["combatants"].items()]
     return _table("Who falls, and of what", head, rows)
 
@@ -209,6 +219,7 @@ def _plots(run_dir: pathlib.Path, summary: Summary) -> str:
         ("deaths", _deaths_plot(summary),
          "Each combatant's chance to die, split by cause, and to be knocked out and survive"
          " (95% intervals)."),
+        *_party_figure(summary),
         ("rounds", _rounds_plot(summary, rounds), "How many rounds battles last (share of battles)."),
         ("hp", _hp_plot(summary, names, hp),
          "HP left at the end of a battle: box from p25 to p75, whiskers p5 to p95, triangle the mean."),
@@ -306,6 +317,38 @@ def _death_bar(ax: Any, y: float, c: dict[str, Any], seen: set[str]) -> None:
     death = c["death"]
     ax.errorbar(death["p"], y, xerr=[[death["p"] - death["lo"]], [death["hi"] - death["p"]]],
                 fmt="none", ecolor="black", capsize=3)
+
+
+def _party_figure(summary: Summary) -> list[tuple[str, str, str]]:
+    """The party plot as a (key, svg, caption) figure; none without a party side."""
+    party = summary.get("party")
+    if not party:
+        return []
+    return [("party", _party_plot(party),
+             f"How many of {party['side']} end a battle dead, and how many went down at some moment"
+             " (share of battles).")]
+
+
+def _party_plot(party: dict[str, Any]) -> str:
+    """Side by side bars of ``deaths.dist`` and ``downs.dist``: share of battles per member count."""
+    import numpy as np
+
+    fig = _figure(2.8)
+    ax = fig.add_subplot()
+    x = np.arange(len(party["deaths"]["dist"]))
+    for offset, key, label, colour in ((-0.2, "downs", "went down", "#e7ba52"),
+                                       (0.2, "deaths", "dead at the end", "#d62728")):
+        counts = party[key]
+        ax.bar(x + offset, counts["dist"], width=0.4, color=colour,
+               label=f"{label} (mean {counts['mean']:.2f})")
+    ax.set_xticks(x, [str(k) for k in x])
+    ax.set_xlabel(f"members of {_label(party['side'])}")
+    ax.set_ylabel("share of battles")
+    ax.set_ylim(0, 1)
+    _percent_axis(ax, "y")
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    return _svg(fig, "party")
 
 
 def _rounds_plot(summary: Summary, rounds: Any) -> str:

@@ -12,9 +12,9 @@ import pytest
 
 from sim import cli
 from sim.errors import InputError
-from sim.html_report import explain, write_report
+from sim.html_report import _verdict, explain, write_report
 from sim.replay import PICKS, pick_battles, regenerate
-from sim.report import pct
+from sim.report import difficulty_text, dist_text, pct
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -41,7 +41,7 @@ sides:
       - {name: Bear, level: 2, hp: 10, attack_threshold: 12, defense_threshold: 12,
          weapons: [{name: claws, damage: 1d6}]}
 """
-PLOTS = {"win", "deaths", "rounds", "hp"}
+PLOTS = {"win", "deaths", "party", "rounds", "hp"}
 
 
 @pytest.fixture(scope="module")
@@ -126,10 +126,33 @@ class TestTables:
         assert "rules d20 &middot; 60 battles &middot; seed 1" in page
 
     def test_verdict(self, run: pathlib.Path, page: str) -> None:
-        """The verdict gives the party's win rate and the TPK with their intervals."""
+        """The page leads with the headline: difficulty, win, someone down, someone dead, TPK."""
         summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
-        win = pct(summary["sides"]["heroes"]["win_rate"])
-        assert f"heroes win {win} of battles; total party kill {pct(summary['tpk'])}." in page
+        party = summary["party"]
+        sentence = (f"Difficulty {difficulty_text(party)}: heroes win {pct(party['win'])};"
+                    f" someone goes down in {pct(party['any_down'])}, someone dies in"
+                    f" {pct(party['any_death'])}, total party kill in {pct(party['tpk'])} of battles.")
+        header = page[page.index("<header>"):page.index("</header>")]
+        assert f'<p class="verdict">{html.escape(sentence)}</p>' in header
+
+    def test_verdict_of_an_older_summary(self) -> None:
+        """A summary written before ``party`` existed keeps the old verdict: win rate and TPK."""
+        summary = {"sides": {"heroes": {"win_rate": {"p": 0.5, "lo": 0.4, "hi": 0.6}}},
+                   "tpk": {"p": 0.1, "lo": 0.05, "hi": 0.2}}
+        assert _verdict(summary, "heroes") == ("heroes win 50.0% (40.0-60.0) of battles;"
+                                               " total party kill 10.0% (5.0-20.0).")
+
+    def test_party_rows(self, run: pathlib.Path, page: str) -> None:
+        """The outcome table shows someone down, someone dead, both distributions and the difficulty."""
+        party = json.loads((run / "summary.json").read_text(encoding="utf-8"))["party"]
+        rows = re.findall(r"<tr>(.*?)</tr>", page)
+        expected = {"someone in the party goes down": pct(party["any_down"]),
+                    "someone in the party dies": pct(party["any_death"]),
+                    "party members dead": dist_text(party["deaths"]),
+                    "party members down": dist_text(party["downs"]),
+                    "difficulty": difficulty_text(party)}
+        for label, value in expected.items():
+            assert f"<td>{label}</td><td>{html.escape(value)}</td>" in rows
 
     def test_every_combatant_row(self, run: pathlib.Path, page: str) -> None:
         """Each combatant has its escaped name, death and knock-out intervals and mean HP left."""
@@ -138,15 +161,16 @@ class TestTables:
         for name, c in summary["combatants"].items():
             row = next(r for r in rows if r.startswith(f"<td>{html.escape(name)}</td>"))
             assert pct(c["death"]) in row and pct(c["knocked_out"]) in row
+            assert f"<td>{pct(c['death'])}</td><td>{pct(c['down'])}</td>" in row
             assert f"{c['hp_left']['mean']:.1f}" in row
         assert "Battle length (rounds)" in page and f"<td>{summary['rounds']['p90']}</td>" in page
 
 
 class TestPlots:
-    """Four inline SVG plots made with matplotlib, each in a figure with a caption."""
+    """Five inline SVG plots made with matplotlib, each in a figure with a caption."""
 
-    def test_four_figures(self, page: str) -> None:
-        """Figures win, deaths, rounds and hp each hold an <svg> and a <figcaption>."""
+    def test_five_figures(self, page: str) -> None:
+        """Figures win, deaths, party, rounds and hp each hold an <svg> and a <figcaption>."""
         figures = dict(re.findall(r'<figure data-plot="(\w+)">(.*?)</figure>', page, re.DOTALL))
         assert set(figures) == PLOTS
         for body in figures.values():
@@ -234,7 +258,7 @@ class TestBrowser:
         tab.on("pageerror", lambda e: errors.append(str(e)))
         tab.on("request", lambda r: requests.append(r.url))
         tab.goto(report.resolve().as_uri())
-        assert tab.locator("figure[data-plot] svg").count() == 4
+        assert tab.locator("figure[data-plot] svg").count() == len(PLOTS)
         worst = embedded(page, "battle-worst")
         for _ in range(3):
             tab.keyboard.press("ArrowRight")
