@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import random
 
-from sim.stats import Aggregate, percentile, wilson
+import pytest
+from rich.console import Console
+
+from sim.party import DIFFICULTIES, difficulty
+from sim.report import difficulty_text, headline, pct, print_summary
+from sim.stats import Aggregate, interval, percentile, wilson
 
 
 class TestWilson:
@@ -93,3 +98,171 @@ class TestMounts:
         agg.add((0, 1, "foe", 5, (f(0, "dead", "weapon", False), f(12, "active", None, False),
                                   f(3, "active", None, False))))
         assert agg.summary({})["tpk"]["p"] == 1.0
+
+
+def battle(winner: str | None, *fighters: tuple) -> tuple:
+    """A battle row (index and seed unused by the aggregate, 3 rounds)."""
+    return (0, 0, winner, 3, fighters)
+
+
+ALIVE, DOWN_UP = f(5, "active", None, False), f(2, "active", None, True)
+DEAD, BROKEN = f(0, "dead", "weapon", False), f(4, "broken", None, False)
+OUT = f(0, "unconscious", None, True)
+
+
+class TestPartyMetrics:
+    """summary["party"]: win, TPK, someone down, someone dead, their distributions, difficulty."""
+
+    def _agg(self) -> Aggregate:
+        """Heroes A, B, C and a horse (a mount, never a member) against M."""
+        return Aggregate.for_roster([("A", "heroes"), ("B", "heroes"), ("C", "heroes"),
+                                     ("horse", "heroes"), ("M", "foe")],
+                                    ["heroes", "foe"], "heroes", mounts=["horse"])
+
+    ROWS = (
+        battle("heroes", ALIVE, ALIVE, ALIVE, ALIVE, DEAD),  # nobody down
+        battle("heroes", DOWN_UP, BROKEN, ALIVE, DEAD, DEAD),  # 2 down (knocked out, broken), 0 dead
+        battle("foe", DEAD, DEAD, DEAD, ALIVE, ALIVE),  # TPK: the horse does not prevent it
+        battle(None, DEAD, OUT, ALIVE, ALIVE, ALIVE),  # a draw: 2 down, 1 dead
+    )
+
+    def test_exact_counts(self) -> None:
+        """Four hand-made battles give exactly the counted shares, intervals and distributions."""
+        agg = self._agg()
+        for row in self.ROWS:
+            agg.add(row)
+        s = agg.summary({})
+        party = s["party"]
+        assert party["side"] == "heroes"
+        assert party["win"] == interval(2, 4) and party["tpk"] == interval(1, 4) == s["tpk"]
+        assert party["any_down"] == interval(3, 4) and party["any_death"] == interval(2, 4)
+        assert party["deaths"] == {"mean": 1.0, "dist": [0.5, 0.25, 0.0, 0.25]}
+        assert party["downs"] == {"mean": 1.75, "dist": [0.25, 0.0, 0.5, 0.25]}
+        assert party["difficulty"] == "overwhelming"  # any_death 50% is not < 50%
+        assert party["any_death"]["lo"] == pytest.approx(0.150, abs=1e-3)  # Wilson, 2 of 4
+        assert party["difficulty_range"] == {"lo": "deadly", "hi": "overwhelming"}
+        downs = {name: c["down"] for name, c in s["combatants"].items()}
+        assert downs == {"A": interval(3, 4), "B": interval(3, 4), "C": interval(1, 4),
+                         "horse": interval(1, 4), "M": interval(2, 4)}
+
+    def test_no_party_side(self) -> None:
+        """Without a side marked party: true, summary["party"] and "tpk" are null."""
+        agg = Aggregate.for_roster([("A", "red"), ("B", "blue")], ["red", "blue"], None)
+        agg.add(battle("red", ALIVE, DEAD))
+        s = agg.summary({})
+        assert s["party"] is None and s["tpk"] is None
+        assert s["combatants"]["B"]["down"] == interval(1, 1)
+
+    def test_merge_equals_sequential(self) -> None:
+        """Counting random battles in chunks and merging the chunks gives the same summary."""
+        rng = random.Random(11)
+        fighters = (ALIVE, DOWN_UP, DEAD, BROKEN, OUT)
+        rows = [battle(rng.choice(["heroes", "foe", None]), *rng.choices(fighters, k=5))
+                for _ in range(500)]
+        sequential = self._agg()
+        for row in rows:
+            sequential.add(row)
+        merged = self._agg()
+        start = 0
+        while start < len(rows):
+            stop = start + rng.randint(1, 60)
+            chunk = self._agg()
+            for row in rows[start:stop]:
+                chunk.add(row)
+            merged.merge(chunk)
+            start = stop
+        assert merged.summary({}) == sequential.summary({})
+        assert sum(merged.summary({})["party"]["deaths"]["dist"]) == pytest.approx(1.0, abs=1e-12)
+
+    def test_precision_watches_any_death(self) -> None:
+        """When the party always wins but someone dies half the time, --precision waits on any_death."""
+        agg = self._agg()
+        for i in range(200):
+            agg.add(battle("heroes", DEAD if i % 2 else ALIVE, ALIVE, ALIVE, ALIVE, DEAD))
+        _, lo, hi = wilson(100, 200)
+        assert agg.headline_halfwidth() == pytest.approx((hi - lo) / 2)
+        _, lo, hi = wilson(200, 200)
+        assert agg.headline_halfwidth() > (hi - lo) / 2 * 5
+
+
+class TestDifficulty:
+    """The difficulty bands, from someone goes down (any_down) and someone dies (any_death)."""
+
+    @pytest.mark.parametrize(
+        ("any_down", "any_death", "band"),
+        [
+            (0.0, 0.0, "trivial"), (0.0499, 0.0, "trivial"), (0.05, 0.0, "easy"),
+            (0.2499, 0.0099, "easy"), (0.25, 0.0, "medium"), (0.1, 0.01, "medium"),
+            (0.6, 0.0499, "medium"), (0.6, 0.05, "hard"), (0.6, 0.1499, "hard"),
+            (0.6, 0.15, "deadly"), (0.9, 0.4999, "deadly"), (0.9, 0.5, "overwhelming"),
+            (1.0, 1.0, "overwhelming"),
+        ],
+    )
+    def test_bands_at_their_boundaries(self, any_down: float, any_death: float, band: str) -> None:
+        """Each band's limit is strict: a share equal to it falls in the next band."""
+        assert difficulty(any_down, any_death) == band
+
+    def test_never_easier_when_worse(self) -> None:
+        """More downs or more deaths never give an easier band, so an interval's ends bracket it."""
+        grid = [i / 200 for i in range(201)]
+        for down in grid:
+            for death in (d for d in grid if d <= down):
+                here = DIFFICULTIES.index(difficulty(down, death))
+                assert DIFFICULTIES.index(difficulty(min(1.0, down + 0.01), death)) >= here
+                assert DIFFICULTIES.index(difficulty(down, min(down, death + 0.01))) >= here
+
+    def test_range_from_the_interval_ends(self) -> None:
+        """6 deaths in 60 battles: hard, but the interval (4.7%-20.1%) spans medium to deadly."""
+        agg = self._agg_of(60, downs=30, deaths=6)
+        party = agg.summary({})["party"]
+        assert (party["difficulty"], party["difficulty_range"]) == ("hard", {"lo": "medium", "hi": "deadly"})
+        assert difficulty_text(party) == "hard (medium to deadly)"
+
+    def test_range_collapses_when_narrow(self) -> None:
+        """When both ends fall in the estimate's band, only the band is printed."""
+        party = self._agg_of(4000, downs=2000, deaths=400).summary({})["party"]
+        assert party["difficulty_range"] == {"lo": "hard", "hi": "hard"}
+        assert difficulty_text(party) == "hard"
+
+    @staticmethod
+    def _agg_of(n: int, downs: int, deaths: int) -> Aggregate:
+        """n battles of a one-member party: ``deaths`` dead, ``downs - deaths`` down and back up."""
+        agg = Aggregate.for_roster([("A", "heroes"), ("M", "foe")], ["heroes", "foe"], "heroes")
+        for i in range(n):
+            fighter = DEAD if i < deaths else DOWN_UP if i < downs else ALIVE
+            agg.add(battle("heroes", fighter, DEAD))
+        return agg
+
+
+class TestHeadline:
+    """The one sentence the terminal summary and the report lead with."""
+
+    def test_party_sentence(self) -> None:
+        """Difficulty (with its range), win, someone down, someone dead and TPK, with intervals."""
+        party = {"side": "heroes", "win": {"p": 0.8, "lo": 0.7, "hi": 0.9},
+                 "tpk": {"p": 0.0, "lo": 0.0, "hi": 0.03}, "any_down": {"p": 0.5, "lo": 0.4, "hi": 0.6},
+                 "any_death": {"p": 0.1, "lo": 0.05, "hi": 0.2},
+                 "difficulty": "hard", "difficulty_range": {"lo": "hard", "hi": "deadly"}}
+        assert headline({"party": party}) == (
+            "Difficulty hard (hard to deadly): heroes win 80.0% (70.0-90.0); someone goes down in"
+            " 50.0% (40.0-60.0), someone dies in 10.0% (5.0-20.0), total party kill in 0.0% (0.0-3.0)"
+            " of battles.")
+
+    def test_without_a_party(self) -> None:
+        """Without a party side, the sentence gives each side's win rate and the draws."""
+        summary = {"party": None, "sides": {"red": {"win_rate": {"p": 0.5, "lo": 0.4, "hi": 0.6}}},
+                   "draw_rate": {"p": 0.5, "lo": 0.4, "hi": 0.6}}
+        assert headline(summary) == "No party side: red win 50.0% (40.0-60.0); draw 50.0% (40.0-60.0)."
+
+    def test_printed_first(self) -> None:
+        """`sim batch` prints the sentence before its tables, and the goes-down column."""
+        agg = TestDifficulty._agg_of(60, downs=30, deaths=6)
+        summary = agg.summary({"scenario": "s", "rules": "d20", "seed": 1})
+        console = Console(record=True, width=120)
+        print_summary(summary, console)
+        words = console.export_text().split()
+        sentence = headline(summary).split()
+        assert words[:len(sentence)] == sentence  # wrapped by the console, word for word
+        down = pct(summary["combatants"]["A"]["down"]).split()[1]  # also the party's any_down
+        assert "goes down" in " ".join(words)
+        assert words.count(down) == 2  # the outcome table and A's row (the sentence has "...),")
