@@ -18,10 +18,12 @@ import pytest
 from sim import cli
 from sim.batch import Batch, BatchSpec, RunFolder, battle_seed, run_serial, start_run
 from sim.scenario import load_scenario
+from sim.stats import interval, wilson
 
 DATA = pathlib.Path(__file__).parent / "data"
 DUEL = DATA / "duel" / "duel.yaml"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
+COSTLY = DATA / "party" / "costly_win.yaml"
 
 
 def batch(tmp_path: pathlib.Path, name: str, *args: str) -> dict:
@@ -174,6 +176,73 @@ class TestPrecision:
         for side in one["sides"].values():
             assert (side["win_rate"]["hi"] - side["win_rate"]["lo"]) / 2 <= 0.04
         assert len(rows(tmp_path / "one")) == one["battles"]
+
+
+    def test_stops_on_any_death(self, tmp_path: pathlib.Path) -> None:
+        """The run stops at the first chunk where win, TPK and someone-dies intervals are all within
+        +-P; someone dies (9%) is the widest here, so win and TPK alone would have stopped sooner."""
+        p = 0.03
+        summary = batch(tmp_path, "run", str(COSTLY), "-n", "5000", "--seed", "3", "--precision",
+                        str(p), "--chunk", "20", "--workers", "1")
+        battles = rows(tmp_path / "run")
+        counts = {"heroes": 0, "beast": 0, "tpk": 0, "any_death": 0}
+        stops: dict[str, int] = {}
+        for m, row in enumerate(battles, 1):
+            dead = [c["status"] == "dead" for c in row["combatants"] if c["side"] == "heroes"]
+            counts["tpk"] += all(dead)
+            counts["any_death"] += any(dead)
+            if row["winner"] is not None:
+                counts[row["winner"]] += 1
+            if m % 20 == 0:
+                widths = {key: (wilson(k, m)[2] - wilson(k, m)[1]) / 2 for key, k in counts.items()}
+                if max(widths.values()) <= p:
+                    stops.setdefault("all", m)
+                if max(widths[key] for key in ("heroes", "beast", "tpk")) <= p:
+                    stops.setdefault("without any_death", m)
+        assert summary["stopped_by"] == "precision"
+        assert summary["battles"] == len(battles) == stops["all"]
+        assert stops["without any_death"] < stops["all"]
+        death = summary["party"]["any_death"]
+        assert (death["hi"] - death["lo"]) / 2 <= p
+
+
+class TestPartySummary:
+    """summary["party"] of a real batch agrees with its battles.parquet, battle by battle."""
+
+    def test_matches_the_battles(self, tmp_path: pathlib.Path) -> None:
+        """Win, TPK, someone down / dead, the distributions and each member's "goes down",
+        recounted from the rows, are what two workers counted in chunks."""
+        summary = batch(tmp_path, "run", str(COSTLY), "-n", "300", "--seed", "4", "--chunk", "35",
+                        "--workers", "2")
+        battles = rows(tmp_path / "run")
+        n = len(battles)
+        deaths, downs = [0] * 5, [0] * 5
+        wins = tpk = 0
+        member_downs: dict[str, int] = {}
+        for row in battles:
+            heroes = [c for c in row["combatants"] if c["side"] == "heroes"]
+            down = [c["knocked_out"] or c["status"] in ("dead", "broken") for c in heroes]
+            dead = sum(c["status"] == "dead" for c in heroes)
+            deaths[dead] += 1
+            downs[sum(down)] += 1
+            wins += row["winner"] == "heroes"
+            tpk += dead == len(heroes)
+            for c in row["combatants"]:
+                member_downs[c["name"]] = member_downs.get(c["name"], 0) + (
+                    c["knocked_out"] or c["status"] in ("dead", "broken"))
+        party = summary["party"]
+        assert party["side"] == "heroes"
+        assert party["win"] == interval(wins, n) == summary["sides"]["heroes"]["win_rate"]
+        assert party["tpk"] == interval(tpk, n) == summary["tpk"]
+        assert party["any_death"] == interval(n - deaths[0], n)
+        assert party["any_down"] == interval(n - downs[0], n)
+        for key, histogram in (("deaths", deaths), ("downs", downs)):
+            assert party[key]["dist"] == pytest.approx([k / n for k in histogram], abs=1e-12)
+            mean = sum(k * b for k, b in enumerate(histogram)) / n
+            assert party[key]["mean"] == pytest.approx(mean, abs=5e-7)
+        assert 0 < deaths[0] < n and 0 < downs[0] < n  # the scenario exercises both
+        assert {name: c["down"] for name, c in summary["combatants"].items()} == {
+            name: interval(k, n) for name, k in member_downs.items()}
 
 
 class TestLogs:
