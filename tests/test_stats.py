@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import random
 
 import pytest
@@ -266,3 +267,21 @@ class TestHeadline:
         down = pct(summary["combatants"]["A"]["down"]).split()[1]  # also the party's any_down
         assert "goes down" in " ".join(words)
         assert words.count(down) == 2  # the outcome table and A's row (the sentence has "...),")
+
+    def test_readme_worked_example(self) -> None:
+        """The README's worked example (1,000 battles, party of four) gives its sentence and numbers."""
+        deaths = [4] * 10 + [3] * 15 + [2] * 35 + [1] * 80 + [0] * 860  # most first, so that
+        downs = [4] * 50 + [3] * 110 + [2] * 200 + [1] * 340 + [0] * 300  # downs >= deaths in each
+        agg = Aggregate.for_roster([(name, "heroes") for name in "ABCD"] + [("orc", "orcs")],
+                                   ["heroes", "orcs"], "heroes")
+        for i, (dead, down) in enumerate(zip(deaths, downs, strict=True)):
+            members = [DEAD] * dead + [DOWN_UP] * (down - dead) + [ALIVE] * (4 - down)
+            agg.add(battle("orcs" if i < 130 else "heroes", *members, DEAD))
+        summary = agg.summary({})
+        readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+        assert f"\n{headline(summary)}\n" in readme
+        party = summary["party"]
+        assert party["deaths"] == {"mean": 0.235, "dist": [0.86, 0.08, 0.035, 0.015, 0.01]}
+        assert party["downs"] == {"mean": 1.27, "dist": [0.3, 0.34, 0.2, 0.11, 0.05]}
+        assert '"difficulty_range": {"lo": "hard", "hi":\n"deadly"}' in readme
+        assert party["difficulty_range"] == {"lo": "hard", "hi": "deadly"}
