@@ -117,7 +117,8 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--out", type=pathlib.Path, help="run folder (default runs/<scenario>-s<seed>-<time>)")
     batch.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
     batch.add_argument("--logs", default="none", help="event logs to keep: none, all or sample:N")
-    batch.add_argument("--precision", type=_fraction, help="stop once the win, TPK and someone-dies intervals are all within +-P")
+    batch.add_argument("--precision", type=_fraction,
+                       help="stop once the win, TPK and someone-dies intervals are within +-P")
     batch.add_argument("--executor", choices=("process", "dask"), default="process")
     batch.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
     batch.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK, help=argparse.SUPPRESS)
