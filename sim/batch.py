@@ -600,15 +600,17 @@ def start_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, argv: S
     return run
 
 
-def load_run_scenario(folder: RunFolder, manifest: dict[str, Any]) -> Scenario:
+def load_run_scenario(folder: RunFolder, manifest: dict[str, Any],
+                      extra: Sequence[pathlib.Path] = ()) -> Scenario:
     """The run's scenario, resolved with the run's bestiary folders, as it was at the start.
 
-    A scenario or bestiary changed since would give other battles: an input error.
+    ``extra`` bestiary folders (``--bestiary``) are searched first. A scenario or
+    bestiary changed since would give other battles: an input error.
     """
     from sim.scenario import load_scenario
 
     path = pathlib.Path(manifest["scenario_path"])
-    bestiary = tuple(pathlib.Path(folder) for folder in manifest["bestiary"])
+    bestiary = (*extra, *(pathlib.Path(folder) for folder in manifest["bestiary"]))
     overrides = manifest.get("overrides", [])
     if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
         msg = f"{folder.manifest_path}:0:0: overrides: must be a list of PATH=VALUE texts"

@@ -1,4 +1,4 @@
-"""The ``sim`` command: run, batch, replay, report, validate."""
+"""The ``sim`` command: run, batch, replay, report, validate, show, bestiary."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from sim.model import Scenario
 from sim.narrate import narrate
 from sim.replay import PICKS, pick_battles, read_log, regenerate, verify
 from sim.report import print_summary
-from sim.scenario import load_scenario, validate_file
+from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, validate_file
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_MISMATCH = 1  # sim replay --verify: the log and the simulation differ
@@ -86,31 +86,59 @@ def _add_runner(command: argparse.ArgumentParser) -> None:
     command.add_argument("--executor", choices=("process", "dask"), default="process",
                          help="where chunks run: local processes, or a Dask cluster")
     command.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
-    command.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK, help=argparse.SUPPRESS)
+    command.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK,
+                         help=f"battles per work unit sent to a worker (default {DEFAULT_CHUNK})")
     command.add_argument("--json", action="store_true", help="print only the result JSON on stdout")
     command.add_argument("--report", type=pathlib.Path, metavar="DIR",
                          help="also write an HTML page into DIR")
     command.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    command.add_argument("--bestiary", type=pathlib.Path, action="append", default=[],
-                         help="extra bestiary folder, searched first (repeatable)")
+    _bestiary_option(command)
     _add_set(command)
+
+
+def _index(text: str) -> int:
+    """A battle index: any integer here; whether the run or log has it is checked there,
+    so ``--battle -1`` and ``--battle 5000`` get the same one-line message."""
+    try:
+        return int(text)
+    except ValueError:
+        msg = f"must be an integer (got {text[:40]!r})"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+SCENARIO_HELP = "scenario YAML file"
+LOG_HELP = "write the JSONL event log to PATH, or to stdout with '-' (then no narration unless --narrate)"
+NARRATE_HELP = "print the narration even with --log (on stderr when the log goes to stdout)"
+REPLAY_EPILOG = """exit codes: 0 ok (with --verify: the log is identical to a fresh simulation);
+1 with --verify: the log differs from the simulation (the first difference is shown),
+  or an internal error; 2 bad input: unreadable log, no such battle, or --verify found no
+  scenario file with the logged SHA-256 (it tries --scenario, the logged absolute path, the
+  logged path from the log's folder, then from the working folder)."""
+
+
+def _bestiary_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bestiary", type=pathlib.Path, action="append", default=[], metavar="DIR",
+                        help="extra bestiary folder, searched first (repeatable): a folder of <rules>/"
+                             " subfolders, or one of them such as bestiary/d20")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sim", description="How deadly is this encounter?")
-    parser.add_argument("--version", action="version", version=f"combat-sim {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"combat-sim {__version__}",
+                        help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     help="what to do (sim COMMAND --help tells more)")
 
     run = commands.add_parser("run", help="play one battle, narrated (or logged with --log)")
-    run.add_argument("scenario", type=pathlib.Path)
+    run.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)
     run.add_argument("--seed", type=_seed, default=1, help="battle seed (default 1)")
-    run.add_argument("--log", help="write the JSONL event log to PATH, or '-' for stdout")
-    run.add_argument("--bestiary", type=pathlib.Path, action="append", default=[],
-                     help="extra bestiary folder, searched first (repeatable)")
+    run.add_argument("--log", metavar="PATH", help=LOG_HELP)
+    run.add_argument("--narrate", action="store_true", help=NARRATE_HELP)
+    _bestiary_option(run)
     _add_set(run)
 
     batch = commands.add_parser("batch", help="run many battles and tell how deadly it is")
-    batch.add_argument("scenario", type=pathlib.Path, nargs="?")
+    batch.add_argument("scenario", type=pathlib.Path, nargs="?", help=SCENARIO_HELP + " (not with --resume)")
     batch.add_argument("-n", type=_positive, default=1000, help="battles to run (the cap with --precision)")
     batch.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
     batch.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
@@ -119,36 +147,46 @@ def _parser() -> argparse.ArgumentParser:
     batch.add_argument("--logs", default="none", help="event logs to keep: none, all or sample:N")
     batch.add_argument("--precision", type=_fraction,
                        help="stop once the win, TPK and someone-dies intervals are within +-P")
-    batch.add_argument("--executor", choices=("process", "dask"), default="process")
+    batch.add_argument("--executor", choices=("process", "dask"), default="process",
+                       help="run battles in local processes (default) or on Dask")
     batch.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
-    batch.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK, help=argparse.SUPPRESS)
+    batch.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK,
+                       help=f"battles per work unit sent to a worker (default {DEFAULT_CHUNK})")
     batch.add_argument("--resume", type=pathlib.Path, metavar="RUN_DIR",
                        help="finish an interrupted run, with the settings it began with")
     batch.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     batch.add_argument("--report", action="store_true",
                        help="also write the self-contained report.html into the run folder")
-    batch.add_argument("--bestiary", type=pathlib.Path, action="append", default=[])
+    _bestiary_option(batch)
     _add_set(batch)
 
-    replay = commands.add_parser("replay", help="replay a logged battle or battle I of a batch")
+    replay = commands.add_parser("replay", help="replay a logged battle or battle I of a batch",
+                                 epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     replay.add_argument("source", type=pathlib.Path, help="LOG.jsonl or RUN_DIR")
-    replay.add_argument("--battle", type=_seed, help="battle index in RUN_DIR")
-    replay.add_argument("--log", help="print the event log to '-' (or write it to PATH)")
-    replay.add_argument("--no-interactive", action="store_true", help="print the narration")
+    replay.add_argument("--battle", type=_index, metavar="I",
+                        help="battle index in RUN_DIR, or in a LOG.jsonl holding several battles")
+    replay.add_argument("--log", metavar="PATH", help=LOG_HELP)
+    replay.add_argument("--narrate", action="store_true", help=NARRATE_HELP)
+    replay.add_argument("--no-interactive", action="store_true",
+                        help="print the narration instead of the step-by-step viewer")
     replay.add_argument("--verify", action="store_true",
                         help="re-simulate the log from its header: exit 0 identical, 1 differs,"
-                             " 2 scenario changed")
+                             " 2 no scenario file with the logged SHA-256 found")
+    replay.add_argument("--scenario", type=pathlib.Path, metavar="PATH",
+                        help="--verify: the scenario file to try first")
+    _bestiary_option(replay)
     picks = replay.add_mutually_exclusive_group()
     for pick in PICKS:
         picks.add_argument(f"--{pick}", dest="pick", action="store_const", const=pick,
                            help=f"RUN_DIR: the party's {pick} battle")
 
     report = commands.add_parser("report", help="write RUN_DIR/report.html (tables, plots, viewer)")
-    report.add_argument("run_dir", type=pathlib.Path)
+    report.add_argument("run_dir", type=pathlib.Path, help="a finished batch run folder")
+    _bestiary_option(report)
 
     validate = commands.add_parser("validate", help="check scenario and bestiary files")
-    validate.add_argument("files", nargs="+", type=pathlib.Path)
-    validate.add_argument("--bestiary", type=pathlib.Path, action="append", default=[])
+    validate.add_argument("files", nargs="+", type=pathlib.Path, help="scenario or bestiary YAML files")
+    _bestiary_option(validate)
     _add_set(validate)
 
     compare = commands.add_parser(
@@ -164,7 +202,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_runner(compare)
 
     tune = commands.add_parser("tune", help="the values of one parameter that meet a risk target")
-    tune.add_argument("scenario", type=pathlib.Path)
+    tune.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)
     tune.add_argument("--vary", required=True, metavar="PATH=LO..HI",
                       help="the integer parameter and its range, e.g. "
                            "sides[goblins].members[goblin].count=1..10")
@@ -177,6 +215,17 @@ def _parser() -> argparse.ArgumentParser:
                       help="a value whose interval is within +-P and still holds the target "
                            "straddles it (default 0.02)")
     _add_runner(tune)
+
+    show = commands.add_parser("show", help="print the scenario resolved: every stat block as it fights")
+    show.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)
+    _bestiary_option(show)
+    _add_set(show)
+
+    beasts = commands.add_parser("bestiary", help="list bestiary entries, or show one")
+    beasts.add_argument("rules", nargs="?", metavar="RULES",
+                        help=f"only this rule system ({', '.join(IMPLEMENTED_SYSTEMS)}); default all")
+    beasts.add_argument("name", nargs="?", metavar="NAME", help="show this entry in full")
+    _bestiary_option(beasts)
     return parser
 
 
@@ -191,11 +240,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _check_bestiary_dirs(args.bestiary)
     scenario = load_scenario(args.scenario, tuple(args.bestiary), overrides=args.overrides)
     _, events = run_battle(scenario, args.seed, log=True)
-    if _emit_log(events, args.log):
-        return EXIT_OK
-    for line in narrate(events):
-        print(line)
+    _emit_log(events, args.log)
+    _narrate(events, args)
     return EXIT_OK
+
+
+def _narrate(events: list[dict], args: argparse.Namespace) -> None:
+    """The narration, unless the log was asked for alone (``--narrate`` asks for both)."""
+    if args.log and not args.narrate:
+        return
+    to = sys.stderr if args.log == "-" else sys.stdout
+    for line in narrate(events):
+        print(line, file=to)
 
 
 def _emit_log(events: list[dict], target: str | None) -> bool:
@@ -297,44 +353,47 @@ def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-def _write_report(run_dir: pathlib.Path, to: object = None) -> None:
+def _write_report(run_dir: pathlib.Path, to: object = None,
+                  bestiary: Sequence[pathlib.Path] = ()) -> None:
     from sim.html_report import write_report  # matplotlib loads only when a report is asked
 
-    path = write_report(run_dir)
+    path = write_report(run_dir, bestiary)
     print(f"report: {path}", file=to or sys.stdout)  # type: ignore[arg-type]
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    _write_report(args.run_dir)
+    _check_bestiary_dirs(args.bestiary)
+    _write_report(args.run_dir, bestiary=args.bestiary)
     return EXIT_OK
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    _check_bestiary_dirs(args.bestiary)
+    if args.scenario is not None and not args.verify:
+        raise InputError("sim replay: --scenario is only used with --verify")
     if args.verify:
         if args.source.is_dir():
             raise InputError("sim replay: --verify takes a LOG.jsonl, not a run folder")
-        identical, told = verify(args.source, args.battle)
+        identical, told = verify(args.source, args.battle, args.scenario, args.bestiary)
         print(told, file=sys.stdout if identical else sys.stderr)
         return EXIT_OK if identical else EXIT_MISMATCH
     if args.source.is_dir():
         index = args.battle
         if args.pick is not None:
-            index = pick_battles(args.source)[args.pick]
+            index = pick_battles(args.source, args.bestiary)[args.pick]
         if index is None:
             raise InputError("sim replay: RUN_DIR: say which battle: --battle I, --worst,"
                              " --median or --best")
-        events = regenerate(args.source, index)
+        events = regenerate(args.source, index, args.bestiary)
     else:
         events = read_log(args.source, args.battle)
-    if _emit_log(events, args.log):
-        return EXIT_OK
-    if not args.no_interactive and sys.stdin.isatty() and sys.stdout.isatty():
+    _emit_log(events, args.log)
+    if not args.log and not args.no_interactive and sys.stdin.isatty() and sys.stdout.isatty():
         from sim.replay_ui import run_replay_ui
 
         run_replay_ui(events)
         return EXIT_OK
-    for line in narrate(events):
-        print(line)
+    _narrate(events, args)
     return EXIT_OK
 
 
@@ -464,12 +523,43 @@ def _cmd_tune(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_show(args: argparse.Namespace) -> int:
+    from sim.show import show_scenario
+
+    _check_bestiary_dirs(args.bestiary)
+    scenario = load_scenario(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    print(show_scenario(scenario), end="")
+    return EXIT_OK
+
+
+def _cmd_bestiary(args: argparse.Namespace) -> int:
+    from sim.show import bestiary, find_entry, listing, show_entry
+
+    _check_bestiary_dirs(args.bestiary)
+    rules, name = args.rules, args.name
+    if rules is not None and rules not in IMPLEMENTED_SYSTEMS:
+        if name is not None:
+            msg = f"sim bestiary: RULES must be one of {', '.join(IMPLEMENTED_SYSTEMS)} (got {rules!r})"
+            raise InputError(msg)
+        rules, name = None, rules  # `sim bestiary goblin`: a name, in any rules
+    dirs, found = bestiary(args.bestiary, [rules] if rules else IMPLEMENTED_SYSTEMS)
+    if name is None:
+        print(listing(dirs, found), end="")
+        return EXIT_OK
+    entry = find_entry(name, dirs, found)
+    if isinstance(entry, str):
+        raise InputError(f"sim bestiary: {entry}")
+    print(show_entry(*entry), end="")
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 internal error, 2 bad input)."""
     parser = _parser()
     args = parser.parse_args(argv)  # exits 2 on usage errors
     handlers = {"run": _cmd_run, "validate": _cmd_validate, "replay": _cmd_replay,
                 "report": _cmd_report, "compare": _cmd_compare, "tune": _cmd_tune,
+                "show": _cmd_show, "bestiary": _cmd_bestiary,
                 "batch": lambda a: _cmd_batch(a, list(argv if argv is not None else sys.argv[1:]))}
     try:
         return handlers[args.command](args)

@@ -135,6 +135,7 @@ class Battle:
             self.emit(
                 "battle_started", schema=SCHEMA, seed=self.seed, rules=self.scenario.rules,
                 scenario=self.scenario.name, scenario_path=self.scenario.path,
+                scenario_path_resolved=self.scenario.abs_path,
                 scenario_sha256=self.scenario.sha256,
                 **({"bestiary": list(self.scenario.bestiary)} if self.scenario.bestiary else {}),
                 **({"overrides": list(self.scenario.overrides)} if self.scenario.overrides else {}),

@@ -24,23 +24,25 @@ Summary = dict[str, Any]
 Event = dict[str, Any]
 
 
-def write_report(run_dir: pathlib.Path) -> pathlib.Path:
-    """Write ``run_dir/report.html`` atomically (one file, loads nothing from the network); its path."""
+def write_report(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -> pathlib.Path:
+    """Write ``run_dir/report.html`` atomically (one file, loads nothing from the network); its path.
+
+    ``bestiary``: extra folders searched first when the run's scenario is loaded again."""
     run_dir = pathlib.Path(run_dir)
     summary = _read_summary(run_dir)
-    page = render_page(run_dir, summary)
+    page = render_page(run_dir, summary, bestiary)
     target = run_dir / REPORT
     write_atomic(target, page.encode("utf-8"))
     return target
 
 
-def render_page(run_dir: pathlib.Path, summary: Summary) -> str:
+def render_page(run_dir: pathlib.Path, summary: Summary, bestiary: Sequence[pathlib.Path] = ()) -> str:
     """The whole page as text."""
     parts = [
-        _header(summary, _party_side(run_dir)),
+        _header(summary, _party_side(run_dir, bestiary)),
         _section("lethality", "Lethality (95% intervals)", _tables(summary)),
         _section("plots", "Plots", _plots(run_dir, summary)),
-        _section("viewer", "Step through a battle", _viewer(run_dir)),
+        _section("viewer", "Step through a battle", _viewer(run_dir, bestiary)),
     ]
     footer = (f"<footer>combat-sim {_e(__version__)} &middot; run folder {_e(run_dir.name)}"
               f"{_stopped(summary)}</footer>")
@@ -60,11 +62,11 @@ def _read_summary(run_dir: pathlib.Path) -> Summary:
     return summary
 
 
-def _party_side(run_dir: pathlib.Path) -> str | None:
+def _party_side(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> str | None:
     """The party side's name, or None when the scenario has no party or cannot be loaded."""
     folder = RunFolder(run_dir)
     try:
-        scenario = load_run_scenario(folder, folder.read_manifest())
+        scenario = load_run_scenario(folder, folder.read_manifest(), bestiary)
     except InputError:
         return None
     return next((side.name for side in scenario.sides if side.party), None)
@@ -400,11 +402,11 @@ def _hp_plot(summary: Summary, names: list[str], hp: Any) -> str:
 # -- the battle viewer -----------------------------------------------------------------------
 
 
-def _viewer(run_dir: pathlib.Path) -> str:
+def _viewer(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> str:
     """The worst, a median and the best battle, their events and narration embedded as JSON."""
     try:
-        picks = pick_battles(run_dir)
-        logs = {index: regenerate(run_dir, index) for index in sorted(set(picks.values()))}
+        picks = pick_battles(run_dir, bestiary)
+        logs = {index: regenerate(run_dir, index, bestiary) for index in sorted(set(picks.values()))}
     except InputError as exc:
         return f'<p class="note">The battles cannot be replayed: {_e(exc)}</p>'
     options = "".join(f'<option value="{key}">{key}: battle {picks[key]}, {_e(_outcome(logs[picks[key]]))}'

@@ -190,7 +190,8 @@ class Scenario:
     options: Options = Options()
     hazards: tuple[Hazard, ...] = ()
     timeline: tuple[Scripted, ...] = ()
-    path: str = ""
+    path: str = ""  # as given on the command line
+    abs_path: str = ""  # the same file as an absolute path: a log verifies from anywhere
     sha256: str = ""
     bestiary: tuple[str, ...] = ()  # extra bestiary folders it was loaded with (absolute)
     overrides: tuple[str, ...] = ()  # the --set PATH=VALUE texts applied before validation

@@ -2,61 +2,62 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
+from collections.abc import Sequence
 
 from sim import __version__
 from sim.batch import RunFolder, battle_seed, load_run_scenario
 from sim.engine import run_battle
 from sim.errors import InputError
 from sim.events import missing_fields, read_jsonl
+from sim.yamlsrc import MAX_BYTES
 
 
-def regenerate(run_dir: pathlib.Path, index: int) -> list[dict]:
+def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Path] = ()) -> list[dict]:
     """The full event log of battle ``index`` of a batch, replayed from its seed alone."""
     folder = RunFolder(run_dir)
     manifest = folder.read_manifest()
     if not 0 <= index < manifest["n"]:
         msg = f"sim replay: --battle: the run has battles 0 to {manifest['n'] - 1} (got {index})"
         raise InputError(msg)
-    scenario = load_run_scenario(folder, manifest)
+    scenario = load_run_scenario(folder, manifest, bestiary)
     master = manifest["seed"]
     _, events = run_battle(scenario, battle_seed(master, index), log=True,
                            batch={"seed": master, "index": index})
     return events
 
 
-def verify(path: pathlib.Path, battle: int | None = None) -> tuple[bool, str]:
+def verify(path: pathlib.Path, battle: int | None = None, scenario_path: pathlib.Path | None = None,
+           bestiary: Sequence[pathlib.Path] = ()) -> tuple[bool, str]:
     """Re-simulate a saved log from its header; (identical, what to tell).
 
-    The scenario is found at the header's ``scenario_path`` (relative paths from
-    here, else from the log's folder); a scenario whose SHA-256 changed is an
-    InputError: the log can no longer be checked against it.
+    The scenario is the first file of ``find_scenario`` whose SHA-256 is the
+    logged one; none matching is an InputError: the log cannot be checked.
     """
     from sim.scenario import load_scenario
 
     saved = read_log(path, battle)
     head = saved[0]
-    if head["event"] != "battle_started" or not isinstance(head.get("scenario_path"), str):
-        msg = f"{path}:1:1: battle_started: no scenario_path in the header to re-simulate from"
+    if head["event"] != "battle_started":
+        msg = f"{path}:1:1: {head['event']}: no battle_started header to re-simulate from"
         raise InputError(msg)
-    scenario_path = pathlib.Path(head["scenario_path"])
-    if not scenario_path.is_absolute() and not scenario_path.exists():
-        scenario_path = path.parent / scenario_path
-    bestiary = tuple(pathlib.Path(folder) for folder in head.get("bestiary", ()))
+    found = find_scenario(path, head, scenario_path)
+    logged = tuple(pathlib.Path(folder) for folder in head.get("bestiary", ()))
     overrides = head.get("overrides", [])
     if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
         msg = f"{path}:1:1: battle_started.overrides: must be a list of PATH=VALUE texts"
         raise InputError(msg)
-    scenario = load_scenario(scenario_path, bestiary, overrides=overrides)
-    if scenario.sha256 != head["scenario_sha256"]:
-        msg = (f"{scenario_path}:0:0: (document): the scenario changed since the log was"
-               " written (SHA-256 differs)")
-        raise InputError(msg)
+    scenario = load_scenario(found, (*bestiary, *logged), overrides=overrides)
     batch = head.get("batch")
     _, fresh = run_battle(scenario, head["seed"], log=True,
                           batch=batch if isinstance(batch, dict) else None)
     fresh = json.loads(json.dumps(fresh))  # compare as the log stores them (tuples -> lists)
+    for key in PATH_FIELDS:  # where the file lies is not what the battle did
+        fresh[0].pop(key, None)
+        if key in head:
+            fresh[0][key] = head[key]
     for number, (old, new) in enumerate(zip(saved, fresh, strict=False), start=1):
         if old != new:
             return False, (f"{path}:{number}: first difference at event {number}:"
@@ -66,7 +67,48 @@ def verify(path: pathlib.Path, battle: int | None = None) -> tuple[bool, str]:
                        f" {len(fresh)}")
     note = "" if head.get("version") == __version__ else (
         f" (written by version {head.get('version')}, checked with {__version__})")
-    return True, f"{path}: identical, {len(saved)} events{note}"
+    return True, f"{path}: identical, {len(saved)} events, scenario {found}{note}"
+
+
+PATH_FIELDS = ("scenario_path", "scenario_path_resolved")
+
+
+def find_scenario(log: pathlib.Path, head: dict, given: pathlib.Path | None = None) -> pathlib.Path:
+    """The scenario file a log was written from, found by its SHA-256 wherever we run from.
+
+    Tried in order: ``given`` (``--scenario``), the header's ``scenario_path_resolved``,
+    its ``scenario_path`` from the log's folder, then from the working folder.
+    """
+    candidates = [] if given is None else [given]
+    as_given, resolved = head.get("scenario_path"), head.get("scenario_path_resolved")
+    if isinstance(resolved, str) and resolved:
+        candidates.append(pathlib.Path(resolved))
+    if isinstance(as_given, str) and as_given:
+        candidates += [log.parent / as_given, pathlib.Path(as_given)]
+    tried: list[str] = []
+    for candidate in dict.fromkeys(candidates):  # in order, without repeats
+        why = _mismatch(candidate, head.get("scenario_sha256"))
+        if why is None:
+            return candidate
+        tried.append(f"{candidate} ({why})")
+    msg = (f"{log}:1:1: battle_started: no scenario file with the logged SHA-256; tried "
+           f"{'; '.join(tried) or 'nothing (the header names no scenario_path)'};"
+           " give the scenario with --scenario PATH")
+    raise InputError(msg)
+
+
+def _mismatch(candidate: pathlib.Path, sha256: object) -> str | None:
+    """Why ``candidate`` is not the logged scenario, or None when its bytes hash to ``sha256``."""
+    try:
+        with candidate.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return "not found"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if hashlib.sha256(raw).hexdigest() != sha256:
+        return "changed since the log was written: SHA-256 differs"
+    return None
 
 
 def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
@@ -136,7 +178,7 @@ def split_battles(events: list[dict]) -> list[list[dict]]:
 PICKS = ("worst", "median", "best")
 
 
-def pick_battles(run_dir: pathlib.Path) -> dict[str, int]:
+def pick_battles(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -> dict[str, int]:
     """Battle indices of the party's worst, a median and its best battle of a batch run.
 
     Each battle is scored from the party's side (the first side without a party):
@@ -154,7 +196,7 @@ def pick_battles(run_dir: pathlib.Path) -> dict[str, int]:
     except Exception as exc:  # pyarrow raises several types for a missing or bad file
         msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
         raise InputError(msg) from exc
-    party = _party_side(load_run_scenario(folder, manifest))
+    party = _party_side(load_run_scenario(folder, manifest, bestiary))
     scored = []
     for record in table.to_pylist():
         members = [c for c in record["combatants"] if c["side"] == party]

@@ -63,6 +63,7 @@ class Checker:
         self.source = source
         self.problems = problems
         self.rules = rules  # which system's stat keys are allowed
+        self.searched: list[pathlib.Path] = []  # the bestiary folders `use:` looked in
 
     def fail(self, path: Path, message: str, at_key: bool = False) -> Any:
         """Record a problem and return INVALID."""
@@ -385,12 +386,20 @@ def bestiary_dirs(scenario_path: pathlib.Path, extra: tuple[pathlib.Path, ...] =
     return unique
 
 
+def rules_folder(folder: pathlib.Path, rules: str) -> pathlib.Path | None:
+    """The folder of ``rules`` entries in a bestiary folder: ``folder/<rules>``, or
+    ``folder`` itself when it is named after the rules (``--bestiary bestiary/d20``)."""
+    if (folder / rules).is_dir():
+        return folder / rules
+    return folder if folder.name == rules and folder.is_dir() else None
+
+
 def load_bestiary(dirs: list[pathlib.Path], rules: str, problems: list[Problem]) -> dict[str, Entry]:
     """All entries of ``<dir>/<rules>/*.yaml``; an earlier folder wins a name clash."""
     entries: dict[str, Entry] = {}
     for folder in dirs:
-        system_dir = folder / rules
-        if not system_dir.is_dir():
+        system_dir = rules_folder(folder, rules)
+        if system_dir is None:
             continue
         seen_here: dict[str, Entry] = {}
         for file in sorted([*system_dir.glob("*.yaml"), *system_dir.glob("*.yml")]):
@@ -550,10 +559,19 @@ def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str,
     entry = None if bestiary is None else bestiary.get(use)
     if entry is None:
         hint = _did_you_mean(use, tuple(bestiary or ()))
-        return c.fail((*path, "use"), f"no bestiary entry '{use}'{hint}")
+        where = where_searched(c.searched, (c.rules,))
+        return c.fail((*path, "use"), f"no bestiary entry '{use}'{hint}; {where}")
     if entry.fields is INVALID:
         return INVALID  # its own problems were reported in the bestiary
     return {"name": use, **entry.fields, **fields}
+
+
+def where_searched(dirs: list[pathlib.Path], systems: tuple[str, ...]) -> str:
+    """Where a bestiary entry was looked for, and how to make it look elsewhere."""
+    found = [f for d in dirs for rules in systems if (f := rules_folder(d, rules)) is not None]
+    where = ", ".join(_display(f) for f in found) or f"no '{'/'.join(systems)}' bestiary folder"
+    return (f"searched: {where}; add the entry to a YAML file there, or name your folder"
+            f" with --bestiary DIR or {BESTIARY_ENV}")
 
 
 def _member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | None) -> Any:
@@ -689,7 +707,8 @@ def _validated(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib
         c.fail(("rules",), _not_implemented(rules))
         raise ScenarioError(problems)
     c.rules = rules
-    bestiary = load_bestiary(bestiary_dirs(path, bestiary_extra), rules, problems)
+    c.searched = bestiary_dirs(path, bestiary_extra)
+    bestiary = load_bestiary(c.searched, rules, problems)
     surprise = _surprise(c, data["surprise"], ("surprise",)) if "surprise" in data else None
     if isinstance(surprise, Surprise):
         _check_surprise(c, data, surprise)
@@ -714,7 +733,7 @@ def _validated(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib
         max_rounds=fields.get("max_rounds", 100), distance=fields.get("distance", 0.0),
         surprise=surprise, options=fields.get("options", Options()),
         hazards=fields.get("hazards", ()), timeline=fields.get("timeline", ()),
-        path=str(path), sha256=source.sha256,
+        path=str(path), abs_path=os.path.abspath(path), sha256=source.sha256,
         bestiary=tuple(os.path.abspath(folder) for folder in bestiary_extra),
         overrides=overrides,
     )

@@ -31,11 +31,13 @@ class TestGoldenLog:
 
         After an intended rules change, regenerate with SIM_REGEN_GOLDEN=1 and
         review the diff line by line. Run from the repository root, so the
-        header's scenario_path is the same relative path on every machine.
+        header's scenario_path is the same relative path on every machine; its
+        scenario_path_resolved starts with the checkout's folder, stored as $ROOT.
         """
         monkeypatch.chdir(ROOT)
         expected_path = GOLDEN / "skirmish_seed1.jsonl"
         text = log_text(pathlib.Path("tests/data/golden/skirmish.yaml"), 1)
+        text = text.replace(json.dumps(str(ROOT))[1:-1], "$ROOT")
         if os.environ.get("SIM_REGEN_GOLDEN"):
             expected_path.write_text(text, encoding="ascii")
             pytest.skip("golden log regenerated: review its diff")

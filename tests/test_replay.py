@@ -25,12 +25,33 @@ class TestSavedLogs:
     """`sim replay LOG.jsonl` narrates a saved log; broken logs exit 2 with file:line."""
 
     def test_narrates_a_saved_log(self, tmp_path: pathlib.Path, capsys) -> None:
-        """A log written by `sim run --log` replays to the same narration `sim run` prints."""
+        """A log written by `sim run --log --narrate` replays to the narration `sim run` printed."""
         log = tmp_path / "b.jsonl"
-        code, told, _ = run(capsys, "run", str(SKIRMISH), "--seed", "4", "--log", str(log))
-        assert code == 0
+        code, told, _ = run(capsys, "run", str(SKIRMISH), "--seed", "4", "--log", str(log), "--narrate")
+        assert code == 0 and told
         code, replayed, _ = run(capsys, "replay", str(log), "--no-interactive")
         assert code == 0 and replayed == told
+
+    def test_log_alone_prints_nothing(self, tmp_path: pathlib.Path, capsys) -> None:
+        """`--log PATH` writes the log and prints no narration unless --narrate asks."""
+        log = tmp_path / "b.jsonl"
+        assert run(capsys, "run", str(SKIRMISH), "--seed", "4", "--log", str(log)) == (0, "", "")
+        again = tmp_path / "c.jsonl"
+        assert run(capsys, "replay", str(log), "--log", str(again)) == (0, "", "")
+        assert again.read_bytes() == log.read_bytes()
+
+    def test_narrate_with_log_to_stdout_goes_to_stderr(self, capsys) -> None:
+        """`--log - --narrate`: the log alone on stdout, the narration on stderr."""
+        code, out, err = run(capsys, "run", str(SKIRMISH), "--seed", "4", "--log", "-", "--narrate")
+        assert code == 0 and out.startswith('{"event":"battle_started"') and "Golden skirmish" in err
+
+    @pytest.mark.parametrize("index", ["-1", "5000"])
+    def test_battle_out_of_a_log(self, tmp_path: pathlib.Path, capsys, index: str) -> None:
+        """--battle -1 and --battle 5000 get the same one-line message."""
+        log = tmp_path / "b.jsonl"
+        run(capsys, "run", str(SKIRMISH), "--log", str(log))
+        code, _, err = run(capsys, "replay", str(log), "--battle", index)
+        assert code == 2 and err == f"{log}:0:0: (document): no battle {index} in this log\n"
 
     @pytest.mark.parametrize(
         ("text", "where"),
@@ -116,6 +137,40 @@ class TestRunFolders:
         code, _, err = run(capsys, "batch", "--resume", str(run_dir), "--no-progress")
         assert code == 0  # the run is complete: resume just shows its summary
 
+    @pytest.mark.parametrize("index", ["-1", "5000"])
+    def test_battle_out_of_the_run(self, tmp_path: pathlib.Path, capsys, index: str) -> None:
+        """--battle -1 and --battle 5000 get the same one-line message."""
+        run_dir = self._run(tmp_path, SKIRMISH)
+        capsys.readouterr()
+        code, _, err = run(capsys, "replay", str(run_dir), "--battle", index)
+        assert code == 2
+        assert err == f"sim replay: --battle: the run has battles 0 to 5 (got {index})\n"
+
+    def test_bestiary_option_for_a_moved_bestiary(self, tmp_path: pathlib.Path, capsys) -> None:
+        """replay RUN_DIR and report take --bestiary DIR: a bestiary moved since the run is found."""
+        root = tmp_path / "proj"
+        lib = root / "bestiary" / "d20"
+        lib.mkdir(parents=True)
+        (lib / "b.yaml").write_text("rules: d20\ncreatures:\n  brute: {hp: 9, weapons: "
+                                    "[{name: club, damage: 1d6}]}\n")
+        scenario = root / "s.yaml"
+        scenario.write_text("name: s\nrules: d20\nsides:\n  - {name: h, party: true, members: "
+                            "[{name: A, hp: 8, weapons: [{name: s, damage: 1d6}]}]}\n"
+                            "  - {name: m, members: [{use: brute}]}\n")
+        run_dir = self._run(tmp_path, scenario)
+        moved = tmp_path / "elsewhere"
+        moved.mkdir()
+        shutil.move(lib, moved / "d20")
+        capsys.readouterr()
+        code, _, err = run(capsys, "replay", str(run_dir), "--battle", "0")
+        assert code == 2 and "no bestiary entry 'brute'" in err
+        code, out, err = run(capsys, "replay", str(run_dir), "--worst", "--no-interactive",
+                             "--bestiary", str(moved))
+        assert (code, err) == (0, "") and "brute" in out
+        code, out, err = run(capsys, "report", str(run_dir), "--bestiary", str(moved / "d20"))
+        assert (code, err) == (0, "") and "report.html" in out
+        assert "brute" in (run_dir / "report.html").read_text(encoding="utf-8")
+
     @pytest.mark.parametrize(
         "manifest",
         ["[]", "null", "{}", '{"n": "x"}', "not json"],
@@ -151,7 +206,7 @@ class TestRunFolders:
 
 
 class TestVerify:
-    """`sim replay --verify LOG.jsonl`: 0 identical, 1 on a mismatch, 2 when the scenario changed."""
+    """`sim replay --verify LOG.jsonl`: 0 identical, 1 on a mismatch, 2 when no scenario matches."""
 
     def _log(self, tmp_path: pathlib.Path, capsys) -> tuple[pathlib.Path, pathlib.Path]:
         scenario = tmp_path / "s.yaml"
@@ -180,11 +235,88 @@ class TestVerify:
         assert code == 1 and f"first difference at event {target + 1}" in err
 
     def test_changed_scenario_exits_2(self, tmp_path: pathlib.Path, capsys) -> None:
-        """A scenario edited since the log was written: exit 2, the log cannot be checked."""
+        """A scenario edited since the log was written: exit 2 naming every file tried."""
         scenario, log = self._log(tmp_path, capsys)
         scenario.write_text(scenario.read_text() + "\n# edited\n")
         code, _, err = run(capsys, "replay", "--verify", str(log))
-        assert code == 2 and "changed since the log was written" in err
+        assert code == 2 and len(err.splitlines()) == 1
+        assert err.startswith(f"{log}:1:1: battle_started: no scenario file with the logged SHA-256")
+        assert f"{scenario} (changed since the log was written: SHA-256 differs)" in err
+        assert err.rstrip().endswith("give the scenario with --scenario PATH")
+
+    def test_header_records_both_paths(self, tmp_path: pathlib.Path, capsys, monkeypatch) -> None:
+        """battle_started keeps the path as given and adds it resolved (absolute)."""
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "s.yaml").write_text(SKIRMISH.read_text())
+        assert cli.main(["run", "s.yaml", "--log", "b.jsonl"]) == 0
+        head = read_log(tmp_path / "b.jsonl")[0]
+        assert head["scenario_path"] == "s.yaml"
+        assert head["scenario_path_resolved"] == str(tmp_path / "s.yaml")
+
+    def test_from_another_folder(self, tmp_path: pathlib.Path, capsys, monkeypatch) -> None:
+        """Written with a relative path, verified from elsewhere: the absolute path finds it."""
+        project = tmp_path / "project"
+        (project / "logs").mkdir(parents=True)
+        (project / "s.yaml").write_text(SKIRMISH.read_text())
+        monkeypatch.chdir(project)
+        assert cli.main(["run", "s.yaml", "--seed", "2", "--log", "logs/b.jsonl"]) == 0
+        monkeypatch.chdir(tmp_path)
+        code, out, _ = run(capsys, "replay", "--verify", "project/logs/b.jsonl")
+        assert code == 0 and f"scenario {project / 's.yaml'}" in out
+
+    def test_moved_project_beside_the_log(self, tmp_path: pathlib.Path, capsys, monkeypatch
+                                          ) -> None:
+        """A project moved wholesale: the logged path from the log's folder finds the scenario."""
+        old = tmp_path / "old"
+        old.mkdir()
+        (old / "s.yaml").write_text(SKIRMISH.read_text())
+        monkeypatch.chdir(old)
+        assert cli.main(["run", "s.yaml", "--seed", "2", "--log", "b.jsonl"]) == 0
+        old.rename(tmp_path / "new")
+        monkeypatch.chdir(tmp_path)
+        code, out, _ = run(capsys, "replay", "--verify", "new/b.jsonl")
+        assert code == 0 and f"scenario {pathlib.Path('new/s.yaml')}" in out
+
+    def test_working_folder_is_tried_last(self, tmp_path: pathlib.Path, capsys, monkeypatch
+                                          ) -> None:
+        """The logged relative path is tried from the working folder after the others."""
+        here = tmp_path / "here"
+        here.mkdir()
+        (here / "s.yaml").write_text(SKIRMISH.read_text())
+        monkeypatch.chdir(here)
+        assert cli.main(["run", "s.yaml", "--seed", "2", "--log", str(tmp_path / "b.jsonl")]) == 0
+        here.rename(tmp_path / "there")
+        monkeypatch.chdir(tmp_path / "there")
+        code, out, _ = run(capsys, "replay", "--verify", str(tmp_path / "b.jsonl"))
+        assert code == 0 and "scenario s.yaml" in out
+
+    def test_scenario_option_first(self, tmp_path: pathlib.Path, capsys) -> None:
+        """--scenario PATH is tried first; a copy with other bytes is skipped for one that matches."""
+        scenario, log = self._log(tmp_path, capsys)
+        copy = tmp_path / "copy.yaml"
+        copy.write_bytes(scenario.read_bytes())
+        code, out, _ = run(capsys, "replay", "--verify", str(log), "--scenario", str(copy))
+        assert code == 0 and f"scenario {copy}" in out
+        copy.write_text("name: other\n")
+        code, out, _ = run(capsys, "replay", "--verify", str(log), "--scenario", str(copy))
+        assert code == 0 and f"scenario {scenario}" in out
+
+    def test_scenario_option_rescues_a_lost_log(self, tmp_path: pathlib.Path, capsys) -> None:
+        """When nothing logged matches any more, --scenario names the file: exit 0."""
+        scenario, log = self._log(tmp_path, capsys)
+        kept = tmp_path / "kept" / "k.yaml"
+        kept.parent.mkdir()
+        scenario.rename(kept)
+        code, _, err = run(capsys, "replay", "--verify", str(log))
+        assert code == 2 and f"{scenario} (not found)" in err
+        code, out, _ = run(capsys, "replay", "--verify", str(log), "--scenario", str(kept))
+        assert code == 0 and "identical" in out
+
+    def test_scenario_option_needs_verify(self, tmp_path: pathlib.Path, capsys) -> None:
+        """--scenario without --verify is refused rather than ignored."""
+        _, log = self._log(tmp_path, capsys)
+        code, _, err = run(capsys, "replay", str(log), "--scenario", "x.yaml")
+        assert code == 2 and "only used with --verify" in err
 
 
 class TestPicks:

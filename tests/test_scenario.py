@@ -479,14 +479,40 @@ class TestBestiary:
         """A misspelt ``use:`` suggests the closest entry."""
         p = arena.one(variant("use: goblin", "use: gobln"))
         assert where(p) == (14, 15, "sides[1].members[0].use")
-        assert p.message == "no bestiary entry 'gobln'; did you mean 'goblin'?"
+        assert p.message == ("no bestiary entry 'gobln'; did you mean 'goblin'?; searched:"
+                             " bestiary/d20; add the entry to a YAML file there, or name your"
+                             " folder with --bestiary DIR or SIM_BESTIARY")
 
     def test_missing_entry_without_bestiary(self, arena):
         """With no bestiary folder at all, ``use:`` is still one clear problem."""
         (arena.root / "bestiary/d20/x.yaml").unlink()
+        (arena.root / "bestiary/d20").rmdir()
         p = arena.one(BASE)
         assert where(p) == (14, 15, "sides[1].members[0].use")
-        assert p.message == "no bestiary entry 'goblin'"
+        assert p.message == ("no bestiary entry 'goblin'; searched: no 'd20' bestiary folder;"
+                             " add the entry to a YAML file there, or name your folder with"
+                             " --bestiary DIR or SIM_BESTIARY")
+
+    def test_missing_entry_names_every_folder(self, arena, tmp_path_factory):
+        """The message lists each folder searched, --bestiary ones first."""
+        extra = tmp_path_factory.mktemp("extra")
+        (extra / "d20").mkdir()
+        arena.write(variant("use: goblin", "use: ogre"))
+        with pytest.raises(ScenarioError) as info:
+            load_scenario(pathlib.Path("s.yaml"), (extra,))
+        assert f"searched: {extra / 'd20'}, bestiary/d20;" in info.value.problems[0].message
+
+    def test_rules_subfolder_as_bestiary(self, arena, tmp_path_factory):
+        """``--bestiary lib/d20`` (the rules folder itself) works like ``--bestiary lib``."""
+        extra = tmp_path_factory.mktemp("lib")
+        (extra / "d20").mkdir()
+        (extra / "d20" / "y.yaml").write_text(
+            "rules: d20\ncreatures:\n  ogre: {hp: 30, level: 4}\n", encoding="utf-8")
+        arena.write(variant("use: goblin", "use: ogre"))
+        scenario = load_scenario(pathlib.Path("s.yaml"), (extra / "d20",))
+        assert scenario.sides[1].members[0].level == 4
+        code, _, err = arena.cli("validate", "s.yaml", "--bestiary", str(extra / "d20"))
+        assert (code, err) == (0, "")
 
     def test_bad_bestiary_file_reported_in_place(self, arena):
         """A bad bestiary value is reported with the bestiary's own path and line."""

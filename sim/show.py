@@ -1,0 +1,144 @@
+"""Stat blocks as a GM reads them: ``sim show`` (a resolved scenario) and ``sim bestiary``."""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+import yaml
+
+from sim.dice import Dice
+from sim.errors import Problem, ScenarioError
+from sim.model import Combatant, Scenario
+from sim.scenario import (
+    Entry,
+    _did_you_mean,
+    _display,
+    bestiary_dirs,
+    load_bestiary,
+    rules_folder,
+    where_searched,
+)
+
+# Bookkeeping fields of a resolved combatant: where it came from, not what it fights with.
+_HIDDEN = frozenset({"side", "group", "rider"})
+# The stats of the one-line summary of a bestiary entry, in this order.
+_LINE_STATS = ("level", "hp", "armor", "attack_threshold", "defense_threshold", "defense",
+               "heroism", "psy", "morale", "terror", "spirit", "movement")
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain YAML data: an attrs spec keeps the fields that differ from their
+    default, dice become their notation (a constant its number), tuples become lists."""
+    if isinstance(value, Dice):
+        return int(value.text) if value.is_constant and value.text.lstrip("-").isdigit() else value.text
+    if attrs.has(type(value)):
+        out = {}
+        for field in attrs.fields(type(value)):
+            if not field.init or field.name in _HIDDEN:
+                continue
+            item = getattr(value, field.name)
+            default = field.default.factory() if isinstance(field.default, attrs.Factory) else field.default
+            if item != default:  # type: ignore[operator]
+                out[field.name] = plain(item)
+        return out
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, tuple | list):
+        return [plain(item) for item in value]
+    return value
+
+
+def combatant_data(spec: Combatant, rules: str) -> dict[str, Any]:
+    """One resolved stat block; d20 thresholds left to their default show the value used."""
+    data = plain(spec)
+    if rules == "d20":
+        data.setdefault("attack_threshold", spec.effective_attack_threshold)
+        data.setdefault("defense_threshold", spec.effective_defense_threshold)
+    data["hp"] = plain(spec.hp)  # always shown, even when it is the default
+    return data
+
+
+def scenario_data(scenario: Scenario) -> dict[str, Any]:
+    """The whole scenario after ``use:``, overrides and ``count:``: every combatant spelt out."""
+    data: dict[str, Any] = {"name": scenario.name, "rules": scenario.rules,
+                            "max_rounds": scenario.max_rounds, "distance": scenario.distance}
+    for key in ("surprise", "options", "hazards", "timeline"):
+        value = plain(getattr(scenario, key))
+        if value not in (None, {}, []):
+            data[key] = value
+    data["sides"] = [
+        {"name": side.name, "party": side.party, "tactics": plain(side.tactics) or {"target": "random"},
+         "members": [combatant_data(member, scenario.rules) for member in side.members]}
+        for side in scenario.sides
+    ]
+    return data
+
+
+def to_yaml(data: Any) -> str:
+    """Block-style YAML, keys in the order given."""
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+
+
+def show_scenario(scenario: Scenario) -> str:
+    """``sim show``: the resolved scenario as YAML, headed by a comment naming the file."""
+    head = f"# {scenario.path}, resolved: every combatant as it will fight\n"
+    return head + to_yaml(scenario_data(scenario))
+
+
+# -- the bestiary ------------------------------------------------------------------------
+
+
+def bestiary(extra: Sequence[pathlib.Path], systems: Iterable[str]
+             ) -> tuple[list[pathlib.Path], dict[str, dict[str, Entry]]]:
+    """The folders searched from here (``--bestiary`` first) and every valid entry, by rules.
+
+    A bad bestiary file is a ScenarioError listing its problems, as ``sim validate`` would.
+    """
+    # bestiary_dirs looks beside a scenario and above it: here, a file in the working folder.
+    dirs = bestiary_dirs(pathlib.Path.cwd() / "(bestiary)", tuple(extra))
+    problems: list[Problem] = []
+    found = {rules: load_bestiary(dirs, rules, problems) for rules in systems}
+    if problems:
+        raise ScenarioError(problems)
+    return dirs, found
+
+
+def entry_line(entry: Entry) -> str:
+    """``goblin: level 1, hp 2d6, armor 1; rusty blade 1d6`` (one line per entry)."""
+    fields = plain(entry.fields)
+    stats = [f"{key} {fields[key]}" for key in _LINE_STATS if key in fields]
+    stats += [f"{skill} {score}" for skill, score in fields.get("skills", {}).items()]
+    weapons = [f"{w['name']} {w['damage']}" for w in fields.get("weapons", ())]
+    return f"{entry.key}: {', '.join(stats)}" + (f"; {', '.join(weapons)}" if weapons else "")
+
+
+def listing(dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]) -> str:
+    """Every entry, by rules then name, each under the file it comes from."""
+    lines = []
+    for rules, entries in found.items():
+        searched = [f for f in (rules_folder(d, rules) for d in dirs) if f is not None]
+        lines.append(f"{rules} ({', '.join(_display(f) for f in searched) or 'no folder'}):")
+        lines += [f"  {entry_line(entry)}" for _, entry in sorted(entries.items())]
+        if not entries:
+            lines.append("  (no entries)")
+    return "\n".join(lines) + "\n"
+
+
+def show_entry(rules: str, entry: Entry) -> str:
+    """One entry as YAML, headed by its rules and file."""
+    return f"# {rules} bestiary entry, from {entry.source.file}\n{to_yaml({entry.key: plain(entry.fields)})}"
+
+
+def find_entry(name: str, dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]
+               ) -> tuple[str, Entry] | str:
+    """(rules, entry) of ``name``, or why there is none: a close name, the folders searched."""
+    for rules, entries in found.items():
+        entry = entries.get(name)
+        if entry is not None:
+            return rules, entry
+    names = tuple(key for entries in found.values() for key in entries)
+    return (f"no bestiary entry '{name}'{_did_you_mean(name, names)};"
+            f" {where_searched(list(dirs), tuple(found))}")
