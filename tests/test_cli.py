@@ -95,12 +95,14 @@ class TestRunLog:
         assert default == one
 
     def test_log_file(self, capsys, tmp_path):
-        """``--log FILE`` writes the same log to the file and narrates on stdout."""
+        """``--log FILE`` writes the same log to the file and prints nothing; ``--narrate``
+        adds the narration on stdout."""
         log = tmp_path / "battle.jsonl"
-        code, out, err = run(capsys, "run", str(AMBUSH), "--seed", "3", "--log", str(log))
-        assert (code, err) == (0, "")
+        assert run(capsys, "run", str(AMBUSH), "--seed", "3", "--log", str(log)) == (0, "", "")
         _, stdout_log, _ = run(capsys, "run", str(AMBUSH), "--seed", "3", "--log", "-")
         assert log.read_text(encoding="ascii") == stdout_log
+        code, out, err = run(capsys, "run", str(AMBUSH), "--seed", "3", "--log", str(log), "--narrate")
+        assert (code, err) == (0, "")
         assert not out.lstrip().startswith("{")
         assert re.search(r"\bwin\b|draw", out)
         assert [p.name for p in tmp_path.iterdir()] == ["battle.jsonl"]
@@ -114,6 +116,36 @@ class TestRunLog:
         )
         assert (done.returncode, done.stderr) == (0, "")
         assert done.stdout == in_process
+
+
+class TestHelp:
+    """Every argument of every subcommand says what it is for."""
+
+    def test_every_action_has_help(self):
+        """Walking the parser: no argument (nor subcommand) without help text, none hidden."""
+        import argparse
+
+        from sim.cli import _parser
+
+        def walk(parser: argparse.ArgumentParser, where: str):
+            for action in parser._actions:
+                yield where, action
+                if isinstance(action, argparse._SubParsersAction):
+                    for name, sub in action.choices.items():
+                        yield from walk(sub, f"{where} {name}")
+
+        actions = list(walk(_parser(), "sim"))
+        missing = [f"{where}: {action.dest}" for where, action in actions
+                   if not action.help or action.help == argparse.SUPPRESS]
+        assert len(actions) > 40 and missing == []
+
+    def test_replay_help_states_exit_codes(self, capsys):
+        """sim replay --help spells out 0 identical, 1 differs, 2 bad input."""
+        with pytest.raises(SystemExit):
+            main(["replay", "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        assert "exit codes: 0 ok (with --verify: the log is identical" in out
+        assert "1 with --verify: the log differs" in out and "2 bad input" in out
 
 
 class TestRunNarration:

@@ -1,0 +1,182 @@
+"""``sim show`` (the resolved scenario as YAML) and ``sim bestiary`` (list entries, show one)."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+import yaml
+
+from sim.cli import main
+from sim.dice import parse
+from sim.model import Weapon
+from sim.show import plain
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+
+BESTIARY = """\
+rules: d20
+creatures:
+  goblin:
+    level: 1
+    hp: 2d6
+    armor: 1
+    weapons: [{name: rusty blade, damage: 1d6}]
+    description: Small and numerous.
+  ogre:
+    level: 4
+    hp: 30
+    armor: 2
+    attack_threshold: 15
+    weapons: [{name: club, damage: 1d10+2}]
+"""
+
+SCENARIO = """\
+name: Show me
+rules: d20
+sides:
+  - name: heroes
+    party: true
+    members:
+      - {name: Aria, level: 3, hp: 24, armor: 4, heroism: 2, weapons: [{name: sword, damage: 1d8}]}
+  - name: goblins
+    tactics: {target: weakest}
+    members:
+      - {use: goblin, count: 2, armor: 3}
+      - {use: ogre, name: Grub}
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def here(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    """A working folder with bestiary/d20/x.yaml and s.yaml, and no SIM_BESTIARY."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SIM_BESTIARY", raising=False)
+    (tmp_path / "bestiary" / "d20").mkdir(parents=True)
+    (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(BESTIARY, encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(SCENARIO, encoding="utf-8")
+    return tmp_path
+
+
+class TestPlain:
+    """Specs become plain YAML data."""
+
+    def test_defaults_left_out(self) -> None:
+        """A weapon keeps what differs from the defaults; dice become their notation."""
+        weapon = Weapon(name="bow", damage=parse("1d8+1"), range=30.0, hands=2)
+        assert plain(weapon) == {"name": "bow", "damage": "1d8+1", "hands": 2, "range": 30.0}
+
+    def test_constant_dice_are_numbers(self) -> None:
+        """Constant HP prints as a number, not a string."""
+        assert plain(parse("24")) == 24 and plain(parse("2d6")) == "2d6"
+
+
+class TestShow:
+    """``sim show SCENARIO``: every combatant after use:, overrides and count:."""
+
+    def test_resolved_members(self, here: pathlib.Path, capsys) -> None:
+        """count: 2 gives two named goblins with the bestiary's stats and the override."""
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        assert out.startswith("# s.yaml, resolved")
+        data = yaml.safe_load(out)
+        goblins = data["sides"][1]
+        assert goblins["tactics"] == {"target": "weakest"}
+        assert goblins["members"][:2] == [
+            {"name": f"goblin {i}", "hp": "2d6", "armor": 3,
+             "attack_threshold": 11, "defense_threshold": 11,
+             "weapons": [{"name": "rusty blade", "damage": "1d6"}]}
+            for i in (1, 2)]
+        grub = goblins["members"][2]
+        assert (grub["name"], grub["hp"], grub["level"], grub["attack_threshold"]) == ("Grub", 30, 4, 15)
+        assert grub["defense_threshold"] == 14  # the default 10 + level, spelt out
+        aria = data["sides"][0]["members"][0]
+        assert (aria["hp"], aria["heroism"], data["sides"][0]["party"]) == (24, 2, True)
+
+    def test_mounts_and_skills(self, capsys) -> None:
+        """A d100 rider shows its skills and its mount as its own stat block."""
+        code, out, _ = run(capsys, "show", str(REPO / "scenarios" / "mounted_charge.yaml"))
+        assert code == 0
+        members = yaml.safe_load(out)["sides"][0]["members"]
+        rider, horse = members[0], members[1]
+        assert rider["mount"] == horse["name"] == f"warhorse of {rider['name']}"
+        assert "riding" in rider["skills"] and horse["hp"]
+
+    def test_bad_scenario_exit_2(self, here: pathlib.Path, capsys) -> None:
+        """A scenario with a problem prints the problem, not a half scenario."""
+        (here / "s.yaml").write_text(SCENARIO.replace("use: ogre", "use: troll"), encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, out) == (2, "") and "no bestiary entry 'troll'" in err
+
+    @pytest.mark.parametrize("path", sorted((REPO / "scenarios").glob("*.yaml")), ids=lambda p: p.name)
+    def test_every_example_shows(self, path: pathlib.Path, capsys) -> None:
+        """Every example scenario shows as YAML naming each of its combatants once."""
+        from sim.scenario import load_scenario
+
+        code, out, _ = run(capsys, "show", str(path))
+        assert code == 0
+        names = [m["name"] for side in yaml.safe_load(out)["sides"] for m in side["members"]]
+        assert names == [c.name for c in load_scenario(path).combatants]
+
+
+class TestBestiary:
+    """``sim bestiary [RULES] [NAME]``."""
+
+    def test_list_one_line_each(self, here: pathlib.Path, capsys) -> None:
+        """Each entry on one line with its stats and weapons, under its folder."""
+        code, out, err = run(capsys, "bestiary", "d20")
+        assert (code, err) == (0, "")
+        assert out.splitlines() == [
+            "d20 (bestiary/d20):",
+            "  goblin: level 1, hp 2d6, armor 1; rusty blade 1d6",
+            "  ogre: level 4, hp 30, armor 2, attack_threshold 15; club 1d10+2",
+        ]
+
+    def test_list_every_system(self, capsys) -> None:
+        """Without RULES, the repository's bestiary lists all four systems."""
+        code, out, _ = run(capsys, "bestiary", "--bestiary", str(REPO / "bestiary"))
+        heads = [line.split(" ")[0] for line in out.splitlines() if not line.startswith(" ")]
+        assert code == 0 and heads == ["d20", "d100", "2d10", "d10"]
+
+    def test_show_one(self, here: pathlib.Path, capsys) -> None:
+        """RULES NAME (or NAME alone) prints the entry as YAML with its file."""
+        code, out, _ = run(capsys, "bestiary", "d20", "goblin")
+        assert code == 0 and out.startswith("# d20 bestiary entry, from bestiary/d20/x.yaml\n")
+        assert yaml.safe_load(out)["goblin"]["description"] == "Small and numerous."
+        assert run(capsys, "bestiary", "goblin")[1] == out
+
+    def test_missing_entry(self, here: pathlib.Path, capsys) -> None:
+        """An unknown name: exit 2, a hint, the folders searched and how to add one."""
+        code, out, err = run(capsys, "bestiary", "d20", "gobln")
+        assert (code, out) == (2, "")
+        assert err == ("sim bestiary: no bestiary entry 'gobln'; did you mean 'goblin'?; searched:"
+                       " bestiary/d20; add the entry to a YAML file there, or name your folder"
+                       " with --bestiary DIR or SIM_BESTIARY\n")
+
+    def test_bad_rules(self, here: pathlib.Path, capsys) -> None:
+        """RULES that is no rule system, with a NAME after it: exit 2."""
+        code, _, err = run(capsys, "bestiary", "d6", "goblin")
+        assert code == 2 and "RULES must be one of d20, d100, 2d10, d10" in err
+
+    def test_rules_folder_option(self, here: pathlib.Path, tmp_path_factory, capsys) -> None:
+        """--bestiary lib/d20 adds that folder's entries, listed first."""
+        lib = tmp_path_factory.mktemp("lib") / "d20"
+        lib.mkdir()
+        (lib / "y.yaml").write_text("rules: d20\ncreatures:\n  imp: {hp: 5}\n", encoding="utf-8")
+        code, out, _ = run(capsys, "bestiary", "d20", "--bestiary", str(lib))
+        assert code == 0 and out.splitlines()[0] == f"d20 ({lib}, bestiary/d20):"
+        assert "  imp: hp 5" in out.splitlines()
+
+    def test_bad_bestiary_file(self, here: pathlib.Path, capsys) -> None:
+        """A broken bestiary file is reported like sim validate does: exit 2, file:line:col."""
+        (here / "bestiary" / "d20" / "x.yaml").write_text(BESTIARY.replace("armor: 1", "armor: x"))
+        code, out, err = run(capsys, "bestiary", "d20")
+        assert (code, out) == (2, "")
+        assert err.startswith("bestiary/d20/x.yaml:6:12: creatures.goblin.armor: must be an integer")
