@@ -17,6 +17,7 @@ from sim.batch import BATTLES, SUMMARY, RunFolder, load_run_scenario, read_json,
 from sim.errors import InputError
 from sim.narrate import NARRATORS
 from sim.replay import PICKS, pick_battles, regenerate
+from sim.replay_state import BattleView, CombatantView
 from sim.report import difficulty_text, dist_text, headline, morale_rows, pct
 
 REPORT = "report.html"
@@ -146,8 +147,9 @@ def _table(caption: str, head: Sequence[str], rows: Iterable[Sequence[str]]) -> 
     """A table whose cells are already HTML."""
     th = "".join(f"<th>{_e(h)}</th>" for h in head)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>\n" for row in rows)
-    return (f"<table><caption>{_e(caption)}</caption>\n<thead><tr>{th}</tr></thead>\n"
-            f"<tbody>\n{body}</tbody></table>\n")
+    # The box scrolls sideways on a narrow screen, so the page itself never has to.
+    return (f'<div class="table-box"><table><caption>{_e(caption)}</caption>\n'
+            f"<thead><tr>{th}</tr></thead>\n<tbody>\n{body}</tbody></table></div>\n")
 
 
 def _tables(summary: Summary) -> str:
@@ -416,9 +418,44 @@ def _viewer(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> str:
         f"{_json_script(logs[picks[key]])}</script>\n"
         f'<script type="application/json" id="narration-{key}">'
         f"{_json_script([explain(e) for e in logs[picks[key]]])}</script>\n"
+        f'<script type="application/json" id="state-{key}">'
+        f"{_json_script(viewer_states(logs[picks[key]]))}</script>\n"
         for key in PICKS
     )
     return _VIEWER.format(options=options) + data
+
+
+def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
+    """What the viewer shows after each event, as changes: entry k lists ``[name, shown]`` for
+    each combatant event k changed (entry 0: everyone) and, when it changed, the shared pools.
+
+    ``shown`` is the terminal replay's view of a combatant (sim.replay_state): HP, status and
+    its details (effects, prone, heroism, PSY, fatigue, morale...), so both replays agree.
+    """
+    view = BattleView(events)
+    shown = {name: _shown(c) for name, c in view.combatants.items()}
+    states: list[dict[str, Any]] = [{"cast": [[n, s] for n, s in shown.items()], "shared": {}}]
+    shared: dict[str, int] = {}
+    for k in range(1, len(events)):
+        view.goto(k)
+        # Only combatants an event names can change (as actor, target, source...).
+        named = {v for v in events[k].values() if isinstance(v, str) and v in shown}
+        changed = []
+        for name in sorted(named):
+            now = _shown(view.combatants[name])
+            if now != shown[name]:
+                shown[name] = now
+                changed.append([name, now])
+        state: dict[str, Any] = {"cast": changed}
+        if view.shared != shared:
+            shared = dict(view.shared)
+            state["shared"] = shared
+        states.append(state)
+    return states
+
+
+def _shown(c: CombatantView) -> dict[str, Any]:
+    return {"hp": c.hp, "max": c.max_hp, "status": c.status, "details": c.details()}
 
 
 def _outcome(events: list[Event]) -> str:
@@ -448,13 +485,14 @@ def explain(event: Event) -> str:
 _VIEWER = """<div class="viewer">
 <div class="controls">
 <label>Battle <select id="pick">{options}</select></label>
-<button type="button" id="first" title="first event">&laquo; first</button>
+<button type="button" id="first" title="first event (Home)">&laquo; first</button>
 <button type="button" id="prev" title="previous event (Left arrow)">&#x25C0; previous</button>
 <button type="button" id="next" title="next event (Right arrow)">next &#x25B6;</button>
-<button type="button" id="last" title="last event">last &raquo;</button>
+<button type="button" id="last" title="last event (End)">last &raquo;</button>
 <span id="step" class="step"></span>
 </div>
-<p class="hint">Left / Right arrow keys step through the events.</p>
+<p class="hint">Left / Right arrow keys step through the events; Home and End jump to the first
+and the last. Under each HP bar: status, [effects], and what is left of heroism, PSY, morale...</p>
 <div id="roster" class="roster"></div>
 <p id="event-text" class="event-text" aria-live="polite"></p>
 <ol id="log" class="log"></ol>
@@ -476,13 +514,14 @@ h2 { margin: 28px 0 10px; font-size: 19px; border-bottom: 2px solid var(--line);
 .meta { margin: 0; color: var(--muted); }
 .verdict { margin: 10px 0 0; padding: 10px 14px; background: #fff; border-left: 4px solid #c0392b;
   border-radius: 4px; font-weight: 600; overflow-wrap: anywhere; }
-table { border-collapse: collapse; margin: 0 0 18px; background: #fff; width: 100%; font-size: 14px; }
+.table-box { overflow-x: auto; margin: 0 0 18px; }
+table { border-collapse: collapse; background: #fff; width: 100%; font-size: 14px; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border: 1px solid var(--line); padding: 5px 8px; text-align: left; vertical-align: top;
   overflow-wrap: break-word; }
 th { background: #eef1f5; }
 td { font-variant-numeric: tabular-nums; }
-.plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 14px;
+.plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(440px, 100%), 1fr)); gap: 14px;
   align-items: start; }
 figure { margin: 0; background: #fff; border: 1px solid var(--line); border-radius: 4px;
   padding: 8px; }
@@ -491,9 +530,11 @@ figcaption { color: var(--muted); font-size: 13px; padding: 4px 4px 0; }
 .viewer { background: #fff; border: 1px solid var(--line); border-radius: 4px; padding: 12px; }
 .controls { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 .controls select, .controls button { font: inherit; padding: 4px 10px; }
+.controls label { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; max-width: 100%; }
+.controls select { max-width: 100%; min-width: 0; }
 .step { color: var(--muted); margin-left: auto; font-variant-numeric: tabular-nums; }
 .hint { color: var(--muted); font-size: 13px; margin: 6px 0 10px; }
-.roster { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 12px; }
+.roster { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(300px, 100%), 1fr)); gap: 12px; }
 .side h3 { margin: 0 0 6px; font-size: 15px; overflow-wrap: anywhere; }
 .fighter { display: grid; grid-template-columns: minmax(90px, 40%) 1fr; gap: 2px 8px; align-items: center;
   margin-bottom: 6px; }
@@ -512,7 +553,12 @@ figcaption { color: var(--muted); font-size: 13px; padding: 4px 4px 0; }
 .log li.future { display: none; }
 .log li.current { color: var(--ink); font-weight: 600; }
 .note { color: #a33; }
-footer { color: var(--muted); font-size: 12px; padding: 24px 20px 32px; }
+footer { color: var(--muted); font-size: 12px; padding: 24px 20px 32px; overflow-wrap: anywhere; }
+@media (max-width: 520px) {  /* a phone: narrower margins, the step counter on its own line */
+  header, section, footer { padding-left: 10px; padding-right: 10px; }
+  .viewer { padding: 8px; }
+  .step { margin-left: 0; flex-basis: 100%; }
+}
 """
 
 _JS = """
@@ -531,34 +577,20 @@ _JS = """
   const battles = {};
   for (const option of pick.options) {
     const key = option.value;
-    battles[key] = {events: load("battle-" + key), lines: load("narration-" + key)};
+    battles[key] = {events: load("battle-" + key), lines: load("narration-" + key),
+                    states: load("state-" + key)};
   }
-  const STATUS = {knocked_out: "unconscious", died: "dead", fled: "fled"};
-  const STATUS_EFFECTS = new Set(["unconscious", "broken"]);
   let battle = null, k = 0, rows = new Map(), items = [];
 
-  function stateAt(events, upto) {
-    const cast = new Map();
-    for (const c of events[0].combatants) {
-      cast.set(c.name, {hp: c.hp, max: c.max_hp || c.hp, status: "active", effects: []});
-    }
+  // The state after event `upto`: the changes Python computed (sim.replay_state), applied in order.
+  function stateAt(states, upto) {
+    const cast = new Map(states[0].cast);
+    let shared = states[0].shared;
     for (let i = 1; i <= upto; i++) {
-      const e = events[i], who = cast.get(e.target);
-      if (!who) continue;
-      if (e.event === "damage_dealt") who.hp = e.hp_after;
-      else if (e.event in STATUS) { if (who.status !== "dead") who.status = STATUS[e.event]; }
-      else if (e.event === "effect_started") started(who, e.effect);
-      else if (e.event === "effect_ended") ended(who, e.effect);
+      for (const [name, shown] of states[i].cast) cast.set(name, shown);
+      if (states[i].shared) shared = states[i].shared;
     }
-    return cast;
-  }
-  function started(who, effect) {
-    if (STATUS_EFFECTS.has(effect)) { if (who.status === "active") who.status = effect; }
-    else if (!who.effects.includes(effect)) who.effects.push(effect);
-  }
-  function ended(who, effect) {
-    if (STATUS_EFFECTS.has(effect)) { if (who.status === effect && who.hp > 0) who.status = "active"; }
-    else who.effects = who.effects.filter((x) => x !== effect);
+    return {cast, shared};
   }
 
   function build() {
@@ -588,7 +620,7 @@ _JS = """
   }
 
   function render() {
-    const events = battle.events, cast = stateAt(events, k);
+    const events = battle.events, {cast, shared} = stateAt(battle.states, k);
     for (const [name, c] of cast) {
       const r = rows.get(name), share = c.max > 0 ? Math.max(0, Math.min(1, c.hp / c.max)) : 0;
       r.hp.dataset.hp = String(c.hp);
@@ -596,9 +628,11 @@ _JS = """
       r.fill.style.width = (share * 100).toFixed(1) + "%";
       r.text.textContent = c.hp + " / " + c.max + " HP";
       r.row.dataset.status = c.status;
-      r.tags.textContent = [c.status === "active" ? "" : c.status, ...c.effects].filter(Boolean).join(", ");
+      const tags = [c.status === "active" ? "" : c.status, ...c.details];
+      r.tags.textContent = tags.filter(Boolean).join(" \u00b7 ");
     }
-    $("step").textContent = "event " + (k + 1) + " of " + events.length + ", round " + events[k].round;
+    const pools = Object.entries(shared).map(([pool, left]) => " \u00b7 " + pool + " " + left).join("");
+    $("step").textContent = `event ${k + 1} of ${events.length}, round ${events[k].round}${pools}`;
     $("event-text").textContent = battle.lines[k];
     items.forEach((li, i) => { li.className = i > k ? "future" : i === k ? "current" : ""; });
     const log = $("log");
@@ -619,8 +653,8 @@ _JS = """
   document.addEventListener("keydown", (event) => {
     const tag = event.target && event.target.tagName;
     if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA" || event.altKey || event.ctrlKey) return;
-    if (event.key === "ArrowRight") { go(k + 1); event.preventDefault(); }
-    else if (event.key === "ArrowLeft") { go(k - 1); event.preventDefault(); }
+    const to = {ArrowRight: k + 1, ArrowLeft: k - 1, Home: 0, End: battle.events.length - 1}[event.key];
+    if (to !== undefined) { go(to); event.preventDefault(); }
   });
   build();
 })();

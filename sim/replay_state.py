@@ -16,6 +16,7 @@ STARTING_RESOURCES = ("heroism", "morale", "spirit", "psy")
 # Effects that are a status rather than something ongoing: shown as the status.
 STATUS_EFFECTS = {BROKEN: BROKEN, UNCONSCIOUS: UNCONSCIOUS}
 KNOCKOUTS = frozenset({"knocked_out", "died"})
+MOUNTED = "mounted"
 _COMMON = frozenset({"event", "round", "t"})
 
 
@@ -30,6 +31,12 @@ class CombatantView:
     status: str = ACTIVE
     effects: list[str] = field(default_factory=list)
     resources: dict[str, int] = field(default_factory=dict)
+    prone: bool = False  # thrown from its mount, not yet back on its feet
+
+    def details(self) -> list[str]:
+        """What the replay shows under the HP bar: ``[effect]`` tags, then ``resource value``."""
+        tags = [f"[{effect}]" for effect in self.effects] + (["[prone]"] if self.prone else [])
+        return tags + [f"{name} {value}" for name, value in self.resources.items()]
 
 
 @dataclass(frozen=True)
@@ -244,6 +251,12 @@ class BattleView:
                 who.status = ACTIVE
         elif effect in who.effects:
             who.effects.remove(effect)
+        if effect == MOUNTED:  # off the saddle is on the ground (sim.effects.throw_off)
+            who.prone = True
+
+    def _set_prone(self, event: Event, key: str, prone: bool) -> None:
+        if (who := self._who(event, key)) is not None:
+            who.prone = prone
 
     def _resource_spent(self, event: Event) -> None:
         resource, who = event["resource"], self._who(event, "actor")
@@ -279,4 +292,6 @@ _HANDLERS: dict[str, Callable[[BattleView, Event], None]] = {
     "morale_changed": _resource("actor", "morale", "tokens"),
     "spirit_lost": _resource("target", "spirit", "spirit_after"),
     "fatigue_gained": _resource("actor", "fatigue", "fatigue"),
+    "stood_up": lambda view, event: view._set_prone(event, "actor", False),
+    "helped_up": lambda view, event: view._set_prone(event, "target", False),
 }

@@ -37,8 +37,7 @@ def combatant_text(c: CombatantView, name_width: int = 12) -> Text:
     text.append(hp_bar(c.hp, c.max_hp), style=_bar_style(c.hp, c.max_hp))
     text.append("  ")
     text.append(c.status, style=STATUS_STYLES.get(c.status, ""))
-    details = [f"[{effect}]" for effect in c.effects]
-    details += [f"{name} {value}" for name, value in c.resources.items()]
+    details = c.details()
     text.append("\n  " + ("  ".join(details) if details else "-"), style="dim")
     return text
 

@@ -12,8 +12,9 @@ import pytest
 
 from sim import cli
 from sim.errors import InputError
-from sim.html_report import _verdict, explain, write_report
+from sim.html_report import _verdict, explain, viewer_states, write_report
 from sim.replay import PICKS, pick_battles, regenerate
+from sim.replay_state import BattleView
 from sim.report import difficulty_text, dist_text, pct
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ sides:
   - name: heroes
     party: true
     members:
-      - {name: '<script>alert(1)</script>', level: 2, hp: 9, armor: 2,
+      - {name: '<script>alert(1)</script>', level: 2, hp: 9, armor: 2, heroism: 2,
          weapons: [{name: 'sword </script><script>alert(2)</script>', damage: 1d6}]}
       - {name: 'Zoë "the" <b>Bold</b> & co', level: 1, hp: 7, armor: 1,
          weapons: [{name: dagger, damage: 1d4}]}
@@ -73,6 +74,14 @@ def embedded(page: str, element_id: str) -> object:
                       re.DOTALL)
     assert found is not None, element_id
     return json.loads(found.group(1))
+
+
+def shown_after(states: list[dict], k: int) -> dict[str, dict]:
+    """What the viewer shows of each combatant after event k: state-KEY's changes applied in order."""
+    cast = dict(states[0]["cast"])
+    for state in states[1 : k + 1]:
+        cast.update(dict(state["cast"]))
+    return cast
 
 
 def hp_after(events: list[dict], k: int) -> dict[str, int]:
@@ -193,14 +202,14 @@ class TestSafety:
         assert "<script>alert" not in page and "</script><script>" not in page
 
     def test_only_our_scripts(self, page: str) -> None:
-        """The page has exactly its own script plus two JSON blocks per picked battle."""
-        assert len(re.findall(r"<script\b", page)) == 1 + 2 * len(PICKS)
-        assert len(re.findall(r"</script>", page)) == 1 + 2 * len(PICKS)
+        """The page has exactly its own script plus three JSON blocks per picked battle."""
+        assert len(re.findall(r"<script\b", page)) == 1 + 3 * len(PICKS)
+        assert len(re.findall(r"</script>", page)) == 1 + 3 * len(PICKS)
 
     def test_json_cannot_end_its_script(self, page: str) -> None:
         """Inside the JSON blocks <, > and & only appear as \\u escapes."""
         blocks = re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', page, re.DOTALL)
-        assert len(blocks) == 2 * len(PICKS)
+        assert len(blocks) == 3 * len(PICKS)
         assert all(not set(block) & set("<>&") for block in blocks)
         assert any("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in block for block in blocks)
 
@@ -222,6 +231,37 @@ class TestViewer:
             events = embedded(page, f"battle-{key}")
             assert embedded(page, f"narration-{key}") == [explain(e) for e in events]
 
+    def test_states_replay_the_terminal_view(self, page: str) -> None:
+        """Applying state-KEY's changes up to event k gives BattleView's combatants after event k."""
+        for key in PICKS:
+            events, states = embedded(page, f"battle-{key}"), embedded(page, f"state-{key}")
+            assert len(states) == len(events)
+            view = BattleView(events)
+            for k in range(len(events)):
+                view.goto(k)
+                assert shown_after(states, k) == {
+                    name: {"hp": c.hp, "max": c.max_hp, "status": c.status, "details": c.details()}
+                    for name, c in view.combatants.items()}
+
+    def test_states_of_a_mounted_battle(self) -> None:
+        """Riders: [mounted], then [prone] when thrown, PSY and fatigue as the terminal tells them."""
+        from sim.engine import run_battle
+        from sim.scenario import load_scenario
+
+        scenario = load_scenario(pathlib.Path(__file__).parent.parent / "scenarios" / "mounted_charge.yaml")
+        for seed in range(40):
+            _, events = run_battle(scenario, seed, log=True)
+            states = viewer_states(events)
+            view = BattleView(events)
+            for k in range(len(events)):
+                view.goto(k)
+                assert {n: s["details"] for n, s in shown_after(states, k).items()} == {
+                    n: c.details() for n, c in view.combatants.items()}
+            if any(e["event"] == "effect_ended" and e["effect"] == "mounted" for e in events):
+                break
+        details = {d for state in states for _, shown in state["cast"] for d in shown["details"]}
+        assert {"[mounted]", "[prone]"} <= details
+
     def test_explain(self) -> None:
         """Narrated events use narrate's line; others get a plain line of their fields."""
         damage = {"event": "damage_dealt", "round": 1, "t": 0.5, "target": "Wolf", "amount": 3,
@@ -232,22 +272,83 @@ class TestViewer:
         assert explain({"event": "died", "round": 2, "t": 1.0}) == "Died."
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Debian Chromium, shared by the browser tests."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--no-first-run"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def tags_after(states: list[dict], k: int) -> dict[str, str]:
+    """The text under each HP bar after event k: status (unless active), then the details."""
+    return {name: " \u00b7 ".join([*([] if c["status"] == "active" else [c["status"]]), *c["details"]])
+            for name, c in shown_after(states, k).items()}
+
+
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
 class TestBrowser:
     """The page in headless Chromium: no alert, no error, working plots and step-by-step viewer."""
 
-    def test_steps_and_hp(self, report: pathlib.Path, page: str) -> None:
+    def test_steps_and_hp(self, browser, report: pathlib.Path, page: str) -> None:
         """Right x3, the last button and the battle select show the HP the log gives, with no alert."""
-        from playwright.sync_api import sync_playwright
+        self._check(browser.new_page(), report, page)
 
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-                "--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--no-first-run"])
-            try:
-                self._check(browser.new_page(), report, page)
-            finally:
-                browser.close()
+    @pytest.mark.parametrize("width", [390, 1280])
+    def test_fits_the_screen(self, browser, report: pathlib.Path, width: int) -> None:
+        """On a 390 px phone and a desktop, the page never scrolls sideways; wide tables scroll
+        inside their own box and the battle picker stays on screen."""
+        tab = browser.new_page(viewport={"width": width, "height": 800})
+        tab.goto(report.resolve().as_uri())
+        assert tab.evaluate("document.documentElement.scrollWidth") <= width
+        picker = tab.locator("#pick").bounding_box()
+        assert picker is not None and picker["x"] + picker["width"] <= width
+        for button in ("#first", "#prev", "#next", "#last"):
+            box = tab.locator(button).bounding_box()
+            assert box is not None and box["x"] + box["width"] <= width
+        if width == 390:  # the widest table is wider than a phone: its box scrolls, not the page
+            assert tab.evaluate("Math.max(...[...document.querySelectorAll('.table-box')]"
+                                ".map(b => b.scrollWidth - b.clientWidth))") > 0
+
+    def test_home_and_end(self, browser, report: pathlib.Path, page: str) -> None:
+        """End shows the last event, Home the first; the buttons say so."""
+        tab = browser.new_page()
+        tab.goto(report.resolve().as_uri())
+        worst = embedded(page, "battle-worst")
+        tab.keyboard.press("End")
+        self._assert_state(tab, page, "worst", worst, len(worst) - 1)
+        tab.keyboard.press("ArrowLeft")
+        self._assert_state(tab, page, "worst", worst, len(worst) - 2)
+        tab.keyboard.press("Home")
+        self._assert_state(tab, page, "worst", worst, 0)
+        assert "(Home)" in (tab.get_attribute("#first", "title") or "")
+
+    def test_resources_shown(self, browser, report: pathlib.Path, page: str) -> None:
+        """Under each bar: the status, effects and resources the terminal replay shows."""
+        tab = browser.new_page()
+        tab.goto(report.resolve().as_uri())
+        states = embedded(page, "state-worst")
+        with_heroism = [k for k, state in enumerate(states) if any(
+            any(d.startswith("heroism") for d in c["details"]) for _, c in state["cast"])]
+        assert with_heroism  # heroism is shown from the first event on
+        last = len(states) - 1
+        for k in (0, min(20, last), last):
+            tab.keyboard.press("Home")
+            for _ in range(k if k < last else 0):
+                tab.keyboard.press("ArrowRight")
+            if k == last:
+                tab.keyboard.press("End")
+            shown = tab.eval_on_selector_all(
+                "#roster .fighter", "rows => rows.map(r => [r.querySelector('.name').textContent,"
+                " r.querySelector('.tags').textContent])")
+            assert dict(shown) == tags_after(states, k)
 
     def _check(self, tab: Page, report: pathlib.Path, page: str) -> None:
         dialogs: list[str] = []

@@ -204,6 +204,30 @@ class TestEffectsAndResources:
         assert view.shared == {"destiny": 0}
 
 
+    def test_thrown_rider_is_prone_until_up(self) -> None:
+        """Losing the saddle leaves the rider prone until it stands up or is helped up."""
+        view = BattleView([
+            start(),
+            at("effect_started", target="Aria", effect="mounted", mount="horse"),
+            at("effect_ended", target="Aria", effect="mounted", reason="mount fell"),
+            at("stood_up", actor="Aria"),
+            at("effect_ended", target="Aria", effect="mounted", reason="fell from the saddle"),
+            at("helped_up", actor="goblin", target="Aria"),
+        ])
+        assert after_each_step(view, lambda: view.combatants["Aria"].details()) == [
+            ["[mounted]"], ["[prone]"], [], ["[prone]"], []]
+
+    def test_details_as_the_terminal_shows_them(self) -> None:
+        """details(): effects and prone as [tags], then each resource with its value."""
+        view = BattleView([
+            start(heroism=2, psy=4),
+            at("effect_started", target="Aria", effect="burning"),
+            at("fatigue_gained", actor="Aria", amount=1, fatigue=1),
+        ])
+        view.last()
+        assert view.combatants["Aria"].details() == ["[burning]", "heroism 2", "psy 4", "fatigue 1"]
+
+
 class TestExplaining:
     """What the replay says about the current event."""
 
