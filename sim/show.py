@@ -84,7 +84,8 @@ def to_yaml(data: Any) -> str:
 
 def show_scenario(scenario: Scenario) -> str:
     """``sim show``: the resolved scenario as YAML, headed by a comment naming the file."""
-    head = f"# {scenario.path}, resolved: every combatant as it will fight\n"
+    edits = "".join(f"# --set {text}\n" for text in scenario.overrides)
+    head = f"# {scenario.path}, resolved: every combatant as it will fight\n{edits}"
     return head + to_yaml(scenario_data(scenario))
 
 

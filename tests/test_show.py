@@ -100,6 +100,13 @@ class TestShow:
         aria = data["sides"][0]["members"][0]
         assert (aria["hp"], aria["heroism"], data["sides"][0]["party"]) == (24, 2, True)
 
+    def test_set_edits_before_showing(self, here: pathlib.Path, capsys) -> None:
+        """--set changes what is shown, as it changes what fights."""
+        code, out, _ = run(capsys, "show", "s.yaml", "--set", "sides[goblins].members[goblin].count=3")
+        names = [m["name"] for m in yaml.safe_load(out)["sides"][1]["members"]]
+        assert code == 0 and names == ["goblin 1", "goblin 2", "goblin 3", "Grub"]
+        assert "\n# --set sides[goblins].members[goblin].count=3\n" in out
+
     def test_mounts_and_skills(self, capsys) -> None:
         """A d100 rider shows its skills and its mount as its own stat block."""
         code, out, _ = run(capsys, "show", str(REPO / "scenarios" / "mounted_charge.yaml"))
