@@ -254,14 +254,13 @@ def _narrate(events: list[dict], args: argparse.Namespace) -> None:
         print(line, file=to)
 
 
-def _emit_log(events: list[dict], target: str | None) -> bool:
-    """Write events to '-' or a path; True when they went to stdout."""
+def _emit_log(events: list[dict], target: str | None) -> None:
+    """Write events to '-' (stdout) or a path; nothing without a target."""
     if target == "-":
         sys.stdout.flush()
         write_jsonl(events, sys.stdout.buffer)
         sys.stdout.buffer.flush()
-        return True
-    if target:
+    elif target:
         buffer = io.BytesIO()
         write_jsonl(events, buffer)
         try:
@@ -269,7 +268,6 @@ def _emit_log(events: list[dict], target: str | None) -> bool:
         except OSError as exc:
             msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
             raise InputError(msg) from exc
-    return False
 
 
 def _progress_bar(enabled: bool):
