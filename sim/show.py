@@ -13,6 +13,7 @@ from sim.dice import Dice
 from sim.errors import Problem, ScenarioError
 from sim.model import Combatant, Scenario
 from sim.scenario import (
+    BESTIARY_ENV,
     Entry,
     _did_you_mean,
     _display,
@@ -117,11 +118,15 @@ def entry_line(entry: Entry) -> str:
 
 
 def listing(dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]) -> str:
-    """Every entry, by rules then name, each under the file it comes from."""
+    """Every entry, by rules then name, under the folders searched for that rules."""
     lines = []
     for rules, entries in found.items():
         searched = [f for f in (rules_folder(d, rules) for d in dirs) if f is not None]
-        lines.append(f"{rules} ({', '.join(_display(f) for f in searched) or 'no folder'}):")
+        if not searched:
+            lines.append(f"{rules}: no bestiary folder found from here;"
+                         f" name one with --bestiary DIR or {BESTIARY_ENV}")
+            continue
+        lines.append(f"{rules} ({', '.join(_display(f) for f in searched)}):")
         lines += [f"  {entry_line(entry)}" for _, entry in sorted(entries.items())]
         if not entries:
             lines.append("  (no entries)")

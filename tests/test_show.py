@@ -152,6 +152,14 @@ class TestBestiary:
         heads = [line.split(" ")[0] for line in out.splitlines() if not line.startswith(" ")]
         assert code == 0 and heads == ["d20", "d100", "2d10", "d10"]
 
+    def test_no_folder_says_how_to_name_one(self, tmp_path: pathlib.Path, monkeypatch, capsys) -> None:
+        """From a folder with no bestiary anywhere above, each system says how to name one."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        code, out, _ = run(capsys, "bestiary", "d10")
+        assert (code, out) == (0, "d10: no bestiary folder found from here; name one with"
+                                  " --bestiary DIR or SIM_BESTIARY\n")
+
     def test_show_one(self, here: pathlib.Path, capsys) -> None:
         """RULES NAME (or NAME alone) prints the entry as YAML with its file."""
         code, out, _ = run(capsys, "bestiary", "d20", "goblin")
