@@ -243,6 +243,27 @@ class TestViewer:
                     name: {"hp": c.hp, "max": c.max_hp, "status": c.status, "details": c.details()}
                     for name, c in view.combatants.items()}
 
+    def test_states_carry_the_shared_pool(self, tmp_path: pathlib.Path) -> None:
+        """Destiny points the party shares appear in the state of the event that spends them."""
+        from sim.engine import run_battle
+        from sim.scenario import load_scenario
+
+        path = tmp_path / "destiny.yaml"
+        path.write_text(SCENARIO.replace("max_rounds: 30", "max_rounds: 30\noptions: {destiny_points: 2}"),
+                        encoding="utf-8")
+        scenario = load_scenario(path)
+        for seed in range(60):
+            _, events = run_battle(scenario, seed, log=True)
+            spent = [k for k, e in enumerate(events)
+                     if e["event"] == "resource_spent" and e["resource"] == "destiny"]
+            if spent:
+                break
+        states = viewer_states(events)
+        view = BattleView(events)
+        view.goto(spent[0])
+        assert states[spent[0]]["shared"] == view.shared == {"destiny": 1}
+        assert all("shared" not in state for state in states[1 : spent[0]])
+
     def test_states_of_a_mounted_battle(self) -> None:
         """Riders: [mounted], then [prone] when thrown, PSY and fatigue as the terminal tells them."""
         from sim.engine import run_battle
