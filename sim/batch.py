@@ -28,6 +28,8 @@ from typing import Any
 import attrs
 
 from sim import __version__
+from sim.day import Day, StepResult, load_input, run_day
+from sim.day_stats import DayAggregate, DayRow
 from sim.engine import run_battle
 from sim.errors import InputError
 from sim.events import to_jsonl_bytes
@@ -81,7 +83,7 @@ class LogPlan:
 class ChunkTask:
     """Battles ``start`` to ``stop`` (excluded) of a batch."""
 
-    scenario: Scenario
+    scenario: Scenario | Day
     master_seed: int
     start: int
     stop: int
@@ -109,8 +111,32 @@ class ChunkResult:
     rows: tuple[BattleRow, ...] = ()  # with ``rows_only`` (then ``part`` is empty)
 
 
+def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
+    """Play a chunk of adventuring days: one row per day (see sim.day_stats)."""
+    rows: list[DayRow] = []
+    logs: list[bytes] = []
+    aggregate = DayAggregate.for_day(day)
+    for index in range(task.start, task.stop):
+        seed = battle_seed(task.master_seed, index)
+        logged = task.logs.wants(index)
+        outcome, events = run_day(day, seed, log=logged, batch={"seed": task.master_seed, "index": index})
+        row = (index, seed, outcome.winner, outcome.rounds, outcome.rows, outcome.steps,
+               outcome.survived, outcome.completed)
+        rows.append(row)
+        aggregate.add(row)
+        if logged:
+            logs.append(to_jsonl_bytes(events))
+    if task.rows_only:
+        return ChunkResult(task.start, len(rows), b"", aggregate, b"".join(logs), task.tag,
+                           tuple(r[:5] for r in rows))
+    part = parquet_bytes(day_rows_table(rows, roster_of(day)))
+    return ChunkResult(task.start, len(rows), part, aggregate, b"".join(logs), task.tag)
+
+
 def run_chunk(task: ChunkTask) -> ChunkResult:
     """Play a chunk of battles; the hot loop logs nothing unless the plan asks."""
+    if isinstance(task.scenario, Day):
+        return run_day_chunk(task, task.scenario)
     rows: list[BattleRow] = []
     logs: list[bytes] = []
     meta_seed = task.master_seed
@@ -313,6 +339,36 @@ def rows_table(rows: Sequence[BattleRow], roster: Sequence[tuple[str, str]]) -> 
     ], schema=schema)
 
 
+def _step_type() -> Any:
+    import pyarrow as pa
+
+    return pa.struct([
+        ("step", pa.int32()), ("reached", pa.bool_()), ("won", pa.bool_()), ("winner", pa.string()),
+        ("rounds", pa.int32()), ("any_down", pa.bool_()), ("any_death", pa.bool_()),
+        ("hp_start", pa.int64()),
+    ])
+
+
+def _day_schema() -> Any:
+    """A day's row: a battle row of the day as a whole (the party's members at its end), then
+    its steps in order, and whether the party survived and completed the day."""
+    import pyarrow as pa
+
+    base = _parquet_schema()
+    return base.append(pa.field("steps", pa.list_(_step_type()))).append(
+        pa.field("survived", pa.bool_())).append(pa.field("completed", pa.bool_()))
+
+
+def day_rows_table(rows: Sequence[DayRow], roster: Sequence[tuple[str, str]]) -> Any:
+    import pyarrow as pa
+
+    base = rows_table([r[:5] for r in rows], roster)
+    steps = pa.array([[s._asdict() for s in r[5]] for r in rows], pa.list_(_step_type()))
+    table = base.append_column("steps", steps)
+    table = table.append_column("survived", pa.array([r[6] for r in rows], pa.bool_()))
+    return table.append_column("completed", pa.array([r[7] for r in rows], pa.bool_()))
+
+
 def parquet_bytes(table: Any) -> bytes:
     """A table as the bytes of a Parquet file."""
     import pyarrow as pa
@@ -323,12 +379,18 @@ def parquet_bytes(table: Any) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def _table_rows(table: Any) -> Iterator[BattleRow]:
-    """Rows back from a Parquet part, in the shape workers send them."""
+def _table_rows(table: Any) -> Iterator[BattleRow | DayRow]:
+    """Rows back from a Parquet part, in the shape workers send them (battles or days)."""
+    days = "steps" in table.column_names
     for record in table.to_pylist():
         fighters = tuple((c["hp"], c["status"], c["cause"], c["knocked_out"], c["morale"],
                           tuple(c["learned"])) for c in record["combatants"])
-        yield (record["index"], record["seed"], record["winner"], record["rounds"], fighters)
+        row = (record["index"], record["seed"], record["winner"], record["rounds"], fighters)
+        if days:
+            steps = tuple(StepResult(**s) for s in record["steps"])
+            yield (*row, steps, record["survived"], record["completed"])
+        else:
+            yield row
 
 
 @attrs.define
@@ -374,7 +436,7 @@ class RunFolder:
         except (OSError, pa.ArrowException) as exc:
             msg = f"{path}:0:0: (part): unreadable ({exc}); delete it and --resume redoes it"
             raise InputError(msg) from exc
-        if not table.schema.equals(_parquet_schema()):
+        if not (table.schema.equals(_parquet_schema()) or table.schema.equals(_day_schema())):
             msg = f"{path}:0:0: (part): not a part of this program; delete it and --resume"
             raise InputError(msg)
         return table
@@ -385,7 +447,9 @@ class RunFolder:
 
         target = self.path / BATTLES
         tmp = target.with_suffix(".tmp")
-        with pq.ParquetWriter(tmp, _parquet_schema()) as writer:
+        # The parts' own schema: a run of battles, or of days (which add their steps).
+        schema = self.read_part(0).schema if count else _parquet_schema()
+        with pq.ParquetWriter(tmp, schema) as writer:
             for number in range(count):
                 writer.write_table(self.read_part(number))
         os.replace(tmp, target)
@@ -444,7 +508,7 @@ def versions() -> dict[str, str]:
     return found
 
 
-def new_manifest(scenario: Scenario, spec: BatchSpec, argv: Sequence[str],
+def new_manifest(scenario: Scenario | Day, spec: BatchSpec, argv: Sequence[str],
                  bestiary: Sequence[pathlib.Path] = ()) -> dict[str, Any]:
     return {
         "schema": 1,
@@ -467,11 +531,13 @@ def new_manifest(scenario: Scenario, spec: BatchSpec, argv: Sequence[str],
     }
 
 
-def roster_of(scenario: Scenario) -> list[tuple[str, str]]:
+def roster_of(scenario: Scenario | Day) -> list[tuple[str, str]]:
     return [(c.name, c.side) for c in scenario.combatants]
 
 
-def empty_aggregate(scenario: Scenario) -> Aggregate:
+def empty_aggregate(scenario: Scenario | Day) -> Aggregate:
+    if isinstance(scenario, Day):
+        return DayAggregate.for_day(scenario)
     party = next((s.name for s in scenario.sides if s.party), None)
     mounts = [c.name for c in scenario.combatants if c.rider is not None]
     return Aggregate.for_roster(roster_of(scenario), [s.name for s in scenario.sides], party, mounts)
@@ -481,7 +547,7 @@ def empty_aggregate(scenario: Scenario) -> Aggregate:
 class Batch:
     """One batch run: plans chunks, collects them in order, writes the folder."""
 
-    scenario: Scenario
+    scenario: Scenario | Day
     spec: BatchSpec
     folder: RunFolder
     runner: Runner
@@ -584,7 +650,7 @@ def default_workers() -> int:
                else (os.cpu_count() or 1))
 
 
-def start_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, argv: Sequence[str],
+def start_run(folder: pathlib.Path, scenario: Scenario | Day, spec: BatchSpec, argv: Sequence[str],
               bestiary: Sequence[pathlib.Path] = ()) -> RunFolder:
     """Create a new run folder with its manifest; refuses to overwrite an existing run."""
     if (folder / MANIFEST).exists():
@@ -601,21 +667,19 @@ def start_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, argv: S
 
 
 def load_run_scenario(folder: RunFolder, manifest: dict[str, Any],
-                      extra: Sequence[pathlib.Path] = ()) -> Scenario:
+                      extra: Sequence[pathlib.Path] = ()) -> Scenario | Day:
     """The run's scenario, resolved with the run's bestiary folders, as it was at the start.
 
     ``extra`` bestiary folders (``--bestiary``) are searched first. A scenario or
     bestiary changed since would give other battles: an input error.
     """
-    from sim.scenario import load_scenario
-
     path = pathlib.Path(manifest["scenario_path"])
     bestiary = (*extra, *(pathlib.Path(folder) for folder in manifest["bestiary"]))
     overrides = manifest.get("overrides", [])
     if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
         msg = f"{folder.manifest_path}:0:0: overrides: must be a list of PATH=VALUE texts"
         raise InputError(msg)
-    scenario = load_scenario(path, bestiary, overrides=overrides)
+    scenario = load_input(path, bestiary, overrides=overrides)
     if scenario.sha256 != manifest["scenario_sha256"]:
         msg = f"{path}:0:0: (document): the scenario changed since the run began (SHA-256 differs)"
         raise InputError(msg)

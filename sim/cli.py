@@ -27,14 +27,14 @@ from sim.batch import (
     write_atomic,
     write_json,
 )
-from sim.engine import run_battle
+from sim.day import Day, Rest, is_day_file, load_day, load_input, run_any
 from sim.errors import InputError, ScenarioError
 from sim.events import write_jsonl
 from sim.model import Scenario
 from sim.narrate import narrate
 from sim.replay import PICKS, pick_battles, read_log, regenerate, verify
 from sim.report import print_summary
-from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, validate_file
+from sim.scenario import IMPLEMENTED_SYSTEMS, validate_file
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_MISMATCH = 1  # sim replay --verify: the log and the simulation differ
@@ -238,8 +238,8 @@ def _check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     _check_bestiary_dirs(args.bestiary)
-    scenario = load_scenario(args.scenario, tuple(args.bestiary), overrides=args.overrides)
-    _, events = run_battle(scenario, args.seed, log=True)
+    scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    _, events = run_any(scenario, args.seed, log=True)
     _emit_log(events, args.log)
     _narrate(events, args)
     return EXIT_OK
@@ -311,7 +311,7 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
         return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)
     if args.scenario is None:
         raise InputError("sim batch: give a SCENARIO (or --resume RUN_DIR)")
-    scenario = load_scenario(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
     spec = BatchSpec(n=args.n, seed=args.seed, chunk=min(args.chunk, args.n),
                      precision=args.precision, logs=args.logs)
     LogPlan.parse(spec.logs, spec.n)  # reject a bad --logs before creating anything
@@ -400,7 +400,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     problems = []
     for path in args.files:
         try:
-            kind = validate_file(path, tuple(args.bestiary), args.overrides)
+            if is_day_file(path):
+                load_day(path, tuple(args.bestiary), args.overrides)
+                kind = "day"
+            else:
+                kind = validate_file(path, tuple(args.bestiary), args.overrides)
         except ScenarioError as exc:
             problems.extend(exc.problems)
         else:
@@ -472,12 +476,12 @@ def _vary_values(text: str) -> tuple[str, list[str]]:
 
 
 def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str]]],
-              bestiary: tuple[pathlib.Path, ...]) -> list[Scenario]:
+              bestiary: tuple[pathlib.Path, ...]) -> list[Scenario | Day]:
     """Load every variant, reporting every variant's problems at once."""
     loaded, problems = [], []
     for path, overrides in wanted:
         try:
-            loaded.append(load_scenario(path, bestiary, overrides=list(overrides)))
+            loaded.append(load_input(path, bestiary, overrides=list(overrides)))
         except ScenarioError as exc:
             problems.extend(p for p in exc.problems if p not in problems)
     if problems:
@@ -525,8 +529,15 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from sim.show import show_scenario
 
     _check_bestiary_dirs(args.bestiary)
-    scenario = load_scenario(args.scenario, tuple(args.bestiary), overrides=args.overrides)
-    print(show_scenario(scenario), end="")
+    subject = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    if isinstance(subject, Day):
+        for step in subject.steps:  # a day: each fight as it will be fought, and the rests
+            if isinstance(step, Rest):
+                print(f"# step {step.step + 1}: {step.kind} rest, {step.hours} h\n")
+            else:
+                print(f"# step {step.step + 1}: encounter\n{show_scenario(step.scenario)}")
+        return EXIT_OK
+    print(show_scenario(subject), end="")
     return EXIT_OK
 
 

@@ -25,7 +25,7 @@ from sim.tactics import approach_gap, choose_target, choose_weapon
 from sim.timeline import run_timeline
 
 if TYPE_CHECKING:
-    from collections.abc import Generator
+    from collections.abc import Callable, Generator
 
     from sim.model import Scenario, Weapon
     from sim.rules import AttackResult, RuleSystem
@@ -52,9 +52,13 @@ class Battle:
     """One battle of a scenario, from ``battle_started`` to ``battle_ended``."""
 
     def __init__(
-        self, scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None
+        self, scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None,
+        carry: Callable[[Fighter], None] | None = None,
     ) -> None:
         self.scenario = scenario
+        # An adventuring day (sim.day) hands over what its party carries from earlier
+        # fights and rests: called on each fighter once its pools are rolled.
+        self._carry = carry
         self.seed = seed
         self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
         self.rules: RuleSystem = system_for(scenario.rules)
@@ -118,8 +122,10 @@ class Battle:
                 self.rules.prepare(self, fighter)
                 if self.morale_on:
                     give_tokens(self, fighter)
+                if self._carry is not None:
+                    self._carry(fighter)  # may leave it down (0 HP) or broken from before
                 self.fighters.append(fighter)
-                if fighter.counts:
+                if fighter.counts and fighter.able:
                     self._able[side.name] += 1
         self._standing = sum(1 for count in self._able.values() if count > 0)
         self._starting = dict(self._able)

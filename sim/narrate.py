@@ -103,7 +103,34 @@ def _battle_ended(e: Event) -> str:
     return "\n".join(lines)
 
 
+def _rested(e: Event) -> str:
+    """A party member after one rest of a day (RULES 7): what came back."""
+    parts = [f"HP {e['hp_before']} -> {e['hp_after']}/{e['max_hp']}"]
+    if e.get("unhealable_before"):
+        parts.append(f"unhealable {e['unhealable_before']} -> {e['unhealable_after']}")
+    if e.get("max_psy"):
+        parts.append(f"PSY {e['psy_before']} -> {e['psy_after']}/{e['max_psy']}")
+    if e.get("fatigue_before"):
+        parts.append(f"fatigue {e['fatigue_before']} -> {e['fatigue_after']}")
+    if e.get("max_heroism"):
+        parts.append(f"heroism {e['heroism_before']} -> {e['heroism_after']}/{e['max_heroism']}")
+    if e.get("morale_before") is not None:
+        parts.append(f"morale {e['morale_before']} -> {e['morale_after']}")
+    return f"  {e['actor']} rests: {', '.join(parts)}."
+
+
+def _day_ended(e: Event) -> str:
+    verdict = "the party sees the day through" if e["completed"] else "the day ends early"
+    dead = f"; dead: {', '.join(e['dead'])}" if e["dead"] else ""
+    return f"\n==== {verdict} ({e['rounds']} rounds of fighting){dead}. ===="
+
+
 NARRATORS: dict[str, Callable[[Event], str]] = {
+    "day_started": lambda e: (f"==== {e['day']} ({e['rules']}, seed {e['seed']}):"
+                              f" a day of {e['steps']} steps for {', '.join(e['party'])} ===="),
+    "encounter_started": lambda e: f"\n=== Step {e['step'] + 1}: {e['name']} ===",
+    "rested": lambda e: _rested(e),
+    "day_ended": _day_ended,
     "battle_started": _battle_started,
     "round_started": _round_started,
     "initiative_rolled": _initiative,

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sim import __version__
 from sim.batch import RunFolder, battle_seed, load_run_scenario
-from sim.engine import run_battle
+from sim.day import load_input, run_any
 from sim.errors import InputError
 from sim.events import missing_fields, read_jsonl
 from sim.yamlsrc import MAX_BYTES
@@ -24,8 +24,8 @@ def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Pat
         raise InputError(msg)
     scenario = load_run_scenario(folder, manifest, bestiary)
     master = manifest["seed"]
-    _, events = run_battle(scenario, battle_seed(master, index), log=True,
-                           batch={"seed": master, "index": index})
+    _, events = run_any(scenario, battle_seed(master, index), log=True,
+                        batch={"seed": master, "index": index})
     return events
 
 
@@ -36,12 +36,10 @@ def verify(path: pathlib.Path, battle: int | None = None, scenario_path: pathlib
     The scenario is the first file of ``find_scenario`` whose SHA-256 is the
     logged one; none matching is an InputError: the log cannot be checked.
     """
-    from sim.scenario import load_scenario
-
     saved = read_log(path, battle)
     head = saved[0]
-    if head["event"] != "battle_started":
-        msg = f"{path}:1:1: {head['event']}: no battle_started header to re-simulate from"
+    if head["event"] not in ("battle_started", "day_started"):
+        msg = f"{path}:1:1: {head['event']}: no battle_started or day_started header to re-simulate from"
         raise InputError(msg)
     found = find_scenario(path, head, scenario_path)
     logged = tuple(pathlib.Path(folder) for folder in head.get("bestiary", ()))
@@ -49,10 +47,10 @@ def verify(path: pathlib.Path, battle: int | None = None, scenario_path: pathlib
     if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
         msg = f"{path}:1:1: battle_started.overrides: must be a list of PATH=VALUE texts"
         raise InputError(msg)
-    scenario = load_scenario(found, (*bestiary, *logged), overrides=overrides)
+    scenario = load_input(found, (*bestiary, *logged), overrides=overrides)
     batch = head.get("batch")
-    _, fresh = run_battle(scenario, head["seed"], log=True,
-                          batch=batch if isinstance(batch, dict) else None)
+    _, fresh = run_any(scenario, head["seed"], log=True,
+                       batch=batch if isinstance(batch, dict) else None)
     fresh = json.loads(json.dumps(fresh))  # compare as the log stores them (tuples -> lists)
     for key in PATH_FIELDS:  # where the file lies is not what the battle did
         fresh[0].pop(key, None)
@@ -80,19 +78,20 @@ def find_scenario(log: pathlib.Path, head: dict, given: pathlib.Path | None = No
     its ``scenario_path`` from the log's folder, then from the working folder.
     """
     candidates = [] if given is None else [given]
-    as_given, resolved = head.get("scenario_path"), head.get("scenario_path_resolved")
+    kind = "day" if head.get("event") == "day_started" else "scenario"  # a day's log names its day file
+    as_given, resolved = head.get(f"{kind}_path"), head.get(f"{kind}_path_resolved")
     if isinstance(resolved, str) and resolved:
         candidates.append(pathlib.Path(resolved))
     if isinstance(as_given, str) and as_given:
         candidates += [log.parent / as_given, pathlib.Path(as_given)]
     tried: list[str] = []
     for candidate in dict.fromkeys(candidates):  # in order, without repeats
-        why = _mismatch(candidate, head.get("scenario_sha256"))
+        why = _mismatch(candidate, head.get(f"{kind}_sha256"))
         if why is None:
             return candidate
         tried.append(f"{candidate} ({why})")
-    msg = (f"{log}:1:1: battle_started: no scenario file with the logged SHA-256; tried "
-           f"{'; '.join(tried) or 'nothing (the header names no scenario_path)'};"
+    msg = (f"{log}:1:1: {head.get('event')}: no {kind} file with the logged SHA-256; tried "
+           f"{'; '.join(tried) or f'nothing (the header names no {kind}_path)'};"
            " give the scenario with --scenario PATH")
     raise InputError(msg)
 
@@ -166,10 +165,12 @@ def event_problem(event: dict) -> str | None:
 
 
 def split_battles(events: list[dict]) -> list[list[dict]]:
-    """Cut a stream of events into battles, each opening with ``battle_started``."""
+    """Cut a stream of events into battles, each opening with ``battle_started`` (or into
+    days, each opening with ``day_started``, when the stream is a log of days)."""
+    opener = "day_started" if events and events[0].get("event") == "day_started" else "battle_started"
     battles: list[list[dict]] = []
     for event in events:
-        if event["event"] == "battle_started" or not battles:
+        if event["event"] == opener or not battles:
             battles.append([])
         battles[-1].append(event)
     return battles

@@ -689,13 +689,15 @@ def load_scenario(
     if overrides:
         source, touched = apply_overrides(source, parse_overrides(overrides, source.file))
     try:
-        return _validated(path, source, bestiary_extra, tuple(overrides))
+        return scenario_from_source(path, source, bestiary_extra, tuple(overrides))
     except ScenarioError as exc:
         raise ScenarioError(blame(exc.problems, touched)) from None
 
 
-def _validated(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
-               overrides: tuple[str, ...]) -> Scenario:
+def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
+                         overrides: tuple[str, ...] = ()) -> Scenario:
+    """Validate loaded data into a Scenario (``source`` may be composed, see sim.day);
+    bestiary folders are searched from ``path``'s folder."""
     problems: list[Problem] = []
     c = Checker(source, problems)
     data = source.data

@@ -1,0 +1,110 @@
+"""Lethality of whole adventuring days: the batch aggregate of days, step by step.
+
+A day row is a battle row (index, seed, winner, rounds, party rows) followed by
+its per-step results and whether the party survived and completed the day, so
+everything the battle summary counts (wins, TPK, per member deaths and downs,
+the party metrics) counts the day as one battle, and the ``day`` and ``steps``
+keys add what only a day has. Memory stays fixed: counts and histograms.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from sim.day import Day, StepResult, describe_step
+from sim.stats import Aggregate, interval, percentile
+
+DayRow = tuple[Any, ...]  # (*BattleRow, steps: tuple[StepResult, ...], survived, completed)
+
+
+@attrs.define
+class _Step:
+    """Running counts for one step of the day."""
+
+    step: int
+    kind: str
+    name: str
+    reached: int = 0
+    won: int = 0
+    any_down: int = 0
+    any_death: int = 0
+    hp_start: Counter[int] = attrs.Factory(Counter)  # party HP at the start -> days
+
+
+@attrs.define
+class DayAggregate(Aggregate):
+    """Aggregate of days: a battle aggregate of the day as a whole, plus per-step counts."""
+
+    steps: list[_Step] = attrs.Factory(list)
+    members: tuple[int, ...] = ()  # row positions of the party's members (mounts left out)
+    survived: int = 0
+    completed: int = 0
+    any_death: int = 0
+
+    @classmethod
+    def for_day(cls, day: Day) -> DayAggregate:
+        base = Aggregate.for_roster([(c.name, day.party) for c in day.members],
+                                    [s.name for s in day.sides], day.party,
+                                    [c.name for c in day.members if c.rider is not None])
+        steps = [_Step(d["step"], d["kind"], d["name"]) for d in map(describe_step, day.steps)]
+        members = tuple(i for i, c in enumerate(day.members) if c.rider is None)
+        return cls(base.sides, base.party, base.combatants, steps=steps, members=members)
+
+    def add(self, row: DayRow) -> None:  # type: ignore[override]
+        super().add(row[:5])
+        results: Sequence[StepResult] = row[5]
+        self.survived += row[6]
+        self.completed += row[7]
+        self.any_death += any(row[4][i][1] == "dead" for i in self.members)
+        for counts, result in zip(self.steps, results, strict=True):
+            if not result.reached:
+                continue
+            counts.reached += 1
+            counts.won += result.won
+            counts.any_down += result.any_down
+            counts.any_death += result.any_death
+            if counts.kind == "encounter":
+                counts.hp_start[result.hp_start] += 1
+
+    def merge(self, other: Aggregate) -> None:
+        super().merge(other)
+        assert isinstance(other, DayAggregate)
+        self.survived += other.survived
+        self.completed += other.completed
+        self.any_death += other.any_death
+        for mine, theirs in zip(self.steps, other.steps, strict=True):
+            mine.reached += theirs.reached
+            mine.won += theirs.won
+            mine.any_down += theirs.any_down
+            mine.any_death += theirs.any_death
+            mine.hp_start.update(theirs.hp_start)
+
+    def summary(self, header: dict[str, Any]) -> dict[str, Any]:
+        out = super().summary(header)
+        n = self.battles
+        out["day"] = {
+            "survived": interval(self.survived, n),
+            "completed": interval(self.completed, n),
+            "any_death": interval(self.any_death, n),
+        }
+        out["steps"] = [self._step(s) for s in self.steps]
+        return out
+
+    def _step(self, s: _Step) -> dict[str, Any]:
+        n = self.battles
+        entry: dict[str, Any] = {"step": s.step, "name": s.name, "kind": s.kind,
+                                 "reached": interval(s.reached, n)}
+        if s.kind == "encounter":
+            reached = s.reached
+            hp_mean = sum(hp * k for hp, k in s.hp_start.items()) / reached if reached else 0.0
+            entry.update(
+                won=interval(s.won, n), any_down=interval(s.any_down, n),
+                any_death=interval(s.any_death, n),
+                hp_start={"mean": round(hp_mean, 4), "p10": percentile(s.hp_start, 0.1),
+                          "p50": percentile(s.hp_start, 0.5), "p90": percentile(s.hp_start, 0.9)},
+            )
+        return entry
