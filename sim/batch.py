@@ -345,7 +345,7 @@ def _step_type() -> Any:
     return pa.struct([
         ("step", pa.int32()), ("reached", pa.bool_()), ("won", pa.bool_()), ("winner", pa.string()),
         ("rounds", pa.int32()), ("any_down", pa.bool_()), ("any_death", pa.bool_()),
-        ("hp_start", pa.int64()),
+        ("hp_start", pa.int64()), ("heroism_start", pa.int64()), ("psy_start", pa.int64()),
     ])
 
 

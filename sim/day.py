@@ -27,10 +27,10 @@ from sim import __version__, dice
 from sim.engine import Battle, run_battle
 from sim.errors import Problem, ScenarioError
 from sim.model import Combatant, Scenario, Side
+from sim.morale import state_of
 from sim.overrides import apply as apply_overrides
 from sim.overrides import blame
 from sim.overrides import parse_all as parse_overrides
-from sim.morale import state_of
 from sim.scenario import IMPLEMENTED_SYSTEMS, _did_you_mean, load_scenario, scenario_from_source
 from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
 from sim.stats import FighterRow
@@ -193,18 +193,20 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         return None
     for key in data:
         if key not in DAY_KEYS:
-            _fail(problems, source, (key,), f"unknown key {shorten(key)} in a day{_did_you_mean(key, DAY_KEYS)}",
+            hint = _did_you_mean(key, DAY_KEYS)
+            _fail(problems, source, (key,), f"unknown key {shorten(key)} in a day{hint}",
                   at_key=True)
     for key in ("name", "rules", "party", "steps"):
         if key not in data:
             _fail(problems, source, (), f"missing required key '{key}' (a day has name, rules, party, steps)")
     rules = data.get("rules")
     if "rules" in data and rules not in IMPLEMENTED_SYSTEMS:
-        _fail(problems, source, ("rules",), f"must be one of {', '.join(IMPLEMENTED_SYSTEMS)} (got {shorten(rules)})")
+        _fail(problems, source, ("rules",),
+              f"must be one of {', '.join(IMPLEMENTED_SYSTEMS)} (got {shorten(rules)})")
         return None
-    if not isinstance(data.get("name"), str) or not data.get("name", "").strip():
-        if "name" in data:
-            _fail(problems, source, ("name",), f"must be a non-empty text (got {shorten(data.get('name'))})")
+    name = data.get("name")
+    if "name" in data and (not isinstance(name, str) or not name.strip()):
+        _fail(problems, source, ("name",), f"must be a non-empty text (got {shorten(data.get('name'))})")
     destiny = _destiny(data, source, problems)
     party = data.get("party")
     if "party" in data and (not isinstance(party, dict) or not isinstance(party.get("name"), str)):
@@ -239,7 +241,8 @@ def _destiny(data: dict, source: Source, problems: list[Problem]) -> int:
         return 0
     value = options.get("destiny_points", 0)
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
-        _fail(problems, source, ("options", "destiny_points"), f"must be an integer 0..100 (got {shorten(value)})")
+        _fail(problems, source, ("options", "destiny_points"),
+              f"must be an integer 0..100 (got {shorten(value)})")
         return 0
     return value
 
@@ -249,7 +252,8 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
           ) -> Encounter | Rest | None:
     where: Path = ("steps", i)
     if not isinstance(step, dict) or len(step) != 1 or next(iter(step)) not in ("encounter", "rest"):
-        _fail(problems, source, where, "must be {encounter: FILE or inline scenario} or {rest: {kind, hours}}")
+        _fail(problems, source, where,
+              "must be {encounter: FILE or inline scenario} or {rest: {kind, hours}}")
         return None
     (kind, value), = step.items()
     if kind == "rest":
@@ -270,7 +274,8 @@ def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Res
               f"no rest kind {shorten(kind)}: quick, calm, good or intensive{hint}")
         ok = False
     if not isinstance(hours, int) or isinstance(hours, bool) or not 1 <= hours <= MAX_HOURS:
-        _fail(problems, source, (*where, "hours"), f"must be a whole number of hours 1..{MAX_HOURS} (got {shorten(hours)})")
+        _fail(problems, source, (*where, "hours"),
+              f"must be a whole number of hours 1..{MAX_HOURS} (got {shorten(hours)})")
         ok = False
     return Rest(i, kind, hours) if ok else None
 
@@ -295,7 +300,8 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
         own, origin, scenario_path = day, where, day_path
         value = {k: v for k, v in value.items()}
     else:
-        _fail(problems, day, where, f"must be a scenario file name or an inline scenario (got {shorten(value)})")
+        _fail(problems, day, where,
+              f"must be a scenario file name or an inline scenario (got {shorten(value)})")
         return None
     data = own.data if isinstance(value, str) else value
     if not isinstance(data, dict):
@@ -415,11 +421,12 @@ class Member:
         return self.status not in (DEAD, FLED)
 
 
-def rest(member: Member, kind: str, hours: int, rng: random.Random) -> dict[str, Any]:
-    """One rest of ``hours`` hours for one member (RULES 7); returns the ``rested`` fields."""
+def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool = True
+         ) -> dict[str, Any] | None:
+    """One rest of ``hours`` hours for one member (RULES 7); with ``report``, the ``rested``
+    event's fields (built only when a log wants them)."""
     rule = REST_KINDS[kind]
-    before = {"hp": member.hp, "unhealable": member.unhealable, "psy": member.psy,
-              "fatigue": member.fatigue, "heroism": member.heroism, "morale": member.morale}
+    before = (member.hp, member.unhealable, member.psy, member.fatigue, member.heroism, member.morale)
     level = member.level
     for _ in range(hours):
         # Ordinary healing never touches HP paid for spells: it stops below them.
@@ -441,15 +448,18 @@ def rest(member: Member, kind: str, hours: int, rng: random.Random) -> dict[str,
         member.weakened = False
     if member.status == UNCONSCIOUS and member.hp > 0:
         member.status = ACTIVE  # stabilised members wake with the first HP a rest gives
+    if not report:
+        return None
+    hp, unhealable, psy, fatigue, heroism, morale = before
     return {
         "kind": kind, "hours": hours, "level": level,
-        "hp_before": before["hp"], "hp_after": member.hp, "max_hp": member.max_hp,
-        "unhealable_before": before["unhealable"], "unhealable_after": member.unhealable,
-        "psy_before": before["psy"], "psy_after": member.psy, "max_psy": member.max_psy,
-        "fatigue_before": before["fatigue"], "fatigue_after": member.fatigue,
-        "heroism_before": before["heroism"], "heroism_after": member.heroism,
+        "hp_before": hp, "hp_after": member.hp, "max_hp": member.max_hp,
+        "unhealable_before": unhealable, "unhealable_after": member.unhealable,
+        "psy_before": psy, "psy_after": member.psy, "max_psy": member.max_psy,
+        "fatigue_before": fatigue, "fatigue_after": member.fatigue,
+        "heroism_before": heroism, "heroism_after": member.heroism,
         "max_heroism": member.max_heroism,
-        "morale_before": before["morale"], "morale_after": member.morale,
+        "morale_before": morale, "morale_after": member.morale,
     }
 
 
@@ -474,6 +484,8 @@ class StepResult(NamedTuple):
     any_down: bool
     any_death: bool
     hp_start: int  # the party's HP (the living members', mounts left out) as the step begins
+    heroism_start: int  # their heroism dice left, as the step begins
+    psy_start: int  # their PSY left, as the step begins
 
 
 class DayOutcome(NamedTuple):
@@ -511,7 +523,7 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
     members = _roster(day)
     by_name = {m.name: m for m in members}
     counted = {c.name for c in day.members if c.rider is None}
-    rest_rng = random.Random(step_seed(seed, -1))
+    rest_rng: random.Random | None = None  # made at the first rest (seeding costs)
     destiny = day.destiny_points
     results: list[StepResult] = []
     rounds = 0
@@ -530,30 +542,38 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
     ended = False
     for step in day.steps:
         if ended:
-            results.append(StepResult(step.step, False, False, None, 0, False, False, 0))
+            results.append(StepResult(step.step, False, False, None, 0, False, False, 0, 0, 0))
             continue
         if isinstance(step, Rest):
+            if rest_rng is None:
+                rest_rng = random.Random(step_seed(seed, -1))
             for member in members:
                 if member.alive and member.max_hp is not None:
-                    fields = rest(member, step.kind, step.hours, rest_rng)
-                    if events is not None:
+                    fields = rest(member, step.kind, step.hours, rest_rng, events is not None)
+                    if fields is not None:
                         events.append({"event": "rested", "round": 0, "t": 0.0, "step": step.step,
                                        "actor": member.name, **fields})
-            results.append(StepResult(step.step, True, False, None, 0, False, False, 0))
+            results.append(StepResult(step.step, True, False, None, 0, False, False, 0, 0, 0))
             continue
         dead = {m.name for m in members if not m.alive}
         entered_down = {m.name for m in members if m.status in (BROKEN, UNCONSCIOUS)}
-        hp_start = sum(m.hp for m in members if m.alive and m.name in counted and m.max_hp is not None)
+        standing = [m for m in members if m.alive and m.name in counted and m.max_hp is not None]
+        hp_start = sum(m.hp for m in standing)
+        heroism_start, psy_start = sum(m.heroism for m in standing), sum(m.psy for m in standing)
         scenario = _fighting(step.scenario, day.party, dead)
         if events is not None:
             events.append({"event": "encounter_started", "round": 0, "t": 0.0, "step": step.step,
                            "name": step.name})
-        battle = Battle(scenario, step_seed(seed, encounters), log,
-                        carry=lambda f: by_name[f.name].hand_over(f) if f.party else None)
+        # The first fight has nothing to hand over: the party is as its stat blocks say.
+        carry = None if encounters == 0 else (lambda f: by_name[f.name].hand_over(f) if f.party else None)
+        battle = Battle(scenario, step_seed(seed, encounters), log, carry=carry)
         battle.destiny_left = destiny
         outcome = battle.run()
-        if encounters == 0:
-            hp_start = sum(f.max_hp for f in battle.fighters if f.party and f.name in counted)
+        if encounters == 0:  # fresh: what the first fight rolled and gave them
+            fresh = [f for f in battle.fighters if f.party and f.name in counted]
+            hp_start = sum(f.max_hp for f in fresh)
+            heroism_start = sum(f.spec.heroism for f in fresh)
+            psy_start = sum(f.spec.psy for f in fresh)
         encounters += 1
         destiny = battle.destiny_left
         won = outcome.winner == day.party
@@ -574,7 +594,7 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
             events.append({"event": "encounter_ended", "round": outcome.rounds, "t": battle.t,
                            "step": step.step, "winner": outcome.winner, "rounds": outcome.rounds})
         results.append(StepResult(step.step, True, won, outcome.winner, outcome.rounds, any_down,
-                                  any_death, hp_start))
+                                  any_death, hp_start, heroism_start, psy_start))
         if not won:
             ended = True
             winner = None if outcome.winner is None else OPPOSITION

@@ -33,6 +33,8 @@ class _Step:
     any_down: int = 0
     any_death: int = 0
     hp_start: Counter[int] = attrs.Factory(Counter)  # party HP at the start -> days
+    heroism_start: Counter[int] = attrs.Factory(Counter)
+    psy_start: Counter[int] = attrs.Factory(Counter)
 
 
 @attrs.define
@@ -52,7 +54,7 @@ class DayAggregate(Aggregate):
                                     [c.name for c in day.members if c.rider is not None])
         steps = [_Step(d["step"], d["kind"], d["name"]) for d in map(describe_step, day.steps)]
         members = tuple(i for i, c in enumerate(day.members) if c.rider is None)
-        return cls(base.sides, base.party, base.combatants, steps=steps, members=members)
+        return cls(base.sides, base.party, base.combatants, base.fate, steps=steps, members=members)
 
     def add(self, row: DayRow) -> None:  # type: ignore[override]
         super().add(row[:5])
@@ -69,6 +71,8 @@ class DayAggregate(Aggregate):
             counts.any_death += result.any_death
             if counts.kind == "encounter":
                 counts.hp_start[result.hp_start] += 1
+                counts.heroism_start[result.heroism_start] += 1
+                counts.psy_start[result.psy_start] += 1
 
     def merge(self, other: Aggregate) -> None:
         super().merge(other)
@@ -82,6 +86,8 @@ class DayAggregate(Aggregate):
             mine.any_down += theirs.any_down
             mine.any_death += theirs.any_death
             mine.hp_start.update(theirs.hp_start)
+            mine.heroism_start.update(theirs.heroism_start)
+            mine.psy_start.update(theirs.psy_start)
 
     def summary(self, header: dict[str, Any]) -> dict[str, Any]:
         out = super().summary(header)
@@ -99,12 +105,20 @@ class DayAggregate(Aggregate):
         entry: dict[str, Any] = {"step": s.step, "name": s.name, "kind": s.kind,
                                  "reached": interval(s.reached, n)}
         if s.kind == "encounter":
-            reached = s.reached
-            hp_mean = sum(hp * k for hp, k in s.hp_start.items()) / reached if reached else 0.0
             entry.update(
                 won=interval(s.won, n), any_down=interval(s.any_down, n),
                 any_death=interval(s.any_death, n),
-                hp_start={"mean": round(hp_mean, 4), "p10": percentile(s.hp_start, 0.1),
-                          "p50": percentile(s.hp_start, 0.5), "p90": percentile(s.hp_start, 0.9)},
+                ended_here=interval(s.reached - s.won, n),
+                hp_start=_spread(s.hp_start), heroism_start=_spread(s.heroism_start),
+                psy_start=_spread(s.psy_start),
             )
         return entry
+
+
+def _spread(histogram: Counter[int]) -> dict[str, Any]:
+    """Mean, p10, p50, p90 and every decile of a histogram of the days that reached a step."""
+    count = sum(histogram.values())
+    mean = sum(v * k for v, k in histogram.items()) / count if count else 0.0
+    deciles = [percentile(histogram, q / 10) if count else 0 for q in range(1, 10)]
+    return {"mean": round(mean, 4), "p10": deciles[0], "p50": deciles[4], "p90": deciles[8],
+            "deciles": deciles}

@@ -18,7 +18,7 @@ from sim.errors import InputError
 from sim.narrate import NARRATORS
 from sim.replay import PICKS, pick_battles, regenerate
 from sim.replay_state import BattleView, CombatantView
-from sim.report import difficulty_text, dist_text, headline, morale_rows, pct
+from sim.report import STEP_COLUMNS, difficulty_text, dist_text, headline, morale_rows, pct, step_rows
 
 REPORT = "report.html"
 Summary = dict[str, Any]
@@ -41,6 +41,8 @@ def render_page(run_dir: pathlib.Path, summary: Summary, bestiary: Sequence[path
     """The whole page as text."""
     parts = [
         _header(summary, _party_side(run_dir, bestiary)),
+        *([_section("day", "The day, step by step", _day_section(summary))] if summary.get("steps")
+          else []),
         _section("lethality", "Lethality (95% intervals)", _tables(summary)),
         _section("plots", "Plots", _plots(run_dir, summary)),
         _section("viewer", "Step through a battle", _viewer(run_dir, bestiary)),
@@ -206,6 +208,40 @@ def _morale_table(summary: Summary) -> str:
         return ""
     head = ("combatant", "ends demoralized", "ends despairing", "learning tick (95% CI)")
     return _table("Morale and learning", head, rows)
+
+
+def _day_section(summary: Summary) -> str:
+    """Attrition over an adventuring day: per step, who gets there and with how much left."""
+    table = _table("Each step of the day (95% intervals; HP as p10 / p50 / p90 of the days that"
+                   " reached it)", STEP_COLUMNS, step_rows(summary))
+    figure = (f'<figure data-plot="attrition">{_attrition_plot(summary)}<figcaption>The party\'s'
+              " HP as each fight begins (deciles of the days that reach it: the light band p10 to"
+              " p90, the dark band p30 to p70, the line the median), and the share of days that"
+              " end at each fight.</figcaption></figure>")
+    return table + '<div class="plots">' + figure + "</div>"
+
+
+def _attrition_plot(summary: Summary) -> str:
+    fights = [s for s in summary["steps"] if s["kind"] == "encounter"]
+    fig = _figure(3.4)
+    hp_ax = fig.add_subplot(2, 1, 1)
+    xs = list(range(len(fights)))
+    deciles = [s["hp_start"].get("deciles") or [s["hp_start"]["p10"]] * 9 for s in fights]
+    hp_ax.fill_between(xs, [d[0] for d in deciles], [d[8] for d in deciles], color="#1f77b4", alpha=0.2,
+                       step="mid")
+    hp_ax.fill_between(xs, [d[2] for d in deciles], [d[6] for d in deciles], color="#1f77b4", alpha=0.4,
+                       step="mid")
+    hp_ax.plot(xs, [d[4] for d in deciles], "o-", color="#1f77b4")
+    hp_ax.set_ylabel("party HP at start")
+    hp_ax.set_xticks(xs, [])
+    end_ax = fig.add_subplot(2, 1, 2, sharex=hp_ax)
+    ended = [s["ended_here"] for s in fights]
+    end_ax.bar(xs, [e["p"] for e in ended], color="#d62728",
+               yerr=[[e["p"] - e["lo"] for e in ended], [e["hi"] - e["p"] for e in ended]])
+    end_ax.set_ylabel("day ends here")
+    _percent_axis(end_ax, "y")
+    end_ax.set_xticks(xs, [_label(f"{s['step'] + 1}. {s['name']}", 18) for s in fights])
+    return _svg(fig, "attrition")
 
 
 # -- plots -----------------------------------------------------------------------------------
@@ -440,6 +476,8 @@ def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
         view.goto(k)
         # Only combatants an event names can change (as actor, target, source...).
         named = {v for v in events[k].values() if isinstance(v, str) and v in shown}
+        if events[k]["event"] == "battle_started":  # a later fight of a day: its whole cast
+            named |= {c["name"] for c in events[k]["combatants"]}
         changed = []
         for name in sorted(named):
             now = _shown(view.combatants[name])
@@ -460,6 +498,8 @@ def _shown(c: CombatantView) -> dict[str, Any]:
 
 def _outcome(events: list[Event]) -> str:
     last = events[-1] if events else {}
+    if last.get("event") == "day_ended":
+        return "the day seen through" if last.get("completed") else "the day ends early"
     if last.get("event") != "battle_ended":
         return "unfinished"
     head = f"{last['winner']} win" if last.get("winner") else "draw"

@@ -66,10 +66,20 @@ class CheckView:
         )
 
 
-def _combatants(first: Event) -> dict[str, CombatantView]:
-    """The cast of ``battle_started``, with the resources each one starts with."""
+def _combatants(events: list[Event]) -> dict[str, CombatantView]:
+    """The cast of ``battle_started``, with the resources each one starts with; for a day's
+    log, everyone who fights that day, as each first appears."""
+    if events[0]["event"] == "battle_started":
+        entries = events[0]["combatants"]
+    else:
+        seen: dict[str, Event] = {}
+        for event in events:
+            if event["event"] == "battle_started":
+                for entry in event["combatants"]:
+                    seen.setdefault(entry["name"], entry)
+        entries = list(seen.values())
     cast = {}
-    for entry in first["combatants"]:
+    for entry in entries:
         resources = {key: entry[key] for key in STARTING_RESOURCES if entry.get(key) is not None}
         cast[entry["name"]] = CombatantView(entry["name"], entry["side"], entry["hp"],
                                             entry["max_hp"], resources=resources)
@@ -84,15 +94,16 @@ class BattleView:
     """
 
     def __init__(self, events: list[Event]) -> None:
-        if not events or events[0].get("event") != "battle_started":
-            msg = "a replay needs the events of one battle, opening with battle_started"
+        if not events or events[0].get("event") not in ("battle_started", "day_started"):
+            msg = ("a replay needs the events of one battle, opening with battle_started"
+                   " (or of one day, opening with day_started)")
             raise ValueError(msg)
         self._events = events
         self._reset()
 
     def _reset(self) -> None:
         self._position = 0
-        self._cast = _combatants(self._events[0])
+        self._cast = _combatants(self._events)
         self._shared: dict[str, int] = {}
 
     # -- reading -----------------------------------------------------------------
@@ -266,6 +277,27 @@ class BattleView:
             left = event.get("left", who.resources.get(resource, 0) - event["amount"])
             who.resources[resource] = left
 
+    def _next_fight(self, event: Event) -> None:
+        """A later fight of a day: its cast enters as the log lists it (effects end with a fight)."""
+        for entry in event["combatants"]:
+            if (who := self._cast.get(entry["name"])) is None:
+                continue
+            who.hp, who.max_hp, who.effects, who.prone = entry["hp"], entry["max_hp"], [], False
+            who.resources.update({k: entry[k] for k in STARTING_RESOURCES if entry.get(k) is not None})
+            if who.status != DEAD:
+                who.status = ACTIVE if entry["hp"] > 0 else UNCONSCIOUS
+
+    def _rested(self, event: Event) -> None:
+        """A rest between the fights of a day: what came back."""
+        if (who := self._who(event, "actor")) is None:
+            return
+        who.hp = event["hp_after"]
+        for resource in ("heroism", "psy", "fatigue", "morale"):
+            if event.get(f"{resource}_after") is not None:
+                who.resources[resource] = event[f"{resource}_after"]
+        if who.status == UNCONSCIOUS and who.hp > 0:
+            who.status = ACTIVE
+
     def _set_resource(self, event: Event, key: str, resource: str, value_key: str) -> None:
         if (who := self._who(event, key)) is not None:
             who.resources[resource] = event[value_key]
@@ -294,4 +326,6 @@ _HANDLERS: dict[str, Callable[[BattleView, Event], None]] = {
     "fatigue_gained": _resource("actor", "fatigue", "fatigue"),
     "stood_up": lambda view, event: view._set_prone(event, "actor", False),
     "helped_up": lambda view, event: view._set_prone(event, "target", False),
+    "battle_started": BattleView._next_fight,
+    "rested": BattleView._rested,
 }

@@ -31,9 +31,11 @@ def headline(summary: dict[str, Any]) -> str:
     """
     party = summary.get("party")
     if party:
-        return (f"Difficulty {difficulty_text(party)}: {party['side']} win {pct(party['win'])};"
+        # A day counts as one battle: "win" is seeing every fight of it through.
+        unit, win = ("days", "see the day through") if summary.get("steps") else ("battles", "win")
+        return (f"Difficulty {difficulty_text(party)}: {party['side']} {win} {pct(party['win'])};"
                 f" someone goes down in {pct(party['any_down'])}, someone dies in"
-                f" {pct(party['any_death'])}, total party kill in {pct(party['tpk'])} of battles.")
+                f" {pct(party['any_death'])}, total party kill in {pct(party['tpk'])} of {unit}.")
     wins = [f"{side} win {pct(stats['win_rate'])}" for side, stats in summary.get("sides", {}).items()]
     return "No party side: " + "; ".join([*wins, f"draw {pct(summary.get('draw_rate'))}"]) + "."
 
@@ -77,10 +79,44 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
                        f"{c['knocked_out']['p'] * 100:.1f}%",
                        causes or "-", f"{c['hp_left']['mean']:.1f}")
     tables = [head, people]
+    if summary.get("steps"):
+        tables.insert(0, day_table(summary))
     morale = _morale_table(summary)
     if morale is not None:
         tables.append(morale)
     return tables
+
+
+def step_rows(summary: dict[str, Any]) -> list[tuple[str, ...]]:
+    """One row per step of a day: reached, won, someone down, someone dies, the day ends
+    here, and the party's HP at the start (p10 / p50 / p90)."""
+    rows = []
+    for s in summary["steps"]:
+        label = f"{s['step'] + 1}. {s['name']}"
+        if s["kind"] == "rest":
+            rows.append((label, pct(s["reached"]), "", "", "", "", ""))
+            continue
+        hp = s["hp_start"]
+        rows.append((label, pct(s["reached"]), pct(s["won"]), pct(s["any_down"]), pct(s["any_death"]),
+                     pct(s["ended_here"]), f"{hp['p10']} / {hp['p50']} / {hp['p90']}"))
+    return rows
+
+
+STEP_COLUMNS = ("step", "reached", "won", "someone goes down", "someone dies", "day ends here",
+                "party HP at start (p10/p50/p90)")
+
+
+def day_table(summary: dict[str, Any]) -> Table:
+    """The day step by step: where the party gets worn down, and which fight ends the day."""
+    day = summary["day"]
+    table = Table(title=f"The day, step by step: survives {pct(day['survived'])}, completes"
+                        f" {pct(day['completed'])}, someone dies {pct(day['any_death'])}",
+                  title_justify="left")
+    for column in STEP_COLUMNS:
+        table.add_column(column, justify="left" if column == "step" else "right")
+    for row in step_rows(summary):
+        table.add_row(*row)
+    return table
 
 
 def morale_rows(summary: dict[str, Any]) -> list[tuple[str, Any, Any, dict[str, Any]]]:

@@ -75,7 +75,8 @@ class TestRestArithmetic:
         rest(m, "intensive", 5, random.Random(1))
         assert m.hp == 100
 
-    @pytest.mark.parametrize(("kind", "per_level"), [("quick", 0), ("calm", 1), ("good", 2), ("intensive", 3)])
+    @pytest.mark.parametrize(("kind", "per_level"),
+                             [("quick", 0), ("calm", 1), ("good", 2), ("intensive", 3)])
     def test_unhealable_recovery(self, kind, per_level):
         """Per hour: calm 1 x level unhealable HP, good 2 x, intensive 3 x, quick none;
         ordinary healing never goes past them."""
@@ -172,7 +173,7 @@ class TestCarryOver:
                 "  - encounter: " + str(AMBUSH) + "\n")
         day = load_day(write_day(tmp_path, body))
         for seed in range(1, 60):
-            outcome, events = run_day(day, seed, log=True)
+            _, events = run_day(day, seed, log=True)
             fights = battles(events)
             dead_first = set(fights[0][-1]["dead"]) & {"Sir Bors", "Aria", "Wren", "Brother Anselm"}
             if len(fights) >= 2 and dead_first:
@@ -327,7 +328,8 @@ class TestDayFile:
         return [str(p) for p in caught.value.problems]
 
     def test_missing_encounter_file(self, tmp_path):
-        (line,) = self.problems(tmp_path, "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: nope.yaml\n")
+        body = "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: nope.yaml\n"
+        (line,) = self.problems(tmp_path, body)
         assert line.startswith(f"{tmp_path / 'day.yaml'}:11:16:")
         assert "no encounter file 'nope.yaml'" in line
 
@@ -354,7 +356,8 @@ class TestDayFile:
 
     def test_party_problem_in_the_day_file(self, tmp_path):
         """A bad party member is reported once, in the day file, under party."""
-        body = ("name: D\nrules: d20\nparty:\n  name: heroes\n  members:\n    - {use: knight, name: Bo, hp: -3}\n"
+        body = ("name: D\nrules: d20\nparty:\n  name: heroes\n  members:\n"
+                "    - {use: knight, name: Bo, hp: -3}\n"
                 "steps:\n  - encounter: " + str(AMBUSH) + "\n  - encounter: " + str(AMBUSH) + "\n")
         (line,) = self.problems(tmp_path, body)
         assert "day.yaml:6:" in line and "party.members[0].hp" in line
