@@ -2,7 +2,7 @@
 
     python -m benchmarks.day_cost [-n DAYS]
 
-Plays the example day (scenarios/goblin_warren_day.yaml) N times, and each of
+Plays the example day (scenarios/days/goblin_warren.yaml) N times, and each of
 its fights alone (with a fresh party) as many times as the day reached it,
 interleaved in blocks on one core, CPU time. A wounded party fights longer or
 shorter fights than a fresh one, so the ratio per round of fighting is the

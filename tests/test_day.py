@@ -17,8 +17,8 @@ from sim.errors import ScenarioError
 from sim.scenario import load_scenario
 
 ROOT = pathlib.Path(__file__).parent.parent
-WARREN = ROOT / "scenarios" / "goblin_warren_day.yaml"
-MARSH = ROOT / "scenarios" / "marsh_road_day.yaml"
+WARREN = ROOT / "scenarios" / "days" / "goblin_warren.yaml"
+MARSH = ROOT / "scenarios" / "days" / "marsh_road.yaml"
 AMBUSH = ROOT / "scenarios" / "road_ambush.yaml"
 
 PARTY = """\
