@@ -365,3 +365,35 @@ class TestDayFile:
     def test_validate_says_day(self, capsys):
         assert cli.main(["validate", str(WARREN), str(MARSH)]) == 0
         assert capsys.readouterr().out.count("ok (day)") == 2
+
+
+class TestDayReplay:
+    """Both replays step through a whole day: fights, then rests, then fights."""
+
+    def test_battle_view_follows_rests_and_fights(self):
+        """The replay state shows each rest's HP, then the next fight's carried HP."""
+        from sim.replay_state import BattleView
+
+        day = load_day(WARREN)
+        for seed in range(1, 30):
+            _, events = run_day(day, seed, log=True)
+            rests = [i for i, e in enumerate(events) if e["event"] == "rested"]
+            if not rests:
+                continue
+            view = BattleView(events)
+            view.goto(rests[0])
+            rested = events[rests[0]]
+            assert view.combatants[rested["actor"]].hp == rested["hp_after"]
+            second = next(i for i, e in enumerate(events) if e["event"] == "battle_started" and i > rests[0])
+            view.goto(second)
+            for entry in events[second]["combatants"]:
+                assert view.combatants[entry["name"]].hp == entry["hp"]
+            return
+        pytest.fail("no seed reached a rest")
+
+    def test_show_prints_every_fight(self, capsys):
+        """sim show DAY prints each encounter as it will be fought, and the rests."""
+        assert cli.main(["show", str(WARREN)]) == 0
+        out = capsys.readouterr().out
+        assert "# step 1: encounter" in out and "# step 2: quick rest, 1 h" in out
+        assert out.count("Sir Bors") >= 3
