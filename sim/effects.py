@@ -82,8 +82,9 @@ class Burning(OngoingEffect):
     def tick(self) -> None:
         battle, owner = self.battle, self.owner
         amount = roll_die(battle.rng, 6)
+        before = owner.hp
         battle.deal_damage(owner, amount, None, "fire", True, (amount,))
-        owner.fire_damage += amount
+        owner.fire_damage += before - owner.hp  # HP lost, not dice rolled at 0 HP (RULES 6)
         if not owner.social_lost and owner.fire_damage * 2 > owner.max_hp:
             # Past half its maximum HP in fire damage: 1d10 social, once.
             owner.social_lost = loss = roll_die(battle.rng, 10)
@@ -211,7 +212,8 @@ def expose(battle: Battle, target: Fighter, kind: str, escape: str) -> None:
 
 
 def explode(battle: Battle, targets: list[Fighter], damage: Dice) -> None:
-    """An explosion: the damage dice for each fighter in the blast; armor applies."""
+    """An explosion: the damage dice for each fighter in the blast; armor applies as the
+    system applies it (d20: not at all, it only feeds the defense roll)."""
     for target in targets:
         if target.present:
             raw, dice = damage.roll_dice(battle.rng)

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 SCHEMA = 1
 INITIATIVE_WINS_ON = 4  # 4-6 on the d6: the party acts first
+# Alive but out of the fight: they die if their side loses (RULES 3 broken minds, RULES 5).
+OUT_OF_THE_FIGHT = (UNCONSCIOUS, BROKEN)
 
 
 @attrs.frozen
@@ -77,6 +79,7 @@ class Battle:
         self.winner: str | None = None
         self.focus: dict[str, Fighter] = {}  # side -> shared target of the focus tactic
         self.destiny_left = scenario.options.destiny_points
+        self._destiny = self.destiny_left > 0  # 0 HP is lethal for party members (RULES 5)
         self.surprise_side: str | None = None
         self.surprising: str | None = None  # the surprise side during round 1 only
         self._outnumbered_at = scenario.options.outnumbered_at
@@ -351,7 +354,8 @@ class Battle:
                 moves += 1
         if not fighter.counts:
             return budget, moves  # a mount neither rescues nor helps anyone up
-        if budget == economy.budget and self._rescue(fighter):
+        # Only an ally free of the hazards can pull another out (RULES 6, rescue).
+        if budget == economy.budget and not self._trapped(fighter) and self._rescue(fighter):
             return None, moves  # a rescue is a full action
         if budget >= economy.stand_cost and self._help_up(fighter):
             budget -= economy.stand_cost
@@ -567,15 +571,15 @@ class Battle:
                 self.rules.after_damage(self, target, amount, kind)
 
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
-        """At 0 HP: unconscious, or (destiny option) dead unless the party spends a point.
-        A mount that drops throws its rider."""
+        """At 0 HP: unconscious (RULES 5). With destiny points a party member (a player
+        character, not its horse) dies outright unless the party spends a point to keep it
+        alive, unconscious; everyone else follows the normal rule."""
         fighter.cause = cause
-        # Destiny points save party members, not their horses.
-        saved = fighter.party and fighter.counts and self.destiny_left > 0
-        if self.scenario.options.destiny_points > 0 and not saved:
+        lethal = self._destiny and fighter.party and fighter.counts
+        if lethal and self.destiny_left == 0:
             self.kill(fighter, cause)
         else:
-            if self.scenario.options.destiny_points > 0:
+            if lethal:
                 self.destiny_left -= 1
                 fighter.saved = True
                 if self.log is not None:
@@ -588,8 +592,15 @@ class Battle:
                           source=None if source is None else source.name)
         if self.morale_on:
             fallen(self, fighter, source)
+        self._unseat(fighter, "mount fell")
+
+    def _unseat(self, fighter: Fighter, why: str) -> None:
+        """Out of the fight in the saddle, or under a rider (RULES 6, mounted combat): a rider
+        slides off unhurt; a mount throws its rider (riding check, failure 1d10)."""
+        if fighter.mounted_on is not None:
+            throw_off(self, fighter, "slid out of the saddle", check=False)
         if fighter.ridden_by is not None:
-            throw_off(self, fighter.ridden_by, "mount fell", check=True)
+            throw_off(self, fighter.ridden_by, why, check=True)
 
     def kill(self, fighter: Fighter, cause: str | None) -> None:
         """The fighter dies now; its ongoing effects end with it."""
@@ -610,6 +621,7 @@ class Battle:
                 spirit_before=before, spirit_after=member.spirit,
             )
         if member.spirit == 0 and member.able:
+            member.cause = "terror"  # what it dies of if its side loses (RULES 3, 5)
             self._set_status(member, BROKEN)
             if self.log is not None:
                 self.emit("effect_started", target=member.name, effect="broken")
@@ -625,6 +637,7 @@ class Battle:
                       serious_wound=True)
         if self.morale_on:
             fallen(self, fighter, None)
+        self._unseat(fighter, "mount knocked out")
 
     def wake(self, fighter: Fighter) -> None:
         """Back in the fight after a knock-out that left it HP."""
@@ -666,12 +679,13 @@ class Battle:
         return True
 
     def _finish(self, winner: str | None) -> None:
-        """Losing sides' unconscious members die (unless saved by destiny); log the end."""
+        """Losing sides' unconscious members and broken minds die (unless saved by destiny);
+        log the end."""
         self.ended = True
         self.winner = winner
         for fighter in self.fighters:
             lost = fighter.side != winner and self._able[fighter.side] == 0
-            if lost and fighter.status == UNCONSCIOUS and not fighter.saved:
+            if lost and fighter.status in OUT_OF_THE_FIGHT and not fighter.saved:
                 self.kill(fighter, fighter.cause)
         if self.log is not None:
             names = {status: [f.name for f in self.fighters if f.status == status]

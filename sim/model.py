@@ -75,6 +75,9 @@ class Combatant:
     weapons: tuple[Weapon, ...] = ()
     movement: float = HUMAN_MOVEMENT_M
     group: str = ""  # the scenario entry it came from: `count: 6` goblins share one group
+    # The stat block it was made from (a `use:` entry's bestiary name, else its scenario
+    # entry's name): terror frightens once per kind. Empty: a kind of its own.
+    kind: str = ""
     tactics: Tactics | None = None  # overrides the side's tactics
     # d100 (seed 002)
     characteristics: Mapping[str, int] = attrs.field(factory=dict, eq=False)

@@ -107,7 +107,7 @@ class Fighter:
         self.prone = False  # fallen (from a mount): standing up costs a half-action
         self.mounted_on: Fighter | None = None  # the mount it rides
         self.ridden_by: Fighter | None = None  # for a mount: its rider, while mounted
-        self.fire_damage = 0  # fire damage taken this battle
+        self.fire_damage = 0  # HP lost to fire this battle (not the dice rolled at 0 HP)
         self.social_lost = 0  # social lost to fire (once)
         # Morale (seed 000), when the option is on.
         self.morale: int | None = None  # tokens; None: morale is off
@@ -116,8 +116,9 @@ class Fighter:
 
     @property
     def conscious(self) -> bool:
-        """Conscious and not out of the battle (dead or fled)."""
-        return self.status in (ACTIVE, BROKEN)
+        """Conscious, present and in its right mind: a broken mind counts as out (RULES 3),
+        for the initiative gift and its allies' morale losses alike."""
+        return self.status == ACTIVE
 
     @property
     def present(self) -> bool:

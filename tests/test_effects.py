@@ -90,6 +90,21 @@ class TestFire:
             ("A", "social", 7, "fire")]
         assert characteristic(target, "social") == 33 and rng.unused == 0
 
+    def test_fire_social_loss_counts_hp_actually_lost(self, scripted) -> None:
+        """Fire: the social loss counts the HP actually lost to fire, not dice rolled at 0 HP
+        (10 HP, 3 left: a 6 of fire takes 3, not past half; 1d10 social is not lost)."""
+        b = battle(duo(a={"hp": 10, "characteristics": {"social": 40}}))
+        target = b.fighters[0]
+        b.deal_damage(target, 7, None, "fall")
+        scripted(b, (80, 100))
+        ignite(b, target, None)
+        b.env.run()
+        rng = scripted(b, (6, 6), (80, 100))  # 6 of fire on 3 HP; still burning
+        turn(b, target)
+        assert target.hp == 0 and target.fire_damage == 3
+        assert events(b.log, "characteristic_lost") == [] and target.social_lost == 0
+        assert characteristic(target, "social") == 40 and rng.unused == 0
+
     def test_fire_weapon_hit_ignites(self, scripted) -> None:
         """Fire: a hit with a `fire` weapon touches the target with fire (a physique check)."""
         torch = Weapon(name="torch", damage=dice.parse("1d4"), fire=True)
@@ -198,6 +213,18 @@ class TestAsphyxia:
         assert not drowning.active and swimmer.effects == []
         assert events(b.log, "attack_resolved") == [] and rng.unused == 0
 
+    def test_a_trapped_fighter_cannot_rescue(self, scripted) -> None:
+        """Rescue: only an able ally not itself trapped in a hazard zone can rescue; a friend
+        stuck in the same water fights on instead."""
+        spec = swimmer_scenario(Hazard("water", ("Swimmer", "Friend"), escape="none"), friend={})
+        b = battle(spec)
+        swimmer, friend = b.fighters[:2]
+        swimmer.effects[0].failed = True  # past its first failed check: it cannot hold on alone
+        rng = scripted(b, (90, 100), (90, 100))  # the friend's two sword attacks
+        b._take_turn(friend)
+        assert events(b.log, "rescued") == [] and swimmer.effects[0].active
+        assert len(events(b.log, "attack_resolved")) == 2 and rng.unused == 0
+
     def test_no_rescue_while_holding_breath(self, scripted) -> None:
         """Asphyxia: a swimmer who has not yet failed a check needs no rescue; the ally fights on."""
         spec = swimmer_scenario(Hazard("water", ("Swimmer",), escape="none"), friend={})
@@ -288,6 +315,17 @@ class TestExplosion:
         explode(b, [target], dice.parse("2d6"))
         assert events(b.log, "damage_dealt")[0]["amount"] == amount
         assert target.hp == 50 - amount
+
+
+    def test_explosion_ignores_armor_in_d20(self, scripted) -> None:
+        """Explosion: armor applies as the system applies it; in d20 armor only feeds the
+        defense roll, so an explosion's full dice hit an armored target."""
+        b = battle(scenario(side("h", fighter("A", armor=5, hp=50), party=True),
+                            side("m", fighter("M"))))
+        target = b.fighters[0]
+        scripted(b, (3, 6), (4, 6))
+        explode(b, [target], dice.parse("2d6"))
+        assert events(b.log, "damage_dealt")[0]["amount"] == 7 and target.hp == 43
 
 
 class TestFall:

@@ -205,12 +205,29 @@ class TestUnconsciousAndDeath:
 class TestDestinyPoints:
     """Destiny points option (RULES.md §5)."""
 
-    def test_zero_hp_kills_outright(self) -> None:
-        """With the option on, reaching 0 HP kills at once when no point is left."""
-        b = battle(duel(destiny_points=1))
-        hero, monster = b.fighters
-        b.deal_damage(monster, 99, hero, "weapon")
-        assert monster.status == "dead" and events(b.log, "died")[0]["target"] == "Monster"
+    def test_zero_hp_kills_a_party_member_outright(self) -> None:
+        """With the option on, a party member reaching 0 HP with no point left dies at once."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                        destiny_points=1)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")  # the one point saves A
+        b.deal_damage(bee, 99, m, "weapon")
+        assert bee.status == "dead" and events(b.log, "died")[0]["target"] == "B"
+
+    def test_destiny_points_are_for_party_members_only(self) -> None:
+        """Destiny points are for party members only: a monster at 0 HP follows the normal
+        rule (unconscious, no point spent) and survives when its side wins."""
+        spec = scenario(side("h", fighter("A"), party=True),
+                        side("m", fighter("M1"), fighter("M2")), destiny_points=1)
+        b = battle(spec)
+        a, m1, m2 = b.fighters
+        b.deal_damage(m1, 99, a, "weapon")
+        assert m1.status == "unconscious" and b.destiny_left == 1
+        assert events(b.log, "died") == [] and events(b.log, "resource_spent") == []
+        b.deal_damage(a, 99, m2, "weapon")
+        assert b._decided() and b.winner == "m"
+        assert m1.status == "unconscious" and b.log[-1]["dead"] == []
 
     def test_party_spends_a_point_to_save(self) -> None:
         """The party spends a point: the character survives unconscious, even if the side loses."""

@@ -217,19 +217,21 @@ class TestGainsAndLosses:
                                           ("X", 2, "kill", 8)]
         assert (a.morale, c.morale) == (6, 6)
 
-    def test_broken_ally_is_still_conscious(self) -> None:
-        """Losses: a conscious ally whose mind is broken (d20 spirit, out of the fight but
-        conscious) still loses 4 when an ally falls."""
-        b = battle(attrs.evolve(scenario(side("heroes", fighter("A"), fighter("B"), party=True),
+    def test_broken_mind_loses_no_morale_when_an_ally_falls(self) -> None:
+        """Losses: a broken mind (d20 spirit at 0) is out of the fight, not a conscious ally:
+        it loses nothing when an ally falls; the conscious ones lose 4."""
+        b = battle(attrs.evolve(scenario(side("heroes", fighter("A"), fighter("B"), fighter("C"),
+                                              party=True),
                                          side("monsters", fighter("X")),
                                          morale_on=True, spirit=True), rules="d20"))
-        a, broken, x = b.fighters
+        a, broken, _c, x = b.fighters
         for f in b.fighters:
             f.morale = 6
         b.lose_spirit(broken, 999, x)
-        assert broken.conscious and not broken.able
+        assert not broken.conscious and not broken.able
         b.deal_damage(a, 99, x, "weapon")
-        assert ("B", -4, "ally_fell", 2) in changes(b.log)
+        fell = [(who, delta) for who, delta, reason, _ in changes(b.log) if reason == "ally_fell"]
+        assert fell == [("C", -4)] and broken.morale == 6
 
     @pytest.mark.parametrize(("divisor", "amount", "delta"),
                              [(2, 1, 0), (2, 2, -1), (2, 3, -1), (2, 7, -3), (3, 2, 0),

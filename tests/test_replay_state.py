@@ -69,10 +69,10 @@ class TestHitPoints:
                 n: max(0, hp - taken[n]) for n, hp in start_hp.items()}
 
     def test_final_state_of_the_golden_battle(self, view: BattleView) -> None:
-        """At the end Aria has 13/20, Brom is broken at full HP and every ghoul is dead."""
+        """At the end Aria has 6/20, Brom is broken at full HP and every ghoul is dead."""
         view.last()
         cast = view.combatants
-        assert (cast["Aria"].hp, cast["Aria"].max_hp, cast["Aria"].status) == (13, 20, "active")
+        assert (cast["Aria"].hp, cast["Aria"].max_hp, cast["Aria"].status) == (6, 20, "active")
         assert (cast["Brom"].hp, cast["Brom"].status) == (17, "broken")
         assert [cast[f"ghoul {i}"].status for i in (1, 2, 3)] == ["dead"] * 3
         assert list(view.sides) == ["heroes", "ghouls"]
@@ -184,8 +184,10 @@ class TestEffectsAndResources:
         assert view.combatants["Aria"].resources["heroism"] == 1
         view.goto(index_of(events, "resource_spent", 1, actor="Aria"))
         assert view.combatants["Aria"].resources["heroism"] == 0
-        view.goto(index_of(events, "spirit_lost", target="Brom"))
-        assert view.combatants["Brom"].resources["spirit"] == 2
+        view.goto(index_of(events, "spirit_lost", target="Brom") - 1)
+        assert view.combatants["Brom"].resources["spirit"] == 6
+        view.step(1)
+        assert view.combatants["Brom"].resources["spirit"] == 0
         view.last()
         assert view.combatants["Brom"].resources == {"heroism": 1, "spirit": 0}
 
@@ -237,7 +239,7 @@ class TestExplaining:
         check = view.check()
         assert check is not None
         assert (check.dice, check.kept, check.modifier, check.total, check.target, check.outcome) == (
-            (10, 6), 10, 4, 14, 12, "success")
+            (8, 5), 8, 7, 15, 12, "success")
         view.step(1)
         assert view.check() is None
 
@@ -246,7 +248,7 @@ class TestExplaining:
         view.goto(index_of(events, "knocked_out"))
         assert view.explain() == "** ghoul 2 is knocked out."
         view.goto(index_of(events, "check_rolled", purpose="attack"))
-        assert view.explain().startswith("Aria rolls attack with advantage: [10,6] +4 = 14 vs 12")
+        assert view.explain().startswith("Aria rolls attack with advantage: [8,5] +7 = 15 vs 12")
 
     def test_explain_without_a_narrator(self) -> None:
         """An event without a narrator reads as its name and fields."""

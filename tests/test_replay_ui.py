@@ -69,7 +69,7 @@ class TestKeys:
 
         drive(events, script)
         assert [line.split("event ")[-1] for line in seen] == [f"1/{n}", f"4/{n}", f"6/{n}", f"3/{n}"]
-        assert seen[0].startswith("Golden skirmish · d20 · seed 1 · round 0/7")
+        assert seen[0].startswith("Golden skirmish · d20 · seed 1 · round 0/8")
 
     def test_jumps(self, events: list[dict]) -> None:
         """], [, c, k, End and Home land where BattleView's jumps do."""
@@ -114,7 +114,7 @@ class TestScreen:
         for line, combatant in zip(lines, view.combatants.values(), strict=True):
             assert line.startswith(combatant.name)
             assert f"{hp_bar(combatant.hp, combatant.max_hp)}  {combatant.status}" in line
-        assert "heroism 0  spirit 15" in lines[0]
+        assert "heroism 0  spirit 18" in lines[0]
         assert "broken" in lines[1]
 
     def test_check_shows_its_dice(self, events: list[dict]) -> None:

@@ -583,13 +583,15 @@ class TestUnconsciousAndDeath:
         assert b.log[-1]["dead"] == ["M"]
 
     def test_destiny_points(self) -> None:
-        """Destiny points: 0 HP kills outright unless the party spends a point to save the character."""
+        """Destiny points: a party member at 0 HP dies outright unless the party spends a point
+        to save the character; a monster follows the normal rule."""
         spec = d100(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
                     destiny_points=1)
         b = battle(spec)
         a, bee, m = b.fighters
         b.deal_damage(m, 99, a, "weapon")
-        assert m.status == "dead"  # not party: no point to spend
+        assert m.status == "unconscious"  # not party: the normal rule, no point spent
+        assert b.destiny_left == 1
         b.deal_damage(a, 99, m, "weapon")
         spent = events(b.log, "resource_spent")
         assert [(e["actor"], e["resource"], e["amount"]) for e in spent] == [("A", "destiny", 1)]
@@ -688,19 +690,61 @@ class TestMountedCombat:
         assert knight.mounted_on is None and knight.hp == knight.max_hp and rng.unused == 0
         assert [e["target"] for e in events(b.log, "damage_dealt")] == ["Horse"]
 
-    def test_mount_killed_outright_still_throws_rider(self, scripted) -> None:
-        """Mounted combat: a mount dropping to 0 HP throws its rider even when it dies outright
-        (destiny option: the points save characters, not their horses)."""
+    def test_mount_under_destiny_follows_the_normal_rule(self, scripted) -> None:
+        """Mounted combat: with destiny points a mount at 0 HP is unconscious, not dead (the points
+        are for characters, and do not make 0 HP lethal for their horses), and throws its rider."""
         b = battle(mounted(destiny_points=1))
         knight, horse, foe = b.fighters
         rng = scripted(b, (20, 100))
         b.deal_damage(horse, 99, foe, "weapon")
-        assert horse.status == "dead" and b.destiny_left == 1
-        assert events(b.log, "resource_spent") == []
+        assert horse.status == "unconscious" and b.destiny_left == 1
+        assert events(b.log, "resource_spent") == [] and events(b.log, "died") == []
         ended = events(b.log, "effect_ended")
         assert [(e["target"], e["effect"], e["reason"]) for e in ended] == [
             ("Knight", "mounted", "mount fell")]
         assert knight.mounted_on is None and rng.unused == 0
+
+    def test_mount_knocked_out_throws_its_rider(self, scripted) -> None:
+        """Mounted combat: a mount knocked out by a serious wound throws its rider like a mount
+        at 0 HP: a riding check, failure 1d10 armor-piercing; nobody rides it any more."""
+        b = battle(mounted())
+        knight, horse, foe = b.fighters
+        rng = scripted(b, (90, 100), (2, 4), (80, 100), (6, 10))  # wound, out 2; riding fails
+        b.deal_damage(horse, 15, foe, "weapon")
+        assert horse.status == "unconscious" and horse.hp == 15
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["physique", "riding"]
+        ended = events(b.log, "effect_ended")
+        assert [(e["target"], e["effect"], e["reason"]) for e in ended] == [
+            ("Knight", "mounted", "mount knocked out")]
+        fall = [e for e in events(b.log, "damage_dealt") if e["target"] == "Knight"]
+        assert [(e["amount"], e["kind"], e["armor_piercing"]) for e in fall] == [(6, "fall", True)]
+        assert knight.mounted_on is None and horse.ridden_by is None and knight.prone
+        assert rng.unused == 0
+
+    def test_unconscious_rider_slides_out_of_the_saddle(self, scripted) -> None:
+        """Mounted combat: a rider who falls unconscious slides out of the saddle, dismounted and
+        unhurt; the riderless mount fights on its own and walks."""
+        b = battle(mounted(distance=30))
+        knight, horse, foe = b.fighters
+        rng = scripted(b)
+        b.deal_damage(knight, 99, foe, "weapon")
+        ended = events(b.log, "effect_ended")
+        assert [(e["target"], e["effect"]) for e in ended] == [("Knight", "mounted")]
+        assert [e["target"] for e in events(b.log, "damage_dealt")] == ["Knight"]
+        assert knight.mounted_on is None and horse.ridden_by is None and rng.unused == 0
+        b._take_turn(horse)  # the foe is 30 m away: the horse walks toward it alone
+        assert horse.x > 0 and knight.x == 0
+
+    def test_rider_knocked_out_by_a_wound_slides_off(self, scripted) -> None:
+        """Mounted combat: a rider knocked out by a serious wound (HP left) slides out of the
+        saddle too, with no riding check and no damage."""
+        b = battle(mounted(knight={"hp": 20}))
+        knight, horse, foe = b.fighters
+        rng = scripted(b, (90, 100), (1, 4))  # the wound's physique fails, out for 1 turn
+        b.deal_damage(knight, 10, foe, "weapon")
+        assert knight.status == "unconscious" and knight.mounted_on is None
+        assert horse.ridden_by is None and rng.unused == 0
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["physique"]
 
     def test_mount_does_not_decide_victory(self) -> None:
         """Mounted combat: the mount does not count for victory; the side falls with its rider."""

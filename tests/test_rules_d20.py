@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import math
+import pathlib
 from collections import Counter
 
 import icepool
 import pytest
 
 from sim import dice
+from sim.engine import run_battle
 from sim.model import Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.d20 import D20, roll_check
-from tests.builders import battle, duel, fighter, scenario, side
+from sim.scenario import load_scenario
+from tests.builders import SWORD, battle, duel, fighter, scenario, side
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
 
 D20_RULES = D20()
 N = 40_000
@@ -296,6 +301,21 @@ class TestHeroism:
         scripted(b, (6, 20), (5, 6))  # stealth: 6 + 0 + 6 = 12, short by 4
         assert D20_RULES.check(b, hero, "stealth").bonus == 5
 
+    def test_heroism_on_a_reroll_concerns_the_aspect_it_repeats(self, scripted) -> None:
+        """A morale reroll concerns the aspect of the roll it repeats: a hero whose only
+        aspect is `defense` spends heroism on the reroll of a failed defense roll."""
+        b = battle(duel(morale_on=True, hero={"level": 0, "armor": 0, "heroism": 1,
+                                              "aspects": ("defense",)}))
+        hero, monster = b.fighters
+        hero.morale = 3
+        # Defense 1d20 + 0 > 11: a hopeless 3 (short by 8), then the reroll's 9 (short by 2),
+        # saved by the heroism d6 (4): 13 > 11.
+        rng = scripted(b, (3, 20), (9, 20), (4, 6))
+        result = D20_RULES.attack(b, monster, hero, SWORD, 0)
+        assert not result.hit and hero.heroism == 0 and hero.morale == 3 and rng.unused == 0
+        checks = [(e["purpose"], e["success"]) for e in b.log if e["event"] == "check_rolled"]
+        assert checks == [("defense", False), ("morale_reroll", True)]
+
     def test_attack_die_added_to_damage(self, scripted) -> None:
         """If a heroism-boosted attack hits, the same d6 is added to the damage."""
         b = battle(duel(hero={"level": 0, "heroism": 1}, monster={"defense_threshold": 14}))
@@ -376,20 +396,64 @@ class TestSpiritAndTerror:
         assert (lost["event"], lost["amount"], lost["spirit_after"]) == ("spirit_lost", 4, 6)
 
     def test_broken_mind_is_out_but_alive(self, scripted) -> None:
-        """At 0 spirit the mind is broken: out of the fight, alive, not a target."""
+        """At 0 spirit the mind is broken: out of the fight, alive, not a target; its side,
+        with an able member left, fights on."""
+        spec = scenario(side("heroes", fighter("Hero", spirit=dice.parse(3)), fighter("Friend"),
+                             party=True),
+                        side("monsters", fighter("Monster", terror=dice.parse(5))), spirit=True)
+        b = battle(spec)
+        b.round = 1
+        scripted(b, (2, 20), (20, 20))  # Hero fails and breaks; Friend is not frightened
+        D20_RULES.round_started(b)
+        hero, friend, monster = b.fighters
+        assert hero.status == "broken" and not hero.able and hero.hp > 0
+        assert not b._decided()
+        b.deal_damage(monster, 99, friend, "weapon")
+        assert b._decided() and b.winner == "heroes"
+        assert "Hero" not in b.log[-1]["dead"] and b.log[-1]["broken"] == ["Hero"]
+
+    def test_broken_mind_dies_if_its_side_loses(self, scripted) -> None:
+        """A broken mind is out like an unconscious body: when its side loses (no able member
+        left, RULES 5), it dies, of terror."""
         b = battle(duel(hero={"spirit": dice.parse(3)}, monster={"terror": dice.parse(5)},
                         spirit=True))
         b.round = 1
         scripted(b, (2, 20))
         D20_RULES.round_started(b)
         hero = b.fighters[0]
-        assert hero.status == "broken" and not hero.able and hero.hp > 0
         assert b._decided() and b.winner == "monsters"
-        assert "Hero" not in b.log[-1]["dead"] and b.log[-1]["broken"] == ["Hero"]
+        assert hero.status == "dead" and hero.cause == "terror"
+        assert b.log[-1]["dead"] == ["Hero"] and b.log[-1]["broken"] == []
 
-    def test_each_creature_frightens(self) -> None:
-        """Terror: each terror creature frightens each party member (three ghouls, three checks
-        each); creatures without terror frighten nobody."""
+    def test_broken_mind_is_not_conscious_for_the_initiative_gift(self) -> None:
+        """A broken mind does not count as conscious: its `initiative` gift no longer gives
+        the party a d8."""
+        spec = scenario(side("h", fighter("A", gifts=("initiative",)), fighter("B"), party=True),
+                        side("m", fighter("M")), spirit=True)
+        b = battle(spec)
+        b._initiative()
+        assert b.log[-1]["die"] == 8
+        b.lose_spirit(b.fighters[0], 999, b.fighters[2])
+        b._initiative()
+        assert b.log[-1]["die"] == 6
+
+    def test_terror_once_per_kind_of_creature(self) -> None:
+        """Terror is rolled once per kind of creature, not per body: three ghouls of one stat
+        block frighten each party member once, the wraith once more; a rat not at all."""
+        ghouls = [fighter(f"ghoul {i}", terror=dice.parse(1), kind="ghoul") for i in (1, 2, 3)]
+        b = battle(scenario(side("heroes", fighter("A", spirit=dice.parse(50)),
+                                 fighter("B", spirit=dice.parse(50)), party=True),
+                            side("undead", *ghouls, fighter("wraith", terror=dice.parse(2)),
+                                 fighter("rat")), spirit=True))
+        b.round = 1
+        D20_RULES.round_started(b)
+        terror = [e["actor"] for e in b.log if e["event"] == "check_rolled" and e["purpose"] == "terror"]
+        assert terror == ["A", "B"] * 2
+        sources = {(e["target"], e["source"]) for e in b.log if e["event"] == "spirit_lost"}
+        assert sources <= {(m, c) for m in "AB" for c in ("ghoul 1", "wraith")}
+
+    def test_creatures_of_different_stat_blocks_each_frighten(self) -> None:
+        """Terror: creatures of different stat blocks (kinds) frighten each party member in turn."""
         ghouls = [fighter(f"ghoul {i}", terror=dice.parse(1)) for i in (1, 2, 3)]
         b = battle(scenario(side("heroes", fighter("A", spirit=dice.parse(50)),
                                  fighter("B", spirit=dice.parse(50)), party=True),
@@ -398,6 +462,18 @@ class TestSpiritAndTerror:
         D20_RULES.round_started(b)
         terror = [e["actor"] for e in b.log if e["event"] == "check_rolled" and e["purpose"] == "terror"]
         assert terror == ["A", "B"] * 3
+
+    def test_terror_once_per_kind_in_the_haunted_crypt(self) -> None:
+        """Terror per kind, end to end: in scenarios/haunted_crypt.yaml (a wraith and
+        `count: 3` ghouls) no hero rolls more than two terror checks."""
+        spec = load_scenario(REPO / "scenarios" / "haunted_crypt.yaml")
+        most = 0
+        for seed in range(20):
+            _, log = run_battle(spec, seed, log=True)
+            checks = Counter(e["actor"] for e in log
+                             if e["event"] == "check_rolled" and e["purpose"] == "terror")
+            most = max(most, *checks.values())
+        assert most == 2
 
 
 class TestHitPoints:

@@ -774,6 +774,20 @@ class TestGoodInput:
         assert {m.group for m in members} == {"goblin"}
         assert all(str(m.hp) == "2d6" for m in members)
 
+    def test_terror_kind_is_the_stat_block(self, arena):
+        """Terror once per kind of creature (RULES 3): the members of one `use:` entry or one
+        `count:` entry share a kind; an inline single member is a kind of its own."""
+        scenario = arena.load(variant(
+            "      - {use: goblin, count: 2}\n",
+            "      - {use: goblin, count: 2}\n"
+            "      - {use: goblin, name: Boss}\n"
+            "      - {name: imp, count: 2, hp: 3}\n"
+            "      - {name: wisp, hp: 3}\n"))
+        kinds = {m.name: m.kind for m in scenario.sides[1].members}
+        assert kinds == {"goblin 1": "goblin", "goblin 2": "goblin", "Boss": "goblin",
+                         "imp 1": "imp", "imp 2": "imp", "wisp": "wisp"}
+        assert scenario.sides[0].members[0].kind == "Aria"
+
     def test_count_one_keeps_plain_name(self, arena):
         """``count: 1`` (the default) keeps the name without a number."""
         scenario = arena.load(variant("count: 2", "count: 1"))

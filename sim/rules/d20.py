@@ -21,6 +21,7 @@ from sim.rules import (
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from sim.dice import Dice
     from sim.engine import Battle
     from sim.model import Options, Weapon
     from sim.state import Fighter
@@ -75,12 +76,15 @@ def roll_check(
     advantage: int = 0,
     weapon: Weapon | None = None,
     morale: bool = True,
+    aspect: str | None = None,
 ) -> CheckResult:
     """Roll 1d20 (2d20 keep best/worst with advantage), spend heroism if it can help, log it.
 
     Heroism policy "when it can help": only after a failure short by 5 or
     less, the most a d6 can make up, and only on a roll concerning an aspect.
     The d6 joins the modifier so that ``kept + modifier == total`` still holds.
+    ``aspect`` is what the roll concerns when it is not its purpose: a morale reroll
+    concerns the aspect of the roll it repeats (RULES 3).
     """
     if who.despairing:  # morale: a despairing combatant rolls with disadvantage
         advantage = -1 if advantage <= 0 else 0
@@ -99,7 +103,7 @@ def roll_check(
         total <= target
         and who.heroism > 0
         and target - total < HEROISM_DIE
-        and concerns_aspect(who, purpose, weapon)
+        and concerns_aspect(who, aspect or purpose, weapon)
     ):
         bonus = _spend_heroism(battle, who)
         modifier += bonus
@@ -125,7 +129,7 @@ def roll_check(
 
         base = modifier - bonus
         result = after_check(battle, who, purpose, result, lambda again: roll_check(
-            battle, who, again, base, target, advantage, weapon, morale=False))
+            battle, who, again, base, target, advantage, weapon, morale=False, aspect=purpose))
     return result
 
 
@@ -216,12 +220,15 @@ class D20:
             self._terror(battle)
 
     def _terror(self, battle: Battle) -> None:
-        """Each terror creature frightens each party member once, in round 1 (it is seen
-        then): a failed standard check loses the creature's terror dice in spirit."""
+        """Each kind of terror creature (the members made from one stat block) frightens each
+        party member once, in round 1 (it is seen then): a failed standard check loses the
+        kind's terror dice in spirit. Rolled per kind, not per body (RULES 3, Convention)."""
+        kinds: dict[str, tuple[Fighter, Dice]] = {}  # kind -> its first able member, terror
         for creature in battle.fighters:
             terror = creature.spec.terror
-            if creature.party or terror is None or not creature.able:
-                continue
+            if not creature.party and terror is not None and creature.able:
+                kinds.setdefault(creature.spec.kind or creature.name, (creature, terror))
+        for creature, terror in kinds.values():
             for member in battle.fighters:
                 frightened = member.party and member.able and member.spirit is not None
                 if frightened and not self.check(battle, member, "terror").success:
