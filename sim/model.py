@@ -133,7 +133,7 @@ class Side:
 class Options:
     """Optional rules of RULES.md, all off (or at their default) unless the scenario says."""
 
-    destiny_points: int = 0  # > 0 turns on lethal 0 HP with that many saves for the party
+    destiny_points: int = 0  # > 0: 0 HP kills party members, with that many saves (RULES 5)
     spirit: bool = False
     outnumbered_at: int = 3
     attacks_per_turn: int | None = None  # d100: cap on attacks in one turn (None: no cap)
