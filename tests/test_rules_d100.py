@@ -720,6 +720,10 @@ class TestMountedCombat:
         assert [(e["amount"], e["kind"], e["armor_piercing"]) for e in fall] == [(6, "fall", True)]
         assert knight.mounted_on is None and horse.ridden_by is None and knight.prone
         assert rng.unused == 0
+        rng = scripted(b, (90, 100))  # its next turn: it stands up, then one attack, no riding
+        b._take_turn(knight)
+        assert [e["purpose"] for e in events(b.log, "check_rolled")][2:] == ["attack"]
+        assert rng.unused == 0
 
     def test_unconscious_rider_slides_out_of_the_saddle(self, scripted) -> None:
         """Mounted combat: a rider who falls unconscious slides out of the saddle, dismounted and
