@@ -14,7 +14,7 @@ ACTIVE = "active"
 UNCONSCIOUS = "unconscious"
 DEAD = "dead"
 FLED = "fled"
-BROKEN = "broken"  # d20 spirit points at 0: out of the fight, alive
+BROKEN = "broken"  # d20 spirit points at 0: out of the fight, alive unless its side loses
 
 
 class Fighter:
