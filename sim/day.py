@@ -393,8 +393,8 @@ class Member:
             fighter.morale, fighter.despairing = self.morale, self.despairing
         if self.max_spirit is not None:
             fighter.spirit, fighter.max_spirit = self.spirit, self.max_spirit
-        if self.status == BROKEN:
-            fighter.status, fighter.able = BROKEN, False
+        if self.status == BROKEN:  # what it dies of, should its side lose (RULES 3, 5)
+            fighter.status, fighter.able, fighter.cause = BROKEN, False, self.cause
         elif self.hp == 0:
             fighter.status, fighter.able, fighter.cause = UNCONSCIOUS, False, self.cause
 

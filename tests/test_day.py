@@ -15,6 +15,8 @@ from sim.day import REST_KINDS, Member, load_day, rest, run_day
 from sim.engine import run_battle
 from sim.errors import ScenarioError
 from sim.scenario import load_scenario
+from sim.state import BROKEN, Fighter
+from tests.builders import fighter, side
 
 ROOT = pathlib.Path(__file__).parent.parent
 WARREN = ROOT / "scenarios" / "days" / "goblin_warren.yaml"
@@ -181,6 +183,15 @@ class TestCarryOver:
                 assert not names & dead_first
                 return
         pytest.fail("no seed with a party death and a second fight")
+
+    def test_a_broken_mind_carries_its_cause(self):
+        """A mind broken in an earlier fight enters the next one broken, out of the fight, and
+        keeps its cause (terror): it dies of it if its side loses (RULES 3, 5)."""
+        m = member(hp=30, status=BROKEN, cause="terror")
+        spec = fighter("M")
+        f = Fighter(spec, side("heroes", spec, party=True), 0, 30, 0.0)
+        m.hand_over(f)
+        assert (f.status, f.able, f.cause) == (BROKEN, False, "terror")
 
     def test_psy_unhealable_and_fatigue_carry(self):
         """PSY spent and HP paid for spells stay spent into the rest and the next fight."""
