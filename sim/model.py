@@ -75,8 +75,9 @@ class Combatant:
     weapons: tuple[Weapon, ...] = ()
     movement: float = HUMAN_MOVEMENT_M
     group: str = ""  # the scenario entry it came from: `count: 6` goblins share one group
-    # The stat block it was made from (a `use:` entry's bestiary name, else its scenario
-    # entry's name): terror frightens once per kind. Empty: a kind of its own.
+    # The scenario entry it was made from (its path, e.g. `sides[1].members[0]`): the
+    # members of one entry (`count: 3`) are one kind, and terror frightens once per kind
+    # (RULES 3). Empty: a kind of its own.
     kind: str = ""
     tactics: Tactics | None = None  # overrides the side's tactics
     # d100 (seed 002)

@@ -548,8 +548,6 @@ class _Member:
     path: Path
     count: int
     mount: dict[str, Any] | None = None  # the resolved fields of its mount
-    kind: str = ""  # the stat block its members share (RULES 3 terror): its `use:`, else ""
-    mount_kind: str = ""
 
 
 def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str, Entry] | None
@@ -594,16 +592,14 @@ def _member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | 
     if "name" not in merged or "hp" not in merged:
         return INVALID
     mount = None
-    mount_use = ""
     if "mount" in merged:
         mount_path = (*path, "mount")
-        mount_use = merged["mount"].get("use") or ""
         mount = _resolve(c, dict(merged.pop("mount")), mount_path, bestiary)
         if mount is INVALID:
             return INVALID
         if "hp" not in mount:
             return c.fail(mount_path, "missing required key 'hp' (and no 'use:')")
-    return _Member(merged, path, count, mount, use or "", mount_use)
+    return _Member(merged, path, count, mount)
 
 
 def _expand(members: list[_Member], side: str) -> list[tuple[Combatant, Path]]:
@@ -617,13 +613,15 @@ def _expand(members: list[_Member], side: str) -> list[tuple[Combatant, Path]]:
             mount_name = None
             if m.mount is not None:
                 mount_name = f"{m.mount.get('name', 'mount')} of {name}"
+            # One scenario entry is one kind of creature (RULES 3 terror): the `count:` members
+            # of an entry share it; two entries are two kinds, even of one bestiary entry.
             spec = Combatant(**{**fields, "name": name, "side": side, "group": base,
-                                "kind": m.kind or base, "mount": mount_name})
+                                "kind": format_path(m.path), "mount": mount_name})
             out.append((spec, m.path))
             if m.mount is not None:
                 mount_fields = {k: v for k, v in m.mount.items() if k not in ("description", "name")}
                 out.append((Combatant(**{**mount_fields, "name": mount_name, "side": side,
-                                         "group": mount_name, "kind": m.mount_kind or mount_name,
+                                         "group": mount_name, "kind": format_path((*m.path, "mount")),
                                          "rider": name}), (*m.path, "mount")))
     return out
 

@@ -774,9 +774,9 @@ class TestGoodInput:
         assert {m.group for m in members} == {"goblin"}
         assert all(str(m.hp) == "2d6" for m in members)
 
-    def test_terror_kind_is_the_stat_block(self, arena):
+    def test_terror_kind_is_the_scenario_entry(self, arena):
         """Terror once per kind of creature (RULES 3): the members of one `use:` entry or one
-        `count:` entry share a kind; an inline single member is a kind of its own."""
+        `count:` entry share a kind; another entry, even of the same bestiary entry, is another."""
         scenario = arena.load(variant(
             "      - {use: goblin, count: 2}\n",
             "      - {use: goblin, count: 2}\n"
@@ -784,9 +784,10 @@ class TestGoodInput:
             "      - {name: imp, count: 2, hp: 3}\n"
             "      - {name: wisp, hp: 3}\n"))
         kinds = {m.name: m.kind for m in scenario.sides[1].members}
-        assert kinds == {"goblin 1": "goblin", "goblin 2": "goblin", "Boss": "goblin",
-                         "imp 1": "imp", "imp 2": "imp", "wisp": "wisp"}
-        assert scenario.sides[0].members[0].kind == "Aria"
+        assert kinds == {"goblin 1": "sides[1].members[0]", "goblin 2": "sides[1].members[0]",
+                         "Boss": "sides[1].members[1]", "imp 1": "sides[1].members[2]",
+                         "imp 2": "sides[1].members[2]", "wisp": "sides[1].members[3]"}
+        assert len({m.kind for m in scenario.sides[0].members}) == len(scenario.sides[0].members)
 
     def test_count_one_keeps_plain_name(self, arena):
         """``count: 1`` (the default) keeps the name without a number."""
