@@ -21,7 +21,7 @@ from sim.day import Encounter, load_day, run_day, step_seed
 from sim.engine import run_battle
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DAY = ROOT / "scenarios" / "goblin_warren_day.yaml"
+DAY = ROOT / "scenarios" / "days" / "goblin_warren.yaml"
 
 
 def single(n: int, block: int) -> str:
