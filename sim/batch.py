@@ -17,6 +17,7 @@ import concurrent.futures as cf
 import contextlib
 import hashlib
 import json
+import logging
 import multiprocessing
 import os
 import pathlib
@@ -33,8 +34,12 @@ from sim.day_stats import DayAggregate, DayRow
 from sim.engine import run_battle
 from sim.errors import InputError
 from sim.events import to_jsonl_bytes
+from sim.manifest import check_manifest, file_sha256, manifest_text, new_run_id, read_json
 from sim.model import Scenario
+from sim.runlock import LOCK, RunLock
+from sim.shutdown import worker_init
 from sim.stats import Aggregate, BattleRow
+from sim.yamlsrc import shorten
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
@@ -43,6 +48,7 @@ PARTS = "parts"
 LOGS = "logs"
 DEFAULT_CHUNK = 500
 SEED_BITS = 63
+PART_KEY = b"combat-sim"  # the Parquet metadata key of a part's identity
 
 
 def battle_seed(master: int, index: int) -> int:
@@ -92,6 +98,20 @@ class ChunkTask:
     # tag says whose chunk it is, and they want the rows themselves, not a Parquet part.
     tag: object = None
     rows_only: bool = False
+    run_id: str = ""
+    number: int = 0  # the chunk's number: its part is parts/part-<number>.parquet
+
+    def identity(self) -> dict[str, Any]:
+        return part_identity(self.run_id, self.master_seed, self.number, self.start, self.stop)
+
+    def part(self, table: Any) -> bytes:
+        """The chunk's Parquet part: its rows, and who it is in the file's metadata."""
+        return parquet_bytes(table.replace_schema_metadata({PART_KEY: json.dumps(self.identity())}))
+
+
+def part_identity(run_id: str, seed: int, number: int, start: int, stop: int) -> dict[str, Any]:
+    """What a part says about itself: whose run, which chunk, which battles."""
+    return {"run_id": run_id, "seed": seed, "chunk": number, "start": start, "stop": stop}
 
 
 @attrs.frozen
@@ -129,7 +149,7 @@ def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
     if task.rows_only:
         return ChunkResult(task.start, len(rows), b"", aggregate, b"".join(logs), task.tag,
                            tuple(r[:5] for r in rows))
-    part = parquet_bytes(day_rows_table(rows, roster_of(day)))
+    part = task.part(day_rows_table(rows, roster_of(day)))
     return ChunkResult(task.start, len(rows), part, aggregate, b"".join(logs), task.tag)
 
 
@@ -155,7 +175,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     if task.rows_only:
         return ChunkResult(task.start, len(rows), b"", aggregate, b"".join(logs), task.tag,
                            tuple(rows))
-    part = parquet_bytes(rows_table(rows, roster_of(task.scenario)))
+    part = task.part(rows_table(rows, roster_of(task.scenario)))
     return ChunkResult(task.start, len(rows), part, aggregate, b"".join(logs), task.tag)
 
 
@@ -202,11 +222,12 @@ def _pool_context() -> multiprocessing.context.BaseContext:
 
 
 def process_runner(workers: int) -> Runner:
-    """A process pool of ``workers``."""
+    """A process pool of ``workers``; workers ignore Ctrl-C and exit if this process dies."""
 
     def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
         context = _pool_context()
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                    initializer=worker_init, initargs=(os.getpid(),)) as pool:
             def wait_one(pending: set) -> tuple[set, set]:
                 done, rest = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
                 return set(done), set(rest)
@@ -215,10 +236,58 @@ def process_runner(workers: int) -> Runner:
                 for future in pending:
                     future.cancel()
 
-            yield from _windowed(lambda t: pool.submit(run_chunk, t), wait_one,
-                                 lambda f: f.result(), cancel, tasks, window)
+            def result(future: cf.Future) -> ChunkResult:
+                try:
+                    return future.result()
+                except cf.process.BrokenProcessPool as exc:
+                    msg = f"a worker process died ({exc})"
+                    raise RunAborted(msg) from exc
+
+            yield from _windowed(lambda t: pool.submit(run_chunk, t), wait_one, result,
+                                 cancel, tasks, window)
 
     return run
+
+
+class RunAborted(InputError):
+    """The run cannot go on (a worker or the scheduler is gone); what is done is kept."""
+
+
+DASK_CONNECT_S = 5  # a scheduler answers at once: 5 s to connect, 5 more for its greeting
+
+
+def check_scheduler(address: str) -> None:
+    """Refuse at once an address that is malformed, unreachable, or not a Dask scheduler.
+
+    Dask's own client waits for minutes on a server that accepts the connection
+    but never answers as a scheduler (an HTTP server, say). A Dask scheduler
+    speaks first: it sends its handshake as soon as a connection opens, so a TCP
+    address is probed for that. Other protocols (tls://, ...) go straight to Dask.
+    """
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(address)
+        if protocol != "tcp":
+            return
+        host, port = parse_host_port(location)
+    except ValueError as exc:
+        msg = f"--scheduler: not an address like tcp://host:8786 (got {shorten(address)}: {exc})"
+        raise InputError(msg) from None
+    try:
+        with socket.create_connection((host, port), timeout=DASK_CONNECT_S) as probe:
+            probe.settimeout(DASK_CONNECT_S)
+            greeting = probe.recv(64)
+    except TimeoutError:
+        greeting = b""
+    except OSError as exc:
+        msg = f"--scheduler: cannot reach {shorten(address)} ({exc.strerror or exc})"
+        raise InputError(msg) from None
+    if b"compression" not in greeting:  # a key of the scheduler's handshake
+        msg = f"--scheduler: {shorten(address)} answered, but not as a Dask scheduler"
+        raise InputError(msg)
 
 
 def dask_runner(scheduler: str | None, workers: int) -> Runner:
@@ -227,30 +296,53 @@ def dask_runner(scheduler: str | None, workers: int) -> Runner:
     def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
         try:
             from distributed import Client, LocalCluster, wait
+            from distributed.client import FutureCancelledError, FuturesCancelledError
         except ImportError as exc:
             msg = "--executor dask needs dask.distributed: pip install 'combat-sim[dask]'"
             raise InputError(msg) from exc
         cluster = None
         if scheduler is None:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
+        else:
+            check_scheduler(scheduler)
+            # Losing the scheduler is reported below in one line: not as Dask's tracebacks.
+            logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         try:
-            client = Client(cluster if cluster is not None else scheduler)
-        except OSError as exc:
-            msg = f"--scheduler: cannot reach a Dask scheduler at {scheduler!r} ({exc})"
+            client = Client(cluster if cluster is not None else scheduler, timeout=DASK_CONNECT_S)
+        except (OSError, ValueError, TypeError) as exc:
+            msg = f"--scheduler: cannot reach a Dask scheduler at {shorten(scheduler)} ({exc})"
             raise InputError(msg) from exc
+        lost = (OSError, TimeoutError, cf.CancelledError, FutureCancelledError,
+                FuturesCancelledError)
+
+        def gone(exc: BaseException) -> RunAborted:
+            msg = f"--scheduler: lost the Dask scheduler or its workers ({type(exc).__name__})"
+            return RunAborted(msg)
+
         try:
             def wait_one(pending: set) -> tuple[set, set]:
-                done_and_not = wait(list(pending), return_when="FIRST_COMPLETED")
+                try:
+                    done_and_not = wait(list(pending), return_when="FIRST_COMPLETED")
+                except lost as exc:
+                    raise gone(exc) from exc
                 return set(done_and_not.done), set(done_and_not.not_done)
 
             def cancel(pending: set) -> None:
                 if pending:
-                    client.cancel(list(pending))
+                    with contextlib.suppress(*lost):
+                        client.cancel(list(pending))
+
+            def result(future: Any) -> ChunkResult:
+                try:
+                    return future.result()
+                except lost as exc:
+                    raise gone(exc) from exc
 
             yield from _windowed(lambda t: client.submit(run_chunk, t, pure=False), wait_one,
-                                 lambda f: f.result(), cancel, tasks, window)
+                                 result, cancel, tasks, window)
         finally:
-            client.close()
+            with contextlib.suppress(*lost):
+                client.close(timeout=DASK_CONNECT_S)
             if cluster is not None:
                 cluster.close()
 
@@ -279,20 +371,16 @@ def write_atomic(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
         raise
 
 
-def read_json(path: pathlib.Path, what: str, missing: str) -> Any:
-    """A JSON file of a run folder; missing or damaged, an InputError at ``file:0:0``."""
+def write_run_file(path: pathlib.Path, data: bytes) -> None:
+    """A file of the run folder; a full disk or a read-only folder is one clear line, exit 2.
+
+    Nothing half-written is left: parts and the manifest are renamed into place.
+    """
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        msg = f"{path}:0:0: (document): {missing}"
-        raise InputError(msg) from None
-    except (OSError, ValueError) as exc:
-        msg = f"{path}:0:0: (document): unreadable {what} ({exc})"
-        raise InputError(msg) from exc
-
-
-def write_json(path: pathlib.Path, obj: Any) -> None:
-    write_atomic(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode())
+        write_atomic(path, data)
+    except OSError as exc:
+        msg = f"{path}:0:0: (document): cannot write ({exc.strerror or exc})"
+        raise RunAborted(msg) from exc
 
 
 def _parquet_schema() -> Any:
@@ -395,9 +483,13 @@ def _table_rows(table: Any) -> Iterator[BattleRow | DayRow]:
 
 @attrs.define
 class RunFolder:
-    """The files of one batch run, written atomically and readable after any crash."""
+    """The files of one batch run, written atomically and readable after any crash.
+
+    Whoever writes a run holds its lock (``lock``) from start to end.
+    """
 
     path: pathlib.Path
+    lock: RunLock | None = None
 
     @property
     def manifest_path(self) -> pathlib.Path:
@@ -407,13 +499,24 @@ class RunFolder:
         return self.path / PARTS / f"part-{number:06d}.parquet"
 
     def read_manifest(self) -> dict[str, Any]:
-        """The run's manifest, checked key by key: a hand-edited one is an input error."""
+        """The run's manifest, checked key by key and against its seal: a hand-edited one is an
+        input error."""
         manifest = read_json(self.manifest_path, "manifest",
                              f"no {MANIFEST}: {self.path} is not a batch run folder")
-        problem = _manifest_problem(manifest)
-        if problem:
-            raise InputError(f"{self.manifest_path}:0:0: {problem}")
-        return manifest
+        return check_manifest(self.manifest_path, manifest)
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        write_run_file(self.manifest_path, manifest_text(manifest).encode("ascii"))
+
+    def read_summary(self) -> dict[str, Any]:
+        """A finished run's summary.json; a damaged one is an input error saying so."""
+        path = self.path / SUMMARY
+        summary = read_json(path, "summary", f"no {SUMMARY}: the run is marked complete but its"
+                            " summary is gone; start it again in another --out")
+        if not isinstance(summary, dict) or summary.get("schema") != 1:
+            msg = f"{path}:1:1: (document): damaged: not a schema 1 summary of this program"
+            raise InputError(msg)
+        return summary
 
     def completed_parts(self) -> int:
         """How many chunks are safely on disk: the unbroken prefix part-0, part-1..."""
@@ -423,10 +526,11 @@ class RunFolder:
         return count
 
     def write_part(self, number: int, data: bytes) -> None:
-        write_atomic(self.part_path(number), data)
+        write_run_file(self.part_path(number), data)
 
-    def read_part(self, number: int) -> Any:
-        """A finished chunk's rows; a damaged part file is an input error, not a crash."""
+    def read_part(self, number: int, identity: dict[str, Any]) -> Any:
+        """A finished chunk's rows; a damaged part, or one of another run or chunk, is an
+        input error, not a crash and never mixed in."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -439,20 +543,33 @@ class RunFolder:
         if not (table.schema.equals(_parquet_schema()) or table.schema.equals(_day_schema())):
             msg = f"{path}:0:0: (part): not a part of this program; delete it and --resume"
             raise InputError(msg)
+        if _part_identity_of(table) != identity:
+            msg = (f"{path}:0:0: (part): not chunk {number} of this run (run {identity['run_id']},"
+                   f" seed {identity['seed']}, battles {identity['start']} to"
+                   f" {identity['stop'] - 1}); it is not used")
+            raise InputError(msg)
         return table
 
-    def merge_parts(self, count: int) -> None:
+    def merge_parts(self, identities: Sequence[dict[str, Any]]) -> None:
         """Stream every part into battles.parquet (one part in memory at a time)."""
         import pyarrow.parquet as pq
 
         target = self.path / BATTLES
-        tmp = target.with_suffix(".tmp")
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        run_id = identities[0]["run_id"] if identities else ""
         # The parts' own schema: a run of battles, or of days (which add their steps).
-        schema = self.read_part(0).schema if count else _parquet_schema()
-        with pq.ParquetWriter(tmp, schema) as writer:
-            for number in range(count):
-                writer.write_table(self.read_part(number))
-        os.replace(tmp, target)
+        schema = self.read_part(0, identities[0]).schema if identities else _parquet_schema()
+        schema = schema.with_metadata({PART_KEY: json.dumps({"run_id": run_id})})
+        try:
+            with pq.ParquetWriter(tmp, schema) as writer:
+                for number, identity in enumerate(identities):
+                    writer.write_table(self.read_part(number, identity))
+            os.replace(tmp, target)
+        except OSError as exc:
+            msg = f"{target}:0:0: (document): cannot write ({exc.strerror or exc})"
+            raise RunAborted(msg) from exc
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def remove_parts(self, count: int) -> None:
         for number in range(count):
@@ -460,27 +577,23 @@ class RunFolder:
         with contextlib.suppress(OSError):
             (self.path / PARTS).rmdir()
 
+    def remove_stale_temporaries(self) -> None:
+        """Half-written files of a process killed mid-write (only the lock holder may call this)."""
+        for stale in (self.path / PARTS).glob(".part-*.tmp"):
+            stale.unlink(missing_ok=True)
 
-_MANIFEST_KEYS: dict[str, tuple[type, ...]] = {
-    "n": (int,), "seed": (int,), "chunk": (int,), "precision": (float, int, type(None)),
-    "logs": (str,), "scenario_path": (str,), "scenario_sha256": (str,),
-    "resolved_sha256": (str,), "bestiary": (list,), "status": (str,),
-}
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
 
 
-def _manifest_problem(manifest: object) -> str | None:
-    """What is wrong with a manifest's shape (None when nothing is)."""
-    if not isinstance(manifest, dict):
-        return "(document): must be a JSON object"
-    for key, types in _MANIFEST_KEYS.items():
-        value = manifest.get(key)
-        if key not in manifest or isinstance(value, bool) or not isinstance(value, types):
-            return f"{key}: missing or of the wrong type (got {str(value)[:40]!r})"
-    if manifest["n"] < 1 or manifest["chunk"] < 1 or manifest["seed"] < 0:
-        return "n, chunk and seed: must be positive"
-    if not all(isinstance(folder, str) for folder in manifest["bestiary"]):
-        return "bestiary: must be a list of folders"
-    return None
+def _part_identity_of(table: Any) -> dict[str, Any] | None:
+    raw = (table.schema.metadata or {}).get(PART_KEY)
+    try:
+        identity = json.loads(raw) if raw is not None else None
+    except (ValueError, RecursionError):
+        return None
+    return identity if isinstance(identity, dict) else None
 
 
 # -- the batch -----------------------------------------------------------------------------
@@ -515,6 +628,7 @@ def new_manifest(scenario: Scenario | Day, spec: BatchSpec, argv: Sequence[str],
         "command": ["sim", *argv],
         "versions": versions(),
         "scenario": scenario.name,
+        "run_id": new_run_id(),
         "scenario_path": os.path.abspath(scenario.path),
         "scenario_sha256": scenario.sha256,
         "resolved_sha256": scenario.resolved_sha256,  # bestiary entries included
@@ -553,8 +667,10 @@ class Batch:
     runner: Runner
     window: int
     progress: Callable[[int, int], None] = lambda done, total: None
+    should_stop: Callable[[], bool] = lambda: False  # Ctrl-C: finish what is in flight, then stop
     aggregate: Aggregate = attrs.field(init=False)
     elapsed: float = 0.0
+    run_id: str = ""
 
     def __attrs_post_init__(self) -> None:
         self.aggregate = empty_aggregate(self.scenario)
@@ -565,10 +681,15 @@ class Batch:
             return True
         return precision is not None and self.aggregate.headline_halfwidth() <= precision
 
+    def _identity(self, number: int) -> dict[str, Any]:
+        start = number * self.spec.chunk
+        stop = min(self.spec.n, start + self.spec.chunk)
+        return part_identity(self.run_id, self.spec.seed, number, start, stop)
+
     def _replay_parts(self, count: int) -> int:
         """Aggregate chunks already on disk; returns how many are kept (a stop may come early)."""
         for number in range(count):
-            for row in _table_rows(self.folder.read_part(number)):
+            for row in _table_rows(self.folder.read_part(number, self._identity(number))):
                 self.aggregate.add(row)
             self.progress(self.aggregate.battles, self.spec.n)
             if self._enough():
@@ -576,33 +697,37 @@ class Batch:
         return count
 
     def _tasks(self, first_chunk: int, plan: LogPlan) -> Iterator[ChunkTask]:
-        chunk = self.spec.chunk
-        start = first_chunk * chunk
-        while start < self.spec.n:
-            stop = min(self.spec.n, start + chunk)
-            yield ChunkTask(self.scenario, self.spec.seed, start, stop, plan)
-            start = stop
+        number = first_chunk
+        while number * self.spec.chunk < self.spec.n and not self.should_stop():
+            identity = self._identity(number)
+            yield ChunkTask(self.scenario, self.spec.seed, identity["start"], identity["stop"], plan,
+                            run_id=self.run_id, number=number)
+            number += 1
 
     def run(self) -> dict[str, Any]:
         """Run (or finish) the batch; returns the summary written to summary.json."""
         started = time.perf_counter()
         manifest = self.folder.read_manifest()
+        self.run_id = manifest["run_id"]
         done = self._replay_parts(self.folder.completed_parts())
         plan = LogPlan.parse(self.spec.logs, self.spec.n)
         if not self._enough():
             self._collect(done, plan, manifest)
+            if self.should_stop() and not self._enough():
+                raise KeyboardInterrupt  # the chunks in flight are stored: resumable from here
         total_chunks = -(-self.aggregate.battles // self.spec.chunk)
-        self.folder.merge_parts(total_chunks)
+        self.folder.merge_parts([self._identity(number) for number in range(total_chunks)])
         self.elapsed = manifest.get("elapsed_s", 0.0) + time.perf_counter() - started
         summary = self.aggregate.summary({
             "scenario": self.scenario.name, "rules": self.scenario.rules, "seed": self.spec.seed,
             "elapsed_s": round(self.elapsed, 3),
         })
         summary["stopped_by"] = "n" if self.aggregate.battles >= self.spec.n else "precision"
-        write_json(self.folder.path / SUMMARY, summary)
+        write_run_file(self.folder.path / SUMMARY,
+                       (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode())
         manifest.update(status="complete", battles_done=self.aggregate.battles,
                         elapsed_s=round(self.elapsed, 3))
-        write_json(self.folder.manifest_path, manifest)
+        self.folder.write_manifest(manifest)
         self.folder.remove_parts(total_chunks)
         return summary
 
@@ -631,7 +756,11 @@ class Batch:
             logs_dir.mkdir(exist_ok=True)
             last = result.start + result.battles - 1
             name = f"battles-{result.start:07d}-{last:07d}.jsonl"
-            write_atomic(logs_dir / name, result.logs, durable=False)
+            try:
+                write_atomic(logs_dir / name, result.logs, durable=False)
+            except OSError as exc:
+                msg = f"{logs_dir / name}:0:0: (document): cannot write ({exc.strerror or exc})"
+                raise RunAborted(msg) from exc
         self.folder.write_part(number, result.part)
         self.aggregate.merge(result.aggregate)
         self.progress(self.aggregate.battles, self.spec.n)
@@ -650,20 +779,73 @@ def default_workers() -> int:
                else (os.cpu_count() or 1))
 
 
+def _entries(folder: pathlib.Path) -> set[str]:
+    """The names in a folder (none when it does not exist)."""
+    _check_encodable(folder)
+    try:
+        return {entry.name for entry in folder.iterdir()}
+    except FileNotFoundError:
+        return set()
+    except OSError as exc:
+        msg = f"{folder}: cannot be a run folder ({exc.strerror})"
+        raise InputError(msg) from exc
+
+
+def _check_encodable(folder: pathlib.Path) -> None:
+    """Parquet files are opened by UTF-8 path: a folder whose name is not UTF-8 is refused
+    before anything is written, not after the battles are run."""
+    try:
+        str(folder).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(folder).encode("utf-8", "backslashreplace").decode("utf-8")
+        msg = f"{shown}: a run folder's path must be valid UTF-8"
+        raise InputError(msg) from None
+
+
 def start_run(folder: pathlib.Path, scenario: Scenario | Day, spec: BatchSpec, argv: Sequence[str],
               bestiary: Sequence[pathlib.Path] = ()) -> RunFolder:
-    """Create a new run folder with its manifest; refuses to overwrite an existing run."""
-    if (folder / MANIFEST).exists():
-        msg = f"{folder}: a run already exists there; finish it with --resume {folder} or pick another --out"
-        raise InputError(msg)
+    """A new run in a missing or empty folder, locked until the run ends; anything already
+    there (another run, the user's files) is left alone and refused."""
+    not_empty = f"{folder}: the folder is not empty; use --resume {folder}, or another --out"
+    if _entries(folder) - {LOCK}:
+        if LOCK in _entries(folder):
+            RunLock(folder).acquire().release()  # a run is going on: say whose
+        raise InputError(not_empty)
     try:
-        (folder / PARTS).mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         msg = f"{folder}: cannot create the run folder ({exc.strerror})"
         raise InputError(msg) from exc
-    run = RunFolder(folder)
-    write_json(run.manifest_path, new_manifest(scenario, spec, argv, bestiary))
+    lock = RunLock(folder).acquire()
+    try:
+        if _entries(folder) - {LOCK}:  # another process began here while we were looking
+            raise InputError(not_empty)
+        run = RunFolder(folder, lock)
+        try:
+            (folder / PARTS).mkdir()
+        except OSError as exc:
+            msg = f"{folder}: cannot create the run folder ({exc.strerror})"
+            raise InputError(msg) from exc
+        run.write_manifest(new_manifest(scenario, spec, argv, bestiary))
+    except BaseException:
+        lock.release()
+        raise
     return run
+
+
+def open_run(folder: pathlib.Path) -> tuple[RunFolder, dict[str, Any]]:
+    """An existing run to finish, locked until it ends, with its checked manifest."""
+    _check_encodable(folder)
+    RunFolder(folder).read_manifest()  # not a run folder: say so before creating a lock file
+    lock = RunLock(folder).acquire()
+    run = RunFolder(folder, lock)
+    try:
+        manifest = run.read_manifest()  # read again: it may have changed before we held the lock
+        run.remove_stale_temporaries()
+        return run, manifest
+    except BaseException:
+        lock.release()
+        raise
 
 
 def load_run_scenario(folder: RunFolder, manifest: dict[str, Any],
@@ -671,18 +853,24 @@ def load_run_scenario(folder: RunFolder, manifest: dict[str, Any],
     """The run's scenario, resolved with the run's bestiary folders, as it was at the start.
 
     ``extra`` bestiary folders (``--bestiary``) are searched first. A scenario or
-    bestiary changed since would give other battles: an input error.
+    bestiary changed since would give other battles: an input error. The file's
+    hash is checked before it is parsed, so a path that now names an unrelated
+    file or a device is refused without showing any of it.
     """
+    from sim.yamlsrc import MAX_BYTES
+
     path = pathlib.Path(manifest["scenario_path"])
+    changed = f"{path}:0:0: (document): the scenario changed since the run began (SHA-256 differs)"
+    if file_sha256(path, MAX_BYTES, "the run's scenario") != manifest["scenario_sha256"]:
+        raise InputError(changed)
     bestiary = (*extra, *(pathlib.Path(folder) for folder in manifest["bestiary"]))
     overrides = manifest.get("overrides", [])
     if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
         msg = f"{folder.manifest_path}:0:0: overrides: must be a list of PATH=VALUE texts"
         raise InputError(msg)
     scenario = load_input(path, bestiary, overrides=overrides)
-    if scenario.sha256 != manifest["scenario_sha256"]:
-        msg = f"{path}:0:0: (document): the scenario changed since the run began (SHA-256 differs)"
-        raise InputError(msg)
+    if scenario.sha256 != manifest["scenario_sha256"]:  # changed between the two reads
+        raise InputError(changed)
     if scenario.resolved_sha256 != manifest["resolved_sha256"]:
         msg = (f"{path}:0:0: (document): a bestiary entry it uses changed since the run began"
                f" (searched: {', '.join(manifest['bestiary']) or 'the default folders'})")

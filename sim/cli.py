@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import pathlib
@@ -16,16 +17,17 @@ from sim.batch import (
     Batch,
     BatchSpec,
     LogPlan,
+    RunAborted,
     RunFolder,
     Runner,
     default_out,
     default_workers,
     load_run_scenario,
     make_runner,
+    open_run,
     spec_from_manifest,
     start_run,
     write_atomic,
-    write_json,
 )
 from sim.day import Day, Rest, is_day_file, load_day, load_input, run_any
 from sim.errors import InputError, ScenarioError
@@ -35,6 +37,7 @@ from sim.narrate import narrate
 from sim.replay import PICKS, pick_battles, read_log, regenerate, verify
 from sim.report import print_summary
 from sim.scenario import IMPLEMENTED_SYSTEMS, validate_file
+from sim.shutdown import StopSignals
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_MISMATCH = 1  # sim replay --verify: the log and the simulation differ
@@ -229,6 +232,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _say(text: object, stream: object = None) -> None:
+    """One line on ``stream`` (stdout by default); a character the stream cannot encode
+    (a path's lone surrogate) is written as an escape instead of raising."""
+    stream = stream or sys.stdout
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    print(str(text).encode(encoding, "backslashreplace").decode(encoding), file=stream)  # type: ignore[call-overload]
+
+
+def _warn(text: object) -> None:
+    _say(text, sys.stderr)
+
+
 def _check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
     for folder in dirs:
         if not folder.is_dir():
@@ -293,22 +308,26 @@ def _show_summary(summary: dict, folder: RunFolder, as_json: bool) -> None:
         print(json.dumps(summary, ensure_ascii=False))
     else:
         print_summary(summary)
-        print(f"run folder: {folder.path}")
+        _say(f"run folder: {folder.path}")
 
 
 def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
                    ) -> tuple[RunFolder, Scenario, BatchSpec] | dict:
     """A new run folder, or the run to resume (with the run's own settings: -n, --seed,
-    --logs and --precision are those it began with). A finished run gives its summary."""
+    --logs and --precision are those it began with), locked either way. A finished run
+    gives its summary."""
     if args.resume is not None:
-        if args.overrides:
-            raise InputError("sim batch: --resume uses the run's own --set overrides; drop --set")
-        folder = RunFolder(args.resume)
-        manifest = folder.read_manifest()
-        summary_path = folder.path / "summary.json"
-        if manifest["status"] == "complete" and summary_path.exists():
-            return json.loads(summary_path.read_text(encoding="utf-8"))
-        return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)
+        _refuse_settings_on_resume(args, argv)
+        folder, manifest = open_run(args.resume)
+        try:
+            if manifest["status"] == "complete":
+                summary = folder.read_summary()
+                _warn(f"{folder.path}: already complete")
+                return summary
+            return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)
+        except BaseException:
+            folder.release()
+            raise
     if args.scenario is None:
         raise InputError("sim batch: give a SCENARIO (or --resume RUN_DIR)")
     scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
@@ -319,32 +338,72 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
     return start_run(out, scenario, spec, argv, args.bestiary), scenario, spec
 
 
+# What a run began with: --resume takes it from the manifest, so giving it again is refused.
+RUN_SETTINGS = ("-n", "--seed", "--logs", "--precision", "--chunk", "--out", "--bestiary", "--set")
+
+
+def _refuse_settings_on_resume(args: argparse.Namespace, argv: Sequence[str]) -> None:
+    given = [opt for opt in RUN_SETTINGS
+             if any(arg == opt or arg.startswith(f"{opt}=") or (opt == "-n" and arg.startswith("-n")
+                    and arg[2:].isdigit()) for arg in argv)]
+    if args.scenario is not None:
+        given.insert(0, "SCENARIO")
+    if given:
+        msg = (f"sim batch: --resume finishes a run with the settings it began with;"
+               f" drop {', '.join(given)}")
+        raise InputError(msg)
+
+
+def _resume_hint(folder: RunFolder) -> str:
+    return f"finish with: sim batch --resume {folder.path}"
+
+
 def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     _check_bestiary_dirs(args.bestiary)
+    if args.scheduler is not None:
+        if args.executor != "dask":
+            raise InputError("sim batch: --scheduler needs --executor dask")
+        from sim.batch import check_scheduler  # before any run folder is made
+
+        check_scheduler(args.scheduler)
     prepared = _prepare_batch(args, argv)
     if isinstance(prepared, dict):  # --resume of a finished run: nothing left to do
         _show_summary(prepared, RunFolder(args.resume), args.json)
         return EXIT_OK
     folder, scenario, spec = prepared
+    try:
+        return _run_batch(args, folder, scenario, spec)
+    finally:
+        folder.release()
+
+
+def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
+               spec: BatchSpec) -> int:
     workers = args.workers or default_workers()
     runner = make_runner(args.executor, workers, args.scheduler)
     bar = _progress_bar(not args.no_progress)
     batch = Batch(scenario, spec, folder, runner, window=max(2, workers * 2))
+    signals = StopSignals(_warn, _resume_hint(folder))
+    batch.should_stop = lambda: signals.requested
     try:
-        if bar is None:
-            summary = batch.run()
-        else:
-            with bar:
-                task = bar.add_task("battles", total=spec.n)
-                batch.progress = lambda done, total: bar.update(task, completed=done)
+        with signals:
+            if bar is None:
                 summary = batch.run()
+            else:
+                with bar:
+                    task = bar.add_task("battles", total=spec.n)
+                    batch.progress = lambda done, total: bar.update(task, completed=done)
+                    summary = batch.run()
     except KeyboardInterrupt:
-        manifest = folder.read_manifest()
-        manifest.update(status="interrupted", battles_done=batch.aggregate.battles)
-        write_json(folder.manifest_path, manifest)
-        print(f"interrupted after {batch.aggregate.battles} battles; finish with:"
-              f" sim batch --resume {folder.path}", file=sys.stderr)
+        with contextlib.suppress(InputError):  # the parts are what counts; the status is a note
+            manifest = folder.read_manifest()
+            manifest.update(status="interrupted", battles_done=batch.aggregate.battles)
+            folder.write_manifest(manifest)
+        _warn(f"interrupted after {batch.aggregate.battles} battles; {_resume_hint(folder)}")
         return EXIT_INTERRUPTED
+    except RunAborted as exc:
+        _warn(f"{exc}; stopped after {batch.aggregate.battles} battles; {_resume_hint(folder)}")
+        return EXIT_INPUT
     _show_summary(summary, folder, args.json)
     if args.report:
         _write_report(folder.path, to=sys.stderr if args.json else sys.stdout)
@@ -356,7 +415,7 @@ def _write_report(run_dir: pathlib.Path, to: object = None,
     from sim.html_report import write_report  # matplotlib loads only when a report is asked
 
     path = write_report(run_dir, bestiary)
-    print(f"report: {path}", file=to or sys.stdout)  # type: ignore[arg-type]
+    _say(f"report: {path}", to)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
@@ -574,13 +633,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handlers[args.command](args)
     except ScenarioError as exc:
         for problem in exc.problems:
-            print(problem, file=sys.stderr)
+            _warn(problem)
         return EXIT_INPUT
     except InputError as exc:
-        print(exc, file=sys.stderr)
+        _warn(exc)
         return EXIT_INPUT
     except BrokenPipeError:
         return EXIT_OK  # `sim run ... | head`: the reader left; nothing is lost
+    except KeyboardInterrupt:
+        _warn("sim: interrupted")
+        return EXIT_INTERRUPTED
+    except OSError as exc:  # the environment, not the input: a full disk, a read-only folder
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        _warn(f"sim: {where}{exc.strerror or exc}")
+        return EXIT_INPUT
+    except UnicodeEncodeError as exc:  # a path or name the system's encoding cannot hold
+        _warn(f"sim: cannot encode {exc.object[exc.start:exc.end]!r} for the system ({exc.reason})")
+        return EXIT_INPUT
     except Exception:  # the last line of defence: a bug, exit 1
         print(f"sim: internal error, please report it:\n{traceback.format_exc()}", file=sys.stderr)
         return EXIT_INTERNAL

@@ -151,6 +151,10 @@ def read_jsonl(lines: Iterable[str]) -> Iterator[dict]:
         except json.JSONDecodeError as exc:
             msg = f"{number}:{exc.colno}: (line): not JSON ({exc.msg})"
             raise ValueError(msg) from exc
+        except (ValueError, RecursionError) as exc:  # a 5,000-digit number; nesting too deep
+            why = "nested too deeply" if isinstance(exc, RecursionError) else "a number too long"
+            msg = f"{number}:1: (line): not an event ({why})"
+            raise ValueError(msg) from None
         if not isinstance(event, dict) or not isinstance(event.get("event"), str):
             msg = f"{number}:1: (line): not an event object"
             raise ValueError(msg)

@@ -5,14 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sim import __version__
 from sim.batch import RunFolder, battle_seed, load_run_scenario
 from sim.day import load_input, run_any
 from sim.errors import InputError
-from sim.events import missing_fields, read_jsonl
-from sim.yamlsrc import MAX_BYTES
+from sim.events import SCHEMA, missing_fields, read_jsonl
+from sim.manifest import read_regular
+from sim.yamlsrc import MAX_BYTES, shorten
 
 
 def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Path] = ()) -> list[dict]:
@@ -98,13 +99,14 @@ def find_scenario(log: pathlib.Path, head: dict, given: pathlib.Path | None = No
 
 def _mismatch(candidate: pathlib.Path, sha256: object) -> str | None:
     """Why ``candidate`` is not the logged scenario, or None when its bytes hash to ``sha256``."""
-    try:
-        with candidate.open("rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
+    try:  # a FIFO or a device is refused without blocking; the bytes are hashed, never shown
+        raw = read_regular(candidate, MAX_BYTES)
     except FileNotFoundError:
         return "not found"
-    except OSError as exc:
-        return f"cannot read: {exc.strerror or exc}"
+    except InputError:
+        return f"not a regular file of at most {MAX_BYTES // 1024} kB"
+    except (OSError, ValueError) as exc:  # ValueError: a NUL or unencodable character
+        return f"cannot read: {getattr(exc, 'strerror', None) or 'a path the system cannot use'}"
     if hashlib.sha256(raw).hexdigest() != sha256:
         return "changed since the log was written: SHA-256 differs"
     return None
@@ -124,6 +126,9 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
         raise InputError(msg) from exc
     except UnicodeDecodeError as exc:
         msg = f"{path}:0:0: (document): not UTF-8 ({exc.reason})"
+        raise InputError(msg) from exc
+    except UnicodeEncodeError as exc:
+        msg = f"{path}:0:0: (document): cannot read (a path the system cannot use)"
         raise InputError(msg) from exc
     except ValueError as exc:  # read_jsonl says which line
         msg = f"{path}:{exc}"
@@ -146,21 +151,74 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
     raise InputError(msg)
 
 
+# The type of every field the replay, the narration and verify read. Fields not listed
+# are carried along untouched (more fields are welcome in the log contract).
+_NAMES = ("actor", "side", "first", "weapon", "kind", "cause", "effect", "resource", "reason",
+          "purpose", "system", "degree", "scenario", "rules", "version", "scenario_sha256",
+          "scenario_path", "toward", "what", "skill", "characteristic", "do", "escape", "mount")
+_INTS = ("round", "die", "roll", "amount", "hp_before", "hp_after", "tokens", "delta", "rounds",
+         "modifier", "total", "margin", "tick", "fatigue", "spirit_before", "spirit_after",
+         "successes", "failures", "score", "heroism", "left", "advantage", "seed", "schema")
+_FIELD_TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
+    **{name: ("a string", lambda v: isinstance(v, str)) for name in _NAMES},
+    **{name: ("an integer", lambda v: _is_int(v)) for name in _INTS},
+    **{name: ("a string or null", lambda v: v is None or isinstance(v, str))
+       for name in ("winner", "source")},
+    **{name: ("an integer or null", lambda v: v is None or _is_int(v)) for name in ("kept", "tie_roll")},
+    **{name: ("a number", lambda v: _is_number(v)) for name in ("t", "x_before", "x_after")},
+    **{name: ("true or false", lambda v: isinstance(v, bool))
+       for name in ("hit", "success", "armor_piercing", "defended", "fumble", "outnumbered", "run",
+                    "serious_wound")},
+    **{name: ("a list of names", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
+       for name in ("survivors", "dead", "knocked_out", "fled", "broken", "members", "targets",
+                    "bestiary")},
+    **{name: ("a list of integers", lambda v: isinstance(v, list) and all(_is_int(x) for x in v))
+       for name in ("dice", "chain")},
+    "surprise": ("a side or false", lambda v: isinstance(v, bool | str)),
+    "batch": ("an object {seed, index}", lambda v: isinstance(v, dict)
+              and _is_int(v.get("seed"), 0) and _is_int(v.get("index"), 0)),
+}
+_MAX_INT = 2**63 - 1
+
+
+def _is_int(value: object, low: int = -_MAX_INT) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= _MAX_INT
+
+
+def _is_number(value: object) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and abs(value) < 1e300  # type: ignore[arg-type]
+
+
 def event_problem(event: dict) -> str | None:
     """Why an event cannot be replayed: a required field missing or of the wrong shape."""
     missing = missing_fields(event)
     if missing:
         return f"missing field(s) {', '.join(missing)}"
-    if not isinstance(event["round"], int) or not isinstance(event["t"], int | float):
-        return "round must be an integer and t a number"
+    for name, value in event.items():
+        if name == "target":
+            expected = ("an integer", _is_int) if event["event"] == "check_rolled" else (
+                "a string", lambda v: isinstance(v, str))
+        else:
+            expected = _FIELD_TYPES.get(name)  # type: ignore[assignment]
+        if expected is not None and not expected[1](value):
+            return f"{name} must be {expected[0]} (got {shorten(value)})"
     if event["event"] == "battle_started":
-        combatants = event["combatants"]
-        if not (isinstance(combatants, list) and all(isinstance(c, dict) for c in combatants)):
-            return "combatants must be a list of objects"
-        if "batch" in event and not isinstance(event["batch"], dict):
-            return "batch must be an object"
-    if event["event"] == "check_rolled" and not isinstance(event["dice"], list):
-        return "dice must be a list"
+        return _start_problem(event)
+    return None
+
+
+def _start_problem(event: dict) -> str | None:
+    if event["schema"] != SCHEMA:
+        return f"schema must be {SCHEMA} (got {shorten(event['schema'])}): not a log this version reads"
+    if not _is_int(event["seed"], 0):
+        return f"seed must be an integer from 0 to {_MAX_INT}"
+    combatants = event["combatants"]
+    if not (isinstance(combatants, list) and all(isinstance(c, dict) for c in combatants)):
+        return "combatants must be a list of objects"
+    for number, entry in enumerate(combatants):
+        if not (isinstance(entry.get("name"), str) and isinstance(entry.get("side"), str)
+                and _is_int(entry.get("hp")) and _is_int(entry.get("max_hp"))):
+            return f"combatants[{number}] must have a name, a side, hp and max_hp"
     return None
 
 

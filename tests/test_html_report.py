@@ -114,7 +114,7 @@ class TestFile:
     def test_damaged_summary(self, tmp_path: pathlib.Path) -> None:
         """A summary.json that is not JSON is an InputError, not a traceback."""
         (tmp_path / "summary.json").write_text("{oops", encoding="utf-8")
-        with pytest.raises(InputError, match=r":0:0: \(document\): unreadable summary"):
+        with pytest.raises(InputError, match=r":1:2: \(document\): unreadable summary"):
             write_report(tmp_path)
 
     def test_nothing_from_the_network(self, page: str) -> None:

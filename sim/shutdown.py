@@ -1,0 +1,112 @@
+"""Stopping cleanly: Ctrl-C and SIGTERM in the main process, and workers that never outlive it.
+
+A terminal's Ctrl-C reaches every process of the foreground group: the main
+process, the forkserver, the resource tracker and the workers. Only the main
+process acts on it. The first SIGINT or SIGTERM asks the batch to stop after
+the chunks in flight (their parts are kept, the run resumes from there) and
+exit 130; a second one kills the workers and exits 130 at once, without
+joining anything that could hang. Workers ignore SIGINT and watch their
+parent: if it disappears (kill -9 of the main process takes the forkserver
+with it), they exit within a second instead of holding the terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from types import FrameType
+
+EXIT_INTERRUPTED = 130
+WATCH_EVERY_S = 0.5
+STOPPED_AT_ONCE = "stopped at once"
+
+
+class StopSignals:
+    """SIGINT and SIGTERM handlers for the life of a batch (in the main thread only).
+
+    ``requested`` turns true on the first signal; the second calls ``hard_exit``.
+    """
+
+    def __init__(self, told: Callable[[str], None], on_hard_exit: str = "") -> None:
+        self.requested = False
+        self._told = told
+        self._on_hard_exit = on_hard_exit
+        self._previous: dict[int, object] = {}
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        if self.requested:
+            hard_exit(self._on_hard_exit)
+        self.requested = True
+        self._told("stopping after the battles in flight (Ctrl-C again to stop at once)")
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        self._previous.clear()
+
+
+def hard_exit(message: str) -> None:
+    """Kill our worker processes and leave now: nothing is joined, nothing can hang."""
+    for child in multiprocessing.active_children():
+        with contextlib.suppress(OSError, ValueError):
+            child.kill()
+    with contextlib.suppress(OSError, ValueError):
+        if sys.stderr.isatty():
+            sys.stderr.write("\x1b[?25h")  # the progress bar hid the cursor
+        sys.stderr.write(f"{STOPPED_AT_ONCE}{'; ' + message if message else ''}\n")
+        sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)
+
+
+# -- in a worker process -----------------------------------------------------------------
+
+
+def worker_init(main_pid: int) -> None:
+    """Pool initializer: leave Ctrl-C to the main process; exit when the parent goes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    threading.Thread(target=_watch, args=(parent, main_pid), name="parent-watch",
+                     daemon=True).start()
+
+
+def _watch(parent: int, main_pid: int) -> None:
+    """Poll: a changed parent pid means ours died (we were re-parented); so does a dead main.
+
+    Both are needed: with the forkserver our parent is the server, which stays up as long
+    as any worker holds the descriptor it watches, so workers must notice the main
+    process themselves, even as a zombie nobody has reaped yet.
+    """
+    stop = threading.Event()
+    while not stop.wait(WATCH_EVERY_S):
+        if os.getppid() != parent or not _alive(main_pid):
+            os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs: a zombie (dead, not yet reaped) counts as gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the kernel, which cannot tell a zombie apart
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            return True
+        return True
+    state = stat[stat.rindex(b")") + 2:][:1]
+    return state not in (b"Z", b"X")

@@ -1,0 +1,68 @@
+"""Real `sim` processes for tests of locks and signals: start, watch, and find leftovers."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import select
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+ROOT = pathlib.Path(__file__).parent.parent
+LIMIT_S = 90  # "did not hang": generous, for a loaded 2-core machine
+
+
+def start_sim(*args: str) -> subprocess.Popen:
+    """`python -m sim ARGS` in a session of its own (its pid is its process group's id)."""
+    return subprocess.Popen([sys.executable, "-m", "sim", *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def run_sim(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=LIMIT_S, check=False)
+
+
+def wait_until(condition: Callable[[], bool], what: str, limit: float = LIMIT_S) -> None:
+    deadline = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def group_alive(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group, found in /proc (no psutil)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        state, _ppid, pgrp = stat[stat.rindex(")") + 2:].split()[:3]
+        if int(pgrp) == pgid and state != "Z":
+            alive.append(int(entry))
+    return alive
+
+
+def read_stream_until(stream, wanted: bytes | None, limit: float = LIMIT_S) -> bytes:
+    """Read a pipe until ``wanted`` appears (or until EOF when None); fails past ``limit``."""
+    got = b""
+    deadline = time.monotonic() + limit
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, f"timed out reading; got {got[-300:]!r}"
+        ready, _, _ = select.select([stream], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(stream.fileno(), 65536)
+        got += chunk
+        if not chunk:
+            assert wanted is None, f"EOF before {wanted!r}; got {got[-300:]!r}"
+            return got
+        if wanted is not None and wanted in got:
+            return got

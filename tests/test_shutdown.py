@@ -1,0 +1,89 @@
+"""Stopping a batch with real signals: exit 130, parts kept, nothing left running, no hang."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+
+import pytest
+
+from sim import cli
+from sim.batch import RunFolder
+from tests.processes import LIMIT_S, group_alive, read_stream_until, start_sim, wait_until
+
+DATA = pathlib.Path(__file__).parent / "data"
+SKIRMISH = DATA / "golden" / "skirmish.yaml"
+CHUNK = 300
+
+
+def started_batch(run: pathlib.Path, n: int = 1_000_000) -> subprocess.Popen:
+    """A 2-worker batch, returned once its first part is on disk (signal handlers are up)."""
+    process = start_sim("batch", str(SKIRMISH), "-n", str(n), "--chunk", str(CHUNK), "--seed", "5",
+                        "--workers", "2", "--out", str(run), "--no-progress")
+    wait_until(lambda: (run / "parts" / "part-000000.parquet").exists() or process.poll() is not None,
+               "the first part")
+    assert process.poll() is None, process.stderr.read()
+    return process
+
+
+def finish(process: subprocess.Popen) -> tuple[int, str]:
+    """Exit code and stderr; then every process of its group must be gone."""
+    try:
+        _, err = process.communicate(timeout=LIMIT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail("sim batch hung after the signal")
+    wait_until(lambda: not group_alive(process.pid), "every process of the batch to exit")
+    return process.returncode, err.decode()
+
+
+class TestSignals:
+    """Ctrl-C, SIGTERM and kill -9 during a batch with worker processes."""
+
+    def test_one_ctrl_c_finishes_the_chunks_in_flight(self, tmp_path: pathlib.Path) -> None:
+        """One SIGINT to the process group (a terminal's Ctrl-C): exit 130, a resumable run."""
+        run = tmp_path / "run"
+        process = started_batch(run, n=4000)
+        os.killpg(process.pid, signal.SIGINT)
+        code, err = finish(process)
+        assert code == 130, err
+        assert "Traceback" not in err and f"sim batch --resume {run}" in err
+        manifest = json.loads((run / "manifest.json").read_text())
+        done = RunFolder(run).completed_parts()
+        assert manifest["status"] == "interrupted" and manifest["battles_done"] == done * CHUNK
+        assert not list((run / "parts").glob(".*.tmp"))
+        assert cli.main(["batch", "--resume", str(run), "--workers", "1", "--json",
+                         "--no-progress"]) == 0
+        assert json.loads((run / "summary.json").read_text())["battles"] == 4000
+
+    def test_second_ctrl_c_stops_at_once(self, tmp_path: pathlib.Path) -> None:
+        """A second SIGINT while the first waits for the workers exits 130 at once."""
+        process = started_batch(tmp_path / "run")
+        os.killpg(process.pid, signal.SIGINT)
+        read_stream_until(process.stderr, b"Ctrl-C again to stop at once")
+        os.killpg(process.pid, signal.SIGINT)
+        code, err = finish(process)
+        assert code == 130 and "stopped at once" in err and "Traceback" not in err
+
+    def test_sigterm_is_like_ctrl_c(self, tmp_path: pathlib.Path) -> None:
+        """SIGTERM to the main process alone stops the batch like Ctrl-C (exit 130)."""
+        run = tmp_path / "run"
+        process = started_batch(run)
+        os.kill(process.pid, signal.SIGTERM)
+        code, err = finish(process)
+        assert code == 130 and "interrupted after" in err, err
+        assert json.loads((run / "manifest.json").read_text())["status"] == "interrupted"
+
+    def test_kill_9_leaves_no_process_behind(self, tmp_path: pathlib.Path) -> None:
+        """kill -9 of the main process: workers, forkserver and resource tracker all exit,
+        so a pipe from `sim batch | tee` reaches its end."""
+        process = started_batch(tmp_path / "run")
+        assert len(group_alive(process.pid)) > 2  # the pool is there to leave behind
+        os.kill(process.pid, signal.SIGKILL)
+        read_stream_until(process.stdout, None)  # EOF: no process holds the pipe any more
+        assert process.wait(timeout=LIMIT_S) == -signal.SIGKILL
+        wait_until(lambda: not group_alive(process.pid), "the workers to notice and exit")
