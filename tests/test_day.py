@@ -309,6 +309,7 @@ class TestBatchOfDays:
 
         with pytest.raises(KeyboardInterrupt):
             Batch(day, spec, folder, one_then_stop, window=1).run()
+        folder.release()  # as the interrupted process would on exit
         assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress",
                          "--workers", "1"]) == 0
         resumed = json.loads(capsys.readouterr().out)
