@@ -37,7 +37,7 @@ from sim.events import to_jsonl_bytes
 from sim.manifest import check_manifest, file_sha256, manifest_text, new_run_id, read_json
 from sim.model import Scenario
 from sim.runlock import LOCK, RunLock
-from sim.shutdown import worker_init
+from sim.shutdown import start_pool_helpers, worker_init
 from sim.stats import Aggregate, BattleRow
 from sim.yamlsrc import shorten
 
@@ -216,7 +216,7 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     the engine already: fast start, no state or threads inherited), else spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["sim.batch", "pyarrow.parquet"])
+        context.set_forkserver_preload(["sim.forkserver_preload"])
         return context
     return multiprocessing.get_context("spawn")
 
@@ -226,6 +226,7 @@ def process_runner(workers: int) -> Runner:
 
     def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
         context = _pool_context()
+        start_pool_helpers(context)
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                     initializer=worker_init, initargs=(os.getpid(),)) as pool:
             def wait_one(pending: set) -> tuple[set, set]:

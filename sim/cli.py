@@ -354,18 +354,24 @@ def _refuse_settings_on_resume(args: argparse.Namespace, argv: Sequence[str]) ->
         raise InputError(msg)
 
 
+def _check_scheduler(args: argparse.Namespace) -> None:
+    """--scheduler only with the Dask executor, and only a Dask scheduler that answers."""
+    if args.scheduler is None:
+        return
+    if args.executor != "dask":
+        raise InputError(f"sim {args.command}: --scheduler needs --executor dask")
+    from sim.batch import check_scheduler
+
+    check_scheduler(args.scheduler)
+
+
 def _resume_hint(folder: RunFolder) -> str:
     return f"finish with: sim batch --resume {folder.path}"
 
 
 def _cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     _check_bestiary_dirs(args.bestiary)
-    if args.scheduler is not None:
-        if args.executor != "dask":
-            raise InputError("sim batch: --scheduler needs --executor dask")
-        from sim.batch import check_scheduler  # before any run folder is made
-
-        check_scheduler(args.scheduler)
+    _check_scheduler(args)  # before any run folder is made
     prepared = _prepare_batch(args, argv)
     if isinstance(prepared, dict):  # --resume of a finished run: nothing left to do
         _show_summary(prepared, RunFolder(args.resume), args.json)
@@ -475,6 +481,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
     _check_bestiary_dirs(args.bestiary)
+    _check_scheduler(args)
     workers = args.workers or default_workers()
     return make_runner(args.executor, workers, args.scheduler), max(2, workers * 2)
 
@@ -512,7 +519,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         raise InputError(msg)
     variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
     runner, window = _runner_for(args)
-    with _maybe_progress(args) as progress:
+    with StopSignals(_warn, raise_first=True), _maybe_progress(args) as progress:
         result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
                          args.precision, progress)
     _decision_output(result, args, "compare")
@@ -577,7 +584,7 @@ def _cmd_tune(args: argparse.Namespace) -> int:
                           tuple(args.bestiary))
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
     runner, window = _runner_for(args)
-    with _maybe_progress(args) as progress:
+    with StopSignals(_warn, raise_first=True), _maybe_progress(args) as progress:
         result = tune(points, target, args.seed, args.n, args.precision, runner, window,
                       min(args.chunk, args.n), progress)
     _decision_output(result, args, "tune")

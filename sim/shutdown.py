@@ -29,19 +29,26 @@ STOPPED_AT_ONCE = "stopped at once"
 class StopSignals:
     """SIGINT and SIGTERM handlers for the life of a batch (in the main thread only).
 
-    ``requested`` turns true on the first signal; the second calls ``hard_exit``.
+    ``requested`` turns true on the first signal (which raises KeyboardInterrupt with
+    ``raise_first``: then only the workers' chunks in flight are waited for); the second
+    calls ``hard_exit``.
     """
 
-    def __init__(self, told: Callable[[str], None], on_hard_exit: str = "") -> None:
+    def __init__(self, told: Callable[[str], None], on_hard_exit: str = "",
+                 raise_first: bool = False) -> None:
         self.requested = False
         self._told = told
         self._on_hard_exit = on_hard_exit
+        self._raise_first = raise_first  # no parts to keep (compare, tune): stop right away
         self._previous: dict[int, object] = {}
 
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
         if self.requested:
             hard_exit(self._on_hard_exit)
         self.requested = True
+        if self._raise_first:
+            self._told("stopping (Ctrl-C again to stop at once)")
+            raise KeyboardInterrupt
         self._told("stopping after the battles in flight (Ctrl-C again to stop at once)")
 
     def __enter__(self) -> StopSignals:
@@ -67,6 +74,29 @@ def hard_exit(message: str) -> None:
         sys.stderr.write(f"{STOPPED_AT_ONCE}{'; ' + message if message else ''}\n")
         sys.stderr.flush()
     os._exit(EXIT_INTERRUPTED)
+
+
+def start_pool_helpers(context: multiprocessing.context.BaseContext) -> None:
+    """Start the forkserver and the resource tracker with Ctrl-C ignored.
+
+    Both are fresh interpreters that ignore Ctrl-C only once their own code runs: a
+    Ctrl-C reaching the process group while one is still starting would kill it with a
+    traceback. An ignored SIGINT survives exec, and Python then installs no
+    KeyboardInterrupt handler, so they start deaf to it. The main process ignores it too
+    for the few milliseconds the two spawns take (a Ctrl-C just then is lost, not
+    half-handled), in the main thread only, where handlers may be set.
+    """
+    if (context.get_start_method() != "forkserver"
+            or threading.current_thread() is not threading.main_thread()):
+        return
+    from multiprocessing import forkserver, resource_tracker
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        resource_tracker.ensure_running()
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 # -- in a worker process -----------------------------------------------------------------

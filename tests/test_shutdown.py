@@ -17,14 +17,17 @@ from tests.processes import LIMIT_S, group_alive, read_stream_until, start_sim, 
 DATA = pathlib.Path(__file__).parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
 CHUNK = 300
+POOL = 5  # main, resource tracker, forkserver, 2 workers (a Ctrl-C while a worker is still
+# being born can still print that newborn's traceback: the tests wait for the whole pool)
 
 
 def started_batch(run: pathlib.Path, n: int = 1_000_000) -> subprocess.Popen:
     """A 2-worker batch, returned once its first part is on disk (signal handlers are up)."""
     process = start_sim("batch", str(SKIRMISH), "-n", str(n), "--chunk", str(CHUNK), "--seed", "5",
                         "--workers", "2", "--out", str(run), "--no-progress")
-    wait_until(lambda: (run / "parts" / "part-000000.parquet").exists() or process.poll() is not None,
-               "the first part")
+    wait_until(lambda: ((run / "parts" / "part-000000.parquet").exists()
+                        and len(group_alive(process.pid)) >= POOL) or process.poll() is not None,
+               "the first part and the whole pool")
     assert process.poll() is None, process.stderr.read()
     return process
 
@@ -87,3 +90,20 @@ class TestSignals:
         read_stream_until(process.stdout, None)  # EOF: no process holds the pipe any more
         assert process.wait(timeout=LIMIT_S) == -signal.SIGKILL
         wait_until(lambda: not group_alive(process.pid), "the workers to notice and exit")
+
+    @pytest.mark.parametrize("twice", [False, True])
+    def test_ctrl_c_during_compare(self, twice: bool) -> None:
+        """compare has no parts to keep: Ctrl-C exits 130 once the workers' chunks return;
+        a second Ctrl-C exits at once. Nothing is left running either way."""
+        process = start_sim("compare", str(SKIRMISH), str(DATA / "duel" / "duel.yaml"),
+                            "-n", "1000000", "--chunk", "200", "--workers", "2", "--no-progress")
+        wait_until(lambda: len(group_alive(process.pid)) >= POOL or process.poll() is not None,
+                   "the worker pool")
+        assert process.poll() is None, process.stderr.read()
+        os.killpg(process.pid, signal.SIGINT)
+        if twice:
+            read_stream_until(process.stderr, b"Ctrl-C again to stop at once")
+            os.killpg(process.pid, signal.SIGINT)
+        code, err = finish(process)
+        assert code == 130 and "Traceback" not in err, err
+        assert ("stopped at once" in err) == twice
