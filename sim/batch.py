@@ -37,7 +37,7 @@ from sim.events import to_jsonl_bytes
 from sim.manifest import check_manifest, file_sha256, manifest_text, new_run_id, read_json
 from sim.model import Scenario
 from sim.runlock import LOCK, RunLock
-from sim.shutdown import start_pool_helpers, worker_init
+from sim.shutdown import sigint_ignored, start_pool_helpers, worker_init
 from sim.stats import Aggregate, BattleRow
 from sim.yamlsrc import shorten
 
@@ -303,7 +303,9 @@ def dask_runner(scheduler: str | None, workers: int) -> Runner:
             raise InputError(msg) from exc
         cluster = None
         if scheduler is None:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
+            with sigint_ignored():  # its worker processes leave Ctrl-C to us, as pool workers do
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                       dashboard_address=None)
         else:
             check_scheduler(scheduler)
             # Losing the scheduler is reported below in one line: not as Dask's tracebacks.

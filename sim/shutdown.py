@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType
 
 EXIT_INTERRUPTED = 130
@@ -86,15 +86,24 @@ def start_pool_helpers(context: multiprocessing.context.BaseContext) -> None:
     for the few milliseconds the two spawns take (a Ctrl-C just then is lost, not
     half-handled), in the main thread only, where handlers may be set.
     """
-    if (context.get_start_method() != "forkserver"
-            or threading.current_thread() is not threading.main_thread()):
+    if context.get_start_method() != "forkserver":
         return
     from multiprocessing import forkserver, resource_tracker
 
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
+    with sigint_ignored():
         resource_tracker.ensure_running()
         forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored meanwhile (main thread only), so that processes started now inherit it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
     finally:
         signal.signal(signal.SIGINT, previous)
 

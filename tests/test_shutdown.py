@@ -107,3 +107,17 @@ class TestSignals:
         code, err = finish(process)
         assert code == 130 and "Traceback" not in err, err
         assert ("stopped at once" in err) == twice
+
+    def test_ctrl_c_with_a_local_dask_cluster(self, tmp_path: pathlib.Path) -> None:
+        """--executor dask without --scheduler: the local cluster's workers leave Ctrl-C to
+        the main process, which stops like the process pool does (no hang, exit 130)."""
+        pytest.importorskip("distributed")
+        run = tmp_path / "run"
+        process = start_sim("batch", str(SKIRMISH), "-n", "1000000", "--chunk", str(CHUNK),
+                            "--workers", "2", "--executor", "dask", "--out", str(run),
+                            "--no-progress")
+        wait_until(lambda: (run / "parts" / "part-000000.parquet").exists()
+                   or process.poll() is not None, "the first part")
+        os.killpg(process.pid, signal.SIGINT)
+        code, err = finish(process)
+        assert code == 130 and "interrupted after" in err and "Traceback" not in err, err
