@@ -574,6 +574,21 @@ class RunFolder:
         finally:
             tmp.unlink(missing_ok=True)
 
+    def read_battles(self, columns: Sequence[str], run_id: str) -> Any:
+        """Columns of battles.parquet, which must be this run's (merged under its run id)."""
+        import pyarrow.parquet as pq
+
+        path = self.path / BATTLES
+        try:
+            table = pq.read_table(path, columns=list(columns))
+        except Exception as exc:  # pyarrow raises several types for a missing or bad file
+            msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
+            raise InputError(msg) from exc
+        if _part_identity_of(table) != {"run_id": run_id}:
+            msg = f"{path}:0:0: (document): not this run's battles (run {run_id}); it is not used"
+            raise InputError(msg)
+        return table
+
     def remove_parts(self, count: int) -> None:
         for number in range(count):
             self.part_path(number).unlink(missing_ok=True)

@@ -245,16 +245,10 @@ def pick_battles(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -
     score, the best the lowest, the median sits in the middle; ties go to the
     lowest index. Reads battles.parquet one column at a time.
     """
-    import pyarrow.parquet as pq
-
     folder = RunFolder(run_dir)
     manifest = folder.read_manifest()
     path = folder.path / "battles.parquet"
-    try:
-        table = pq.read_table(path, columns=["index", "combatants"])
-    except Exception as exc:  # pyarrow raises several types for a missing or bad file
-        msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
-        raise InputError(msg) from exc
+    table = folder.read_battles(["index", "combatants"], manifest["run_id"])
     party = _party_side(load_run_scenario(folder, manifest, bestiary))
     scored = []
     for record in table.to_pylist():

@@ -170,3 +170,14 @@ class TestResumeStates:
         capsys.readouterr()
         code, _, err = run(capsys, "batch", "--resume", str(run_dir), *extra)
         assert code == 2 and "--resume finishes a run with the settings it began with" in err
+
+    def test_battles_of_another_run_are_refused(self, tmp_path: pathlib.Path, capsys) -> None:
+        """battles.parquet copied in from another run is not used to pick the worst battle."""
+        mine = finished_run(tmp_path / "mine")
+        other = finished_run(tmp_path / "other")
+        shutil.copy(other / "battles.parquet", mine / "battles.parquet")
+        capsys.readouterr()
+        code, _, err = run(capsys, "replay", str(mine), "--worst", "--no-interactive")
+        assert code == 2 and "battles.parquet:0:0: (document): not this run's battles" in err
+        code, _, _ = run(capsys, "replay", str(other), "--worst", "--no-interactive")
+        assert code == 0
