@@ -404,7 +404,7 @@ class TestScheduler:
 
         closer = threading.Thread(target=close_after_first_part, daemon=True)
         closer.start()
-        args = [str(SKIRMISH), "-n", "1500", "--seed", "2", "--chunk", "50"]
+        args = [str(SKIRMISH), "-n", "3000", "--seed", "2", "--chunk", "50"]
         code = cli.main(["batch", *args, "--executor", "dask", "--scheduler",
                          cluster.scheduler_address, "--out", str(run), "--no-progress"])
         closer.join(timeout=60)
