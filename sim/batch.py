@@ -393,6 +393,7 @@ def _parquet_schema() -> Any:
         ("name", pa.string()), ("side", pa.string()), ("hp", pa.int32()),
         ("status", pa.string()), ("cause", pa.string()), ("knocked_out", pa.bool_()),
         ("morale", pa.string()), ("learned", pa.list_(pa.string())),
+        ("items_used", pa.int32()),
     ])
     return pa.schema([
         ("index", pa.int64()), ("seed", pa.int64()), ("winner", pa.string()),
@@ -417,6 +418,7 @@ def rows_table(rows: Sequence[BattleRow], roster: Sequence[tuple[str, str]]) -> 
             pa.array([f[3] for f in fighters], pa.bool_()),
             pa.array([f[4] for f in fighters], pa.string()),
             pa.array([list(f[5]) for f in fighters], pa.list_(pa.string())),
+            pa.array([f[6] for f in fighters], pa.int32()),
         ],
         fields=list(schema.field("combatants").type.value_type),
     )
@@ -474,8 +476,10 @@ def _table_rows(table: Any) -> Iterator[BattleRow | DayRow]:
     """Rows back from a Parquet part, in the shape workers send them (battles or days)."""
     days = "steps" in table.column_names
     for record in table.to_pylist():
+        # A part written before items were counted has no items_used: none were.
         fighters = tuple((c["hp"], c["status"], c["cause"], c["knocked_out"], c["morale"],
-                          tuple(c["learned"])) for c in record["combatants"])
+                          tuple(c["learned"]), c.get("items_used") or 0)
+                         for c in record["combatants"])
         row = (record["index"], record["seed"], record["winner"], record["rounds"], fighters)
         if days:
             steps = tuple(StepResult(**s) for s in record["steps"])

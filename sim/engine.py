@@ -16,12 +16,13 @@ import simpy
 from sim import __version__
 from sim.dice import roll_die
 from sim.effects import ESCAPABLE, Asphyxiating, expose, ignite, poison, throw_off
+from sim.items import use_items
 from sim.model import INITIATIVE_GIFT, MELEE_REACH_M
 from sim.morale import announce_demoralized, fallen, give_tokens, state_of, wounded
 from sim.rules import system_for
 from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
 from sim.stats import FighterRow
-from sim.tactics import approach_gap, choose_target, choose_weapon
+from sim.tactics import approach_gap, arm, choose_target, choose_weapon
 from sim.timeline import run_timeline
 
 if TYPE_CHECKING:
@@ -120,8 +121,9 @@ class Battle:
             for spec in side.members:
                 hp = max(1, spec.hp.roll(self.rng))
                 fighter = Fighter(spec, side, len(self.fighters), hp, x)
-                if fighter.weapon_at_hand is not None:
-                    fighter.cost_at_hand = self.economy.cost_of(fighter.weapon_at_hand)
+                arm(fighter, self.economy, fatigue=self.scenario.rules == "d100")
+                if fighter.items:
+                    self._special = True  # potions are weighed before every turn
                 self.rules.prepare(self, fighter)
                 if self.morale_on:
                     give_tokens(self, fighter)
@@ -186,6 +188,8 @@ class Battle:
             entry["heroism"] = f.heroism
         if f.spirit is not None:
             entry["spirit"] = f.spirit
+        if f.items:
+            entry["items"] = dict(f.items)
         return entry
 
     def _roll_surprise(self) -> None:
@@ -303,20 +307,24 @@ class Battle:
             target = choose_target(self, fighter)
             if target is None:
                 return
-            if self.spread:
-                weapon = choose_weapon(fighter, abs(target.x - fighter.x))
-                cost = 0 if weapon is None else economy.cost_of(weapon)
+            if self.spread or not fighter.fixed_at_hand:
+                chosen = choose_weapon(fighter, abs(target.x - fighter.x) if self.spread else 0.0)
             else:  # everyone stands together: the weapon at hand, its cost known
-                weapon, cost = fighter.weapon_at_hand, fighter.cost_at_hand
-            if weapon is None:
+                chosen = fighter.weapon_at_hand, fighter.cost_at_hand
+            if chosen is None:
                 if (not can_walk or moves >= economy.max_moves or economy.move_cost > budget
                         or (attacks and not economy.move_after_attack)):
                     return
-                run = self._should_run(fighter, target, budget, moves)
-                self._move(fighter, target, run)
+                stop_at = approach_gap(fighter)
+                if stop_at is None:
+                    return  # nothing it can use at any distance: it stays out of reach
+                run = self._should_run(fighter, target, budget, moves, stop_at)
+                if not self._move(fighter, target, stop_at, run):
+                    return  # already as close as it means to be: no empty move
                 moves += 2 if run else 1
                 budget -= economy.run_cost if run else economy.move_cost  # type: ignore[operator]
                 continue
+            weapon, cost = chosen
             if attacks >= economy.max_attacks or cost > budget:
                 return
             ended = self.attack(fighter, target, weapon)
@@ -332,8 +340,12 @@ class Battle:
             self.flee(fighter)
             return None
         budget, moves = self._before_acting(fighter, self.economy.budget)
-        if budget is None or fighter.weapon_at_hand is None:
-            return None  # a full-action rescue, or nothing to fight with
+        if budget is None:
+            return None  # a full-action rescue
+        if fighter.items:
+            budget = use_items(self, fighter, budget)  # drink, or pour into a downed ally
+        if budget == 0 or fighter.weapon_at_hand is None:
+            return None  # the turn is spent, or nothing to fight with
         # A ridden mount moves with its rider; a trapped fighter does not move at all.
         can_walk = fighter.ridden_by is None and not (fighter.effects and self._trapped(fighter))
         return budget, moves, can_walk
@@ -413,24 +425,27 @@ class Battle:
                     return True
         return False
 
-    def _should_run(self, fighter: Fighter, target: Fighter, budget: int, moves: int) -> bool:
+    def _should_run(self, fighter: Fighter, target: Fighter, budget: int, moves: int,
+                    stop_at: float) -> bool:
         """Run (a full action, twice the movement) when one move would not reach the target."""
         run_cost = self.economy.run_cost
         if run_cost is None or budget < run_cost or moves:
             return False
-        gap = abs(target.x - fighter.x) - approach_gap(fighter)
-        return gap > self._movement(fighter)
+        return abs(target.x - fighter.x) - stop_at > self._movement(fighter)
 
     def _movement(self, fighter: Fighter) -> float:
         """Metres per move: a rider uses its mount's Movement."""
         mount = fighter.mounted_on
         return (mount or fighter).spec.movement
 
-    def _move(self, fighter: Fighter, target: Fighter, run: bool = False) -> None:
-        """Move (or run: twice as far) toward the target, stopping at its weapon's gap."""
+    def _move(self, fighter: Fighter, target: Fighter, stop_at: float, run: bool = False) -> bool:
+        """Move (or run: twice as far) toward the target, stopping ``stop_at`` metres from it
+        (its weapon's gap). False, and nothing logged, when there is no way to go."""
         gap = abs(target.x - fighter.x)
         reach = self._movement(fighter) * (2 if run else 1)
-        step = min(reach, max(0.0, gap - approach_gap(fighter)))
+        step = min(reach, max(0.0, gap - stop_at))
+        if step <= 0:
+            return False
         before = fighter.x
         self.spread = True
         fighter.x += step if target.x > fighter.x else -step
@@ -439,6 +454,7 @@ class Battle:
         if self.log is not None:
             self.emit("moved", actor=fighter.name, toward=target.name, x_before=before,
                       x_after=fighter.x, **({"run": True} if run else {}))
+        return True
 
     def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> bool:
         """One attack: the system resolves hit and damage; the engine applies it.
@@ -657,6 +673,10 @@ class Battle:
         self._able[fighter.side] = after = before + (1 if now else -1)
         self._standing += (after > 0) - (before > 0)
 
+    def allies_of(self, fighter: Fighter) -> list[Fighter]:
+        """Every member of the fighter's side, itself included, in listed order."""
+        return self._by_side[fighter.side]
+
     def able_enemies(self, fighter: Fighter) -> list[Fighter]:
         """Able members of every other side, in listed order (cached until a status changes)."""
         enemies = self.enemies_cache.get(fighter.side)
@@ -705,7 +725,8 @@ class Battle:
             tuple(
                 (f.hp, f.status, f.cause if f.status == DEAD else None,
                  f.status != DEAD and f.name in down,
-                 state_of(f) if morale else None, tuple(sorted(f.learned)) if morale else ())
+                 state_of(f) if morale else None, tuple(sorted(f.learned)) if morale else (),
+                 f.items_used)
                 for f in self.fighters
             ),
         )

@@ -15,6 +15,8 @@ from sim.dice import Dice
 
 RULE_SYSTEMS = ("d20", "d100", "2d10", "d10")
 TARGET_POLICIES = ("random", "weakest", "strongest", "focus")
+DEFAULT_TARGET = "random"
+DEFAULT_POTION_AT = 0.33  # RULES.md §8: drink at or below a third of maximum HP
 MELEE_REACH_M = 2.0  # RULES.md §2: melee needs a gap of at most 2 m
 HUMAN_MOVEMENT_M = 8.0  # RULES.md §2: 8 m per move
 INITIATIVE_GIFT = "initiative"  # the gift that rolls 1d8 for initiative and group ties
@@ -50,10 +52,44 @@ class Weapon:
 
 
 @attrs.frozen
-class Tactics:
-    """How a side (or one member) picks whom to attack."""
+class Item:
+    """An item a stat block carries (RULES.md §8): a healing potion by default."""
 
-    target: str = attrs.field(default="random", validator=attrs.validators.in_(TARGET_POLICIES))
+    heal: Dice
+    name: str = "healing potion"
+    count: int = 1
+
+
+@attrs.frozen
+class Tactics:
+    """How a side, a stat block or one member fights. A key left out (None) is inherited:
+    member over bestiary entry over side, then the defaults below (``resolved``)."""
+
+    target: str | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.in_(TARGET_POLICIES)))
+    # Weapon names in order of preference; the weapons left out come after, in the default order.
+    weapons: tuple[str, ...] | None = None
+    potion_at: float | None = None  # drink at or below this fraction of maximum HP
+
+    def over(self, base: Tactics | None) -> Tactics:
+        """These tactics, with every key they leave out taken from ``base``."""
+        if base is None:
+            return self
+        return Tactics(
+            target=base.target if self.target is None else self.target,
+            weapons=base.weapons if self.weapons is None else self.weapons,
+            potion_at=base.potion_at if self.potion_at is None else self.potion_at,
+        )
+
+    @property
+    def policy(self) -> str:
+        """The target policy, ``random`` unless set."""
+        return DEFAULT_TARGET if self.target is None else self.target
+
+    @property
+    def drink_at(self) -> float:
+        """The potion threshold, ``potion_at`` or the default 0.33."""
+        return DEFAULT_POTION_AT if self.potion_at is None else self.potion_at
 
 
 @attrs.frozen
@@ -79,7 +115,8 @@ class Combatant:
     # members of one entry (`count: 3`) are one kind, and terror frightens once per kind
     # (RULES 3). Empty: a kind of its own.
     kind: str = ""
-    tactics: Tactics | None = None  # overrides the side's tactics
+    tactics: Tactics | None = None  # overrides the side's tactics, key by key
+    items: tuple[Item, ...] = ()  # potions (RULES.md §8)
     # d100 (seed 002)
     characteristics: Mapping[str, int] = attrs.field(factory=dict, eq=False)
     skills: Mapping[str, int] = attrs.field(factory=dict, eq=False)
@@ -95,7 +132,6 @@ class Combatant:
     effective_attack_threshold: int = attrs.field(init=False, eq=False, repr=False)
     effective_defense_threshold: int = attrs.field(init=False, eq=False, repr=False)
     reach: float = attrs.field(init=False, eq=False, repr=False)
-    weapon_at_hand: Weapon | None = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         # Frozen class: object.__setattr__ is attrs' documented way to fill derived fields.
@@ -108,9 +144,6 @@ class Combatant:
                                             else self.defense_threshold),
             # How far its farthest weapon strikes (0 without weapons).
             "reach": max((w.reach for w in self.weapons), default=0.0),
-            # The weapon used while everyone stands together: the first melee one, else any.
-            "weapon_at_hand": next((w for w in self.weapons if w.range is None),
-                                   self.weapons[0] if self.weapons else None),
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)

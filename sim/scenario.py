@@ -27,6 +27,7 @@ from sim.model import (
     TIMELINE_ACTIONS,
     Combatant,
     Hazard,
+    Item,
     Options,
     Scenario,
     Scripted,
@@ -222,8 +223,58 @@ def _weapon(c: Checker, value: object, path: Path) -> Any:
 
 
 def _tactics(c: Checker, value: object, path: Path) -> Any:
-    fields = c.mapping(value, path, {"target": lambda v, p: c.choice(v, p, TARGET_POLICIES)})
-    return INVALID if fields is INVALID else Tactics(**fields)
+    """``tactics: {target, weapons, potion_at}``; weapon names are checked against the stat
+    block (or the side's members) once they are known (``_check_weapon_names``)."""
+    fields = c.mapping(value, path, {
+        "target": lambda v, p: c.choice(v, p, TARGET_POLICIES),
+        "weapons": c.names,
+        "potion_at": lambda v, p: c.number(v, p, 0, 1),
+    })
+    if fields is INVALID:
+        return INVALID
+    for j, name in enumerate(fields.get("weapons", ())):
+        if name in fields["weapons"][:j]:
+            return c.fail((*path, "weapons", j), f"weapon {shorten(name)} is listed twice")
+    return Tactics(**fields)
+
+
+def _check_weapon_names(c: Checker, tactics: Tactics | None, weapons: tuple[Weapon, ...],
+                        path: Path, whose: str = "this stat block") -> None:
+    """Every name in ``tactics.weapons`` must be one of ``weapons``; ``path`` is the list's."""
+    if tactics is None or not tactics.weapons:
+        return
+    known = tuple(dict.fromkeys(w.name for w in weapons))
+    for j, name in enumerate(tactics.weapons):
+        if name not in known:
+            listed = ", ".join(known) if known else "none"
+            c.fail((*path, j), f"no weapon named {shorten(name)} in {whose} (its weapons: "
+                               f"{listed}){_did_you_mean(name, known)}")
+
+
+def _items(c: Checker, value: object, path: Path) -> Any:
+    """``items: [{name, heal: DICE, count}]`` (RULES.md §8); names are unique in a block."""
+    listed = c.sequence(value, path)
+    if listed is INVALID:
+        return INVALID
+    out: list[Any] = []
+    for i, raw in enumerate(listed):
+        fields = c.mapping(raw, (*path, i), {
+            "name": c.text,
+            "heal": lambda v, p: c.dice(v, p, lo=0),
+            "count": lambda v, p: c.integer(v, p, 0, 100),
+            "description": lambda v, p: c.text(v, p, 2000),
+        }, required=("heal",))
+        if fields is INVALID:
+            out.append(INVALID)
+            continue
+        fields.pop("description", None)
+        item = Item(**fields)
+        if any(isinstance(o, Item) and o.name == item.name for o in out):
+            out.append(c.fail((*path, i, "name"), f"item {shorten(item.name)} is listed twice "
+                                                  "(give one entry a count instead)"))
+            continue
+        out.append(item)
+    return INVALID if INVALID in out else tuple(out)
 
 
 D100_CHARACTERISTICS = ("physique", "mental", "social", "force")
@@ -264,6 +315,7 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
         "weapons": weapons,
         "movement": lambda v, p: c.number(v, p, 0, 1000),
         "tactics": lambda v, p: _tactics(c, v, p),
+        "items": lambda v, p: _items(c, v, p),
         "description": lambda v, p: c.text(v, p, 2000),
     }
     if c.rules in ("2d10", "d10"):
@@ -365,6 +417,9 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
         if c.text(key, path_) is INVALID:
             continue
         fields = c.mapping(block, path_, stat_fields(c))
+        if fields is not INVALID:
+            _check_weapon_names(c, fields.get("tactics"), fields.get("weapons", ()),
+                                (*path_, "tactics", "weapons"))
         # An invalid entry is kept (marked INVALID) so `use:` of it is not also
         # reported as missing: its own problems were reported in the bestiary.
         entries[key] = Entry(key, fields, source)
@@ -563,7 +618,26 @@ def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str,
         return c.fail((*path, "use"), f"no bestiary entry '{use}'{hint}; {where}")
     if entry.fields is INVALID:
         return INVALID  # its own problems were reported in the bestiary
-    return {"name": use, **entry.fields, **fields}
+    merged = {"name": use, **entry.fields, **fields}
+    if "tactics" in fields and "tactics" in entry.fields:  # key by key, like a side's
+        merged["tactics"] = fields["tactics"].over(entry.fields["tactics"])
+    return merged
+
+
+def _check_member_weapons(c: Checker, given: dict[str, Any], merged: dict[str, Any],
+                          path: Path) -> None:
+    """``tactics.weapons`` against the weapons the member ends up with: reported where the
+    list was written, or at the member's ``weapons`` when they replaced the entry's."""
+    tactics, weapons = merged.get("tactics"), merged.get("weapons", ())
+    own = given.get("tactics")
+    if own is not None and own.weapons is not None:
+        _check_weapon_names(c, tactics, weapons, (*path, "tactics", "weapons"))
+    elif "weapons" in given and tactics is not None and tactics.weapons:
+        known = {w.name for w in weapons}
+        missing = [name for name in tactics.weapons if name not in known]
+        if missing:
+            c.fail((*path, "weapons"), f"the bestiary entry's tactics.weapons names "
+                                      f"{', '.join(map(shorten, missing))}, not among these weapons")
 
 
 def where_searched(dirs: list[pathlib.Path], systems: tuple[str, ...]) -> str:
@@ -583,9 +657,11 @@ def _member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | 
         return INVALID
     count = fields.pop("count", 1)
     use = fields.get("use")
+    given = dict(fields)
     merged = _resolve(c, fields, path, bestiary)
     if merged is INVALID:
         return INVALID
+    _check_member_weapons(c, given, merged, path)
     for key in ("name", "hp"):
         if key not in merged:
             c.fail(path, f"missing required key '{key}'" + (" (and no 'use:')" if use is None else ""))
@@ -594,9 +670,11 @@ def _member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | 
     mount = None
     if "mount" in merged:
         mount_path = (*path, "mount")
-        mount = _resolve(c, dict(merged.pop("mount")), mount_path, bestiary)
+        given_mount = dict(merged.pop("mount"))
+        mount = _resolve(c, dict(given_mount), mount_path, bestiary)
         if mount is INVALID:
             return INVALID
+        _check_member_weapons(c, given_mount, mount, mount_path)
         if "hp" not in mount:
             return c.fail(mount_path, "missing required key 'hp' (and no 'use:')")
     return _Member(merged, path, count, mount)
@@ -656,6 +734,9 @@ def _sides(c: Checker, value: object, bestiary: dict[str, Entry] | None) -> Any:
         if fields is INVALID:
             continue
         name = fields["name"]
+        side_weapons = tuple(w for m in members for w in m.fields.get("weapons", ()))
+        _check_weapon_names(c, fields.get("tactics"), side_weapons,
+                            (*path, "tactics", "weapons"), "any member of this side")
         if name in side_names:
             c.fail((*path, "name"), f"duplicate side name '{name}'")
             continue

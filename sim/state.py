@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import simpy
 
-    from sim.model import Combatant, Side
+    from sim.model import Combatant, Side, Weapon
 
 # Status values, in the words the event log and the batch summary use.
 ACTIVE = "active"
@@ -27,6 +27,7 @@ class Fighter:
     __slots__ = (
         "_turn_event",
         "able",
+        "arsenal",
         "attack_threshold",
         "attacked_by",
         "attacked_round",
@@ -37,10 +38,14 @@ class Fighter:
         "despairing",
         "effects",
         "fatigue",
+        "fatigues",
         "fire_damage",
+        "fixed_at_hand",
         "heroism",
         "hp",
         "index",
+        "items",
+        "items_used",
         "learned",
         "max_hp",
         "max_spirit",
@@ -49,6 +54,8 @@ class Fighter:
         "name",
         "party",
         "policy",
+        "potion_at",
+        "prefers",
         "prone",
         "psy",
         "reach",
@@ -91,11 +98,24 @@ class Fighter:
         self.attacked_by: set[str] = set()  # enemies who attacked it in attacked_round
         self.attacked_round = 0
         self._turn_event: simpy.Event | None = None
-        # Read on every attack, derived once from the spec (see sim.tactics).
-        self.policy = (spec.tactics or side.tactics).target
+        # Read on every attack, derived once from the spec (see sim.tactics): the member's
+        # tactics override its side's key by key.
+        tactics = side.tactics if spec.tactics is None else spec.tactics.over(side.tactics)
+        self.policy = tactics.policy
+        self.prefers = tactics.weapons  # weapon names in order of preference, or None
+        self.potion_at = tactics.drink_at
         self.reach = spec.reach
-        self.weapon_at_hand = spec.weapon_at_hand
-        self.cost_at_hand = 1  # half-actions an attack with it takes (set by the battle)
+        # Weapons in order of preference with their cost in half-actions, and the one used
+        # while everyone stands together: filled by sim.tactics.arm at the battle's set-up.
+        self.arsenal: tuple[tuple[Weapon, int], ...] = ()
+        self.weapon_at_hand: Weapon | None = None
+        self.cost_at_hand = 1
+        self.fixed_at_hand = True  # the weapon at hand never changes (no spell, no tiring shot)
+        self.fatigues = False  # the system tires fighters (d100)
+        # Items (RULES.md §8): name -> how many are left. Battle state, not the spec's: a
+        # day of several fights carries what is left over.
+        self.items: dict[str, int] = {item.name: item.count for item in spec.items}
+        self.items_used = 0
         self.attack_threshold = spec.effective_attack_threshold
         self.defense_threshold = spec.effective_defense_threshold
         # d100 (seed 002) state.

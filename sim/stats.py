@@ -16,8 +16,8 @@ Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # One battle as workers send it: (index, seed, winner, rounds, fighters), where each
 # fighter is (final hp, status, cause of death or None, knocked out and survived,
 # morale state at the end: demoralized / despairing / None, skills with a learning
-# tick), in the scenario's combatant order.
-FighterRow = tuple[int, str, str | None, bool, str | None, tuple[str, ...]]
+# tick, items used), in the scenario's combatant order.
+FighterRow = tuple[int, str, str | None, bool, str | None, tuple[str, ...], int]
 BattleRow = tuple[int, int, str | None, int, tuple[FighterRow, ...]]
 
 
@@ -72,6 +72,7 @@ class _Combatant:
     causes: Counter[str] = attrs.Factory(Counter)
     hp_left: Counter[int] = attrs.Factory(Counter)  # final HP -> battles: bounded by max HP
     learned: Counter[str] = attrs.Factory(Counter)  # skill -> battles with a learning tick
+    items_used: int = 0  # items (potions) used, summed over battles
 
 
 @attrs.define
@@ -166,7 +167,8 @@ class Aggregate:
         if self.fate is not None:
             self.fate.add(winner, fighters)
         for stats, fighter in zip(self.combatants, fighters, strict=True):
-            hp, status, cause, knocked_out, morale, learned = fighter
+            hp, status, cause, knocked_out, morale, learned, items_used = fighter
+            stats.items_used += items_used
             stats.hp_left[hp] += 1
             if morale is not None:  # despairing is demoralized too (it has no token)
                 stats.demoralized += 1
@@ -200,6 +202,7 @@ class Aggregate:
             mine.learned.update(theirs.learned)
             mine.causes.update(theirs.causes)
             mine.hp_left.update(theirs.hp_left)
+            mine.items_used += theirs.items_used
 
     def headline_halfwidth(self) -> float:
         """The widest half-interval among win rates, TPK and someone dies: what --precision watches."""
@@ -252,4 +255,5 @@ class Aggregate:
                 "p50": percentile(c.hp_left, 0.5),
                 "p90": percentile(c.hp_left, 0.9),
             },
+            "items_used": {"mean": round(c.items_used / n, 4) if n else 0.0},
         }

@@ -1,15 +1,20 @@
-"""Target and weapon choice policies: random, weakest, strongest, focus."""
+"""Target and weapon choice policies: random, weakest, strongest, focus; weapon preferences."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sim.model import MELEE_REACH_M
+from sim.rules.d100 import attack_score
 
 if TYPE_CHECKING:
     from sim.engine import Battle
-    from sim.model import Weapon
+    from sim.model import Combatant, Weapon
+    from sim.rules import ActionEconomy
     from sim.state import Fighter
+
+
+def _by_hp(enemy: Fighter) -> tuple[int, int]:
+    return enemy.hp, enemy.index
 
 
 def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
@@ -18,16 +23,16 @@ def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
     - ``random``: uniform among the candidates (no draw when there is one).
     - ``weakest`` / ``strongest``: lowest / highest current HP, ties in listed order.
     - ``focus``: the whole side keeps one shared target while it stays able,
-      then shares the weakest candidate as the next one.
+      then shares the weakest candidate as the next one. A fighter with an enemy
+      in reach keeps to it (the weakest in reach) rather than walk off after the
+      shared target.
     """
     enemies = battle.enemies_cache.get(fighter.side) or battle.able_enemies(fighter)
     if not enemies:
         return None
-    if battle.spread:
-        reach, x = fighter.reach, fighter.x
-        pool = [e for e in enemies if abs(e.x - x) <= reach] or enemies
-    else:
-        pool = enemies  # everyone stands together, within reach of everyone
+    reach, x = fighter.reach, fighter.x
+    # Everyone standing together (not spread) is within reach of everyone.
+    pool = ([e for e in enemies if abs(e.x - x) <= reach] or enemies) if battle.spread else enemies
     policy = fighter.policy  # the member's own tactics, else its side's
     if policy == "random":
         # roll_die(rng, len(pool)) - 1, inlined: this runs on every attack.
@@ -37,36 +42,95 @@ def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
     if policy == "focus":
         shared = battle.focus.get(fighter.side)
         if shared is None or not shared.able:
-            shared = min(pool, key=lambda e: (e.hp, e.index))
+            shared = min(pool, key=_by_hp)
             battle.focus[fighter.side] = shared
+        elif pool is not enemies and abs(shared.x - x) > reach:
+            return min(pool, key=_by_hp)  # an enemy in reach comes first: keep contact
         return shared
-    return min(pool, key=lambda e: (e.hp, e.index))
+    return min(pool, key=_by_hp)
+
+
+# -- weapons -------------------------------------------------------------------------
+
+
+def default_rank(weapon: Weapon) -> int:
+    """The default preference: spells (casters cast while they can afford it), then melee
+    weapons, then thrown ones, then bows and crossbows (an archer in contact draws steel)."""
+    if weapon.psy:
+        return 0
+    if weapon.range is None:
+        return 1
+    return 2 if weapon.hands < 2 else 3
+
+
+def weapon_order(spec: Combatant, preferred: tuple[str, ...] | None) -> tuple[Weapon, ...]:
+    """The stat block's weapons in order of preference: those named in ``tactics.weapons``
+    first, in that order; then the others by ``default_rank``, ties in listed order."""
+    named = preferred or ()
+    first = [w for name in named for w in spec.weapons if w.name == name]
+    rest = sorted((w for w in spec.weapons if w.name not in named), key=default_rank)
+    return (*first, *rest)
+
+
+def arm(fighter: Fighter, economy: ActionEconomy, fatigue: bool) -> None:
+    """Cache the fighter's weapons, in order of preference, with their cost in half-actions
+    (once, at set-up: the turn loop reads them on every attack).
+
+    ``fatigue``: whether the system tires fighters (d100), so a shot can become hopeless.
+    """
+    arsenal = tuple((w, economy.cost_of(w)) for w in weapon_order(fighter.spec, fighter.prefers))
+    fighter.arsenal = arsenal
+    fighter.fatigues = fatigue
+    if not arsenal:
+        fighter.weapon_at_hand, fighter.cost_at_hand, fighter.fixed_at_hand = None, 0, True
+        return
+    first = arsenal[0]
+    fighter.weapon_at_hand, fighter.cost_at_hand = first
+    # While everyone stands together the first weapon is always the choice, unless it is a
+    # spell (PSY and HP run out) or a shot that fatigue can make hopeless.
+    weapon = first[0]
+    fighter.fixed_at_hand = not weapon.psy and not (fatigue and weapon.range is not None)
 
 
 def affordable(fighter: Fighter, weapon: Weapon) -> bool:
-    """A spell is cast on PSY, or on HP while it leaves the caster more than twice its cost:
-    nobody burns themselves out on purpose."""
-    return not weapon.psy or fighter.psy >= weapon.psy or fighter.hp > 2 * weapon.psy
+    """A spell is cast on PSY, or on HP while what it leaves the caster stays above twice the
+    cost: nobody burns themselves out on purpose (RULES.md §3)."""
+    cost = weapon.psy
+    return not cost or fighter.psy >= cost or fighter.hp - (cost - fighter.psy) > 2 * cost
 
 
-def choose_weapon(fighter: Fighter, gap: float) -> Weapon | None:
-    """The weapon to use at this gap: the first melee one in reach, else the first ranged one
-    (spells included) in range that the fighter can afford."""
-    weapons = fighter.spec.weapons
-    if gap <= MELEE_REACH_M:
-        for weapon in weapons:
-            if weapon.range is None and affordable(fighter, weapon):
-                return weapon
-    for weapon in weapons:
-        if weapon.range is not None and gap <= weapon.range and affordable(fighter, weapon):
-            return weapon
+def hopeless(fighter: Fighter, weapon: Weapon) -> bool:
+    """A shot (a ranged weapon, not a spell) when fatigue and weakness leave no score to roll
+    under (d100): only the 01-05 critical could still hit, so the archer stops shooting."""
+    if not fighter.fatigues or weapon.range is None or weapon.psy:
+        return False
+    return (fighter.fatigue > 0 or fighter.weakened) and attack_score(fighter, weapon) <= 0
+
+
+def usable(fighter: Fighter, weapon: Weapon) -> bool:
+    """Affordable (a spell) and not hopeless (a shot), whatever the gap."""
+    return affordable(fighter, weapon) and not hopeless(fighter, weapon)
+
+
+def choose_weapon(fighter: Fighter, gap: float) -> tuple[Weapon, int] | None:
+    """The first weapon in the fighter's order of preference that strikes this far and that it
+    can use; with its cost in half-actions. None: nothing it can use at this gap."""
+    for entry in fighter.arsenal:
+        weapon = entry[0]
+        if gap > weapon.reach or (weapon.psy and not affordable(fighter, weapon)):
+            continue
+        if not (fighter.fatigues and hopeless(fighter, weapon)):
+            return entry
     return None
 
 
-def approach_gap(fighter: Fighter) -> float:
-    """The gap a fighter closes to: a ranged fighter stops at its longest range and shoots,
-    a melee fighter closes to contact (RULES.md §2); a spell it can no longer afford
-    does not hold it back."""
-    ranges = [w.range for w in fighter.spec.weapons
-              if w.range is not None and affordable(fighter, w)]
-    return max(ranges) if ranges else 0.0
+def approach_gap(fighter: Fighter) -> float | None:
+    """The gap a fighter closes to: its longest reach among the weapons it can still use (a
+    ranged fighter stops at its range and shoots, a melee fighter closes to contact,
+    RULES.md §2). None when it can use none at any distance: it stays out of reach."""
+    best = None
+    for weapon, _ in fighter.arsenal:
+        gap = 0.0 if weapon.range is None else weapon.range  # melee: close to contact
+        if usable(fighter, weapon) and (best is None or gap > best):
+            best = gap
+    return best

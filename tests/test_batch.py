@@ -90,7 +90,7 @@ class TestRunFolder:
         assert [r["seed"] for r in table] == [battle_seed(3, i) for i in range(50)]
         first = table[0]["combatants"][0]
         assert set(first) == {"name", "side", "hp", "status", "cause", "knocked_out", "morale",
-                              "learned"}
+                              "learned", "items_used"}
         manifest = json.loads((run / "manifest.json").read_text())
         assert manifest["status"] == "complete" and manifest["n"] == 50 and manifest["seed"] == 3
         assert manifest["scenario_sha256"] == load_scenario(SKIRMISH).sha256

@@ -186,7 +186,7 @@ class TestUnconsciousAndDeath:
         assert a.status == "unconscious" and b.log[-1]["knocked_out"] == ["A"]
         assert b.log[-1]["dead"] == ["M"]
         outcome = b._outcome()
-        hp, status, cause, knocked_out, _morale, _learned = outcome.rows[0]
+        hp, status, cause, knocked_out, _morale, _learned, _items = outcome.rows[0]
         assert hp == 0
         assert knocked_out and status == "unconscious" and cause is None
 

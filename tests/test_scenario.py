@@ -832,7 +832,8 @@ class TestGoodInput:
         assert (scenario.max_rounds, scenario.distance, scenario.surprise) == (100, 0.0, None)
         heroes, goblins = scenario.sides
         assert (heroes.party, goblins.party) == (True, False)
-        assert heroes.tactics == Tactics("random")
+        assert heroes.tactics == Tactics()  # every key inherited: the defaults below
+        assert (heroes.tactics.policy, heroes.tactics.drink_at) == ("random", 0.33)
         aria = heroes.members[0]
         assert (aria.level, aria.armor, aria.heroism, aria.attack_threshold) == (3, 4, 0, None)
 

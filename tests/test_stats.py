@@ -48,9 +48,9 @@ class TestPercentile:
         assert (percentile(h, 0.5), percentile(h, 0.9), percentile(h, 1.0)) == (5, 9, 10)
 
 
-def f(hp: int, status: str, cause: str | None, knocked_out: bool) -> tuple:
+def f(hp: int, status: str, cause: str | None, knocked_out: bool, items: int = 0) -> tuple:
     """A fighter row with no morale state and no learning tick."""
-    return (hp, status, cause, knocked_out, None, ())
+    return (hp, status, cause, knocked_out, None, (), items)
 
 
 class TestAggregate:

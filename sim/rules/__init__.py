@@ -80,6 +80,14 @@ class ActionEconomy:
     run_cost: int | None = None  # d100: run (2 x Movement) is a full action
     spell_cost: int = 2
     stand_cost: int = 1  # standing up after a fall
+    # Drinking a potion or giving an item (RULES.md §8): a half-action in d100; None, the
+    # whole turn (the turn's action in d20, 2d10 and d10).
+    item_cost: int | None = None
+
+    @property
+    def item_turn_cost(self) -> int:
+        """Half-actions a drink or a gift takes."""
+        return self.budget if self.item_cost is None else self.item_cost
 
     def cost_of(self, weapon: Weapon) -> int:
         """Half-actions an attack with this weapon uses."""

@@ -70,6 +70,21 @@ def score_of(who: Fighter, what: str) -> tuple[int, bool]:
     return characteristic(who, base) + UNSKILLED, physical
 
 
+def attack_skill(weapon: Weapon) -> str:
+    """The skill an attack with this weapon rolls: its own, else magic, ranged or melee."""
+    return weapon.skill or ("magic" if weapon.psy else "ranged" if weapon.range is not None
+                            else "melee")
+
+
+def attack_score(who: Fighter, weapon: Weapon) -> int:
+    """What an attack with this weapon rolls under before the dice: the skill, less fatigue
+    (physical skills) and weakness. At 0 or below only the 01-05 critical can still hit."""
+    score, physical = score_of(who, attack_skill(weapon))
+    if physical:
+        score -= FATIGUE_PENALTY * who.fatigue
+    return score - WEAKENED_PENALTY if who.weakened else score
+
+
 def _degree(roll: int, success: bool) -> str:
     if roll <= CRITICAL_SUCCESS_MAX:
         return CRITICAL_SUCCESS
@@ -89,7 +104,7 @@ class D100(BaseSystem):
         return ActionEconomy(
             budget=2, move_cost=1, attack_cost=1, two_handed_cost=2, ranged_cost=2,
             max_moves=2, max_attacks=options.attacks_per_turn or 2, move_after_attack=True,
-            run_cost=2, spell_cost=2, stand_cost=1,
+            run_cost=2, spell_cost=2, stand_cost=1, item_cost=1,
         )
 
     def scale(self, percent: int) -> int:
@@ -153,9 +168,7 @@ class D100(BaseSystem):
 
         A two-handed weapon costs 1 fatigue; a fumble (critical failure) ends the turn.
         """
-        skill = weapon.skill or ("magic" if weapon.psy else "ranged" if weapon.range is not None
-                                 else "melee")
-        check = self.check(battle, attacker, skill, 0, advantage, purpose="attack")
+        check = self.check(battle, attacker, attack_skill(weapon), 0, advantage, purpose="attack")
         if weapon.hands >= 2:
             battle.tire(attacker, 1, "two-handed weapon")
         if check.degree == CRITICAL_FAILURE:

@@ -1,0 +1,89 @@
+"""Items (RULES.md §8): healing potions drunk or poured into a downed ally, and the policy.
+
+Drinking or giving is a half-action in d100 and the turn's action elsewhere
+(``ActionEconomy.item_turn_cost``). The default policy, before attacking:
+drink at or below ``tactics.potion_at`` of maximum HP (0.33 unless set), then
+pour a potion into an unconscious ally within 2 m, which heals and wakes it.
+What is left is battle state (``Fighter.items``), not the spec's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sim.model import MELEE_REACH_M
+from sim.state import UNCONSCIOUS
+
+if TYPE_CHECKING:
+    from sim.engine import Battle
+    from sim.model import Item
+    from sim.state import Fighter
+
+
+def use_items(battle: Battle, fighter: Fighter, budget: int) -> int:
+    """Spend what the policy asks of this turn's budget on items; returns the budget left."""
+    cost = battle.economy.item_turn_cost
+    while budget >= cost and fighter.items and fighter.able:
+        target = fighter if wants_to_drink(fighter) else downed_ally(battle, fighter)
+        if target is None:
+            break
+        use_item(battle, fighter, next_item(fighter), target)
+        budget -= cost
+    return budget
+
+
+def heal_ceiling(fighter: Fighter) -> int:
+    """The HP healing can bring it to: its maximum, less the HP paid for spells, which
+    cannot be healed today (RULES.md §3, §7)."""
+    return fighter.max_hp - fighter.unhealable
+
+
+def wants_to_drink(fighter: Fighter) -> bool:
+    """At or below ``potion_at`` of its maximum HP, with HP a potion could still give back."""
+    return fighter.hp <= fighter.potion_at * fighter.max_hp and fighter.hp < heal_ceiling(fighter)
+
+
+def downed_ally(battle: Battle, fighter: Fighter) -> Fighter | None:
+    """The first unconscious ally (not a mount) within 2 m that a potion could bring back."""
+    for ally in battle.allies_of(fighter):
+        if (ally.status == UNCONSCIOUS and ally.counts and ally is not fighter
+                and abs(ally.x - fighter.x) <= MELEE_REACH_M and ally.hp < heal_ceiling(ally)):
+            return ally
+    return None
+
+
+def next_item(fighter: Fighter) -> Item:
+    """The first item of the stat block that the fighter still has."""
+    return next(item for item in fighter.spec.items if fighter.items.get(item.name))
+
+
+def use_item(battle: Battle, actor: Fighter, item: Item, target: Fighter) -> None:
+    """Drink (``target`` is ``actor``) or pour a potion: heal its dice, never above the
+    ceiling; an unconscious target with HP again wakes up."""
+    rolled, dice = item.heal.roll_dice(battle.rng)
+    before = target.hp
+    target.hp = after = max(before, min(heal_ceiling(target), before + rolled))
+    left = actor.items[item.name] - 1
+    if left:
+        actor.items[item.name] = left
+    else:
+        del actor.items[item.name]  # empty: ``if fighter.items`` stays a cheap test
+    actor.items_used += 1
+    woke = target.status == UNCONSCIOUS and after > 0
+    if battle.log is not None:
+        battle.emit("item_used", actor=actor.name, item=item.name, target=target.name,
+                    healed=after - before, hp_before=before, hp_after=after, left=left,
+                    rolled=rolled, dice=list(dice), woke=woke)
+    if woke:
+        wake(battle, target)
+
+
+def wake(battle: Battle, fighter: Fighter) -> None:
+    """Back in the fight; a serious wound's knock-out ends, its weakness stays (RULES.md §3)."""
+    for effect in list(fighter.effects):
+        if effect.name == UNCONSCIOUS:
+            effect.end("potion")
+            fighter.weakened = True
+            if battle.log is not None:
+                battle.emit("effect_started", target=fighter.name, effect="weakened")
+    battle.wake(fighter)
