@@ -23,8 +23,11 @@ def compile_roster(scenario: Scenario) -> list[tuple]:
     roster = []
     for side_index, side in enumerate(scenario.sides):
         for c in side.members:
-            assert (c.tactics or side.tactics).target == "random", "bare loop: random tactics only"
-            # The engine's choice at a gap of 0 m: the first melee weapon, else the first one.
+            tactics = side.tactics if c.tactics is None else c.tactics.over(side.tactics)
+            assert tactics.policy == "random", "bare loop: random tactics only"
+            assert not (c.items or tactics.weapons), "bare loop: no items, no weapon order"
+            # The engine's choice at a gap of 0 m without spells: the first melee weapon, else
+            # the first one.
             weapon = next((w for w in c.weapons if w.range is None), c.weapons[0])
             roster.append((
                 side_index, side.party, c.level, c.armor, c.effective_attack_threshold,

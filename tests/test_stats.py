@@ -285,3 +285,20 @@ class TestHeadline:
         assert party["downs"] == {"mean": 1.27, "dist": [0.3, 0.34, 0.2, 0.11, 0.05]}
         assert '"difficulty_range": {"lo": "hard", "hi":\n"deadly"}' in readme
         assert party["difficulty_range"] == {"lo": "hard", "hi": "deadly"}
+
+
+class TestItemsUsed:
+    """Items used are counted per combatant in the summary (RULES.md §8)."""
+
+    def test_items_used_counted_in_the_summary(self) -> None:
+        """Summary: `items_used.mean` per combatant is the mean number of items it used."""
+        agg = Aggregate.for_roster([("A", "party"), ("M", "foe")], ["party", "foe"], "party")
+        agg.add((0, 1, "party", 3, (f(5, "active", None, False, items=2), f(0, "dead", "weapon", False))))
+        agg.add((1, 2, "party", 3, (f(5, "active", None, False, items=1), f(0, "dead", "weapon", False))))
+        other = Aggregate.for_roster([("A", "party"), ("M", "foe")], ["party", "foe"], "party")
+        other.add((2, 3, "foe", 4, (f(0, "dead", "weapon", False), f(9, "active", None, False))))
+        agg.merge(other)
+        combatants = agg.summary({})["combatants"]
+        assert combatants["A"]["items_used"] == {"mean": 1.0}
+        assert combatants["M"]["items_used"] == {"mean": 0.0}
+

@@ -7,6 +7,7 @@ from collections import Counter
 import attrs
 
 from sim import dice
+from sim.engine import Battle
 from sim.model import Tactics, Weapon
 from sim.tactics import approach_gap, choose_target, choose_weapon
 from tests.builders import battle, fighter, scenario, side
@@ -106,6 +107,13 @@ def d100(*sides, **kwargs):
     return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
 
 
+def played(spec, seed: int = 1) -> Battle:
+    """A battle played to its end, with its log."""
+    b = Battle(spec, seed, log=True)
+    b.run()
+    return b
+
+
 BOW = Weapon("bow", dice.parse("1d6"), range=30, hands=2)
 DAGGER = Weapon("dagger", dice.parse("1d4"))
 BOLT = Weapon("bolt", dice.parse("2d6"), range=20, psy=3, skill="magic")
@@ -150,16 +158,15 @@ class TestWeapons:
         sting = Weapon("venom sting", dice.parse("1d6"), poison=True)
         wyvern = fighter("Wyvern", weapons=(bite, sting), hp=500,
                          tactics=Tactics(weapons=("venom sting",)))
-        b = battle(scenario(side("h", fighter("Hero", hp=500), party=True), side("m", wyvern),
+        b = played(scenario(side("h", fighter("Hero", hp=500), party=True), side("m", wyvern),
                             max_rounds=3))
-        b.run()
         used = {e["weapon"] for e in b.log if e["event"] == "attack_resolved"
                 and e["actor"] == "Wyvern"}
         assert used == {"venom sting"}
 
     def test_weapon_order_is_cached_with_costs(self) -> None:
         """The order of preference and each weapon's cost are computed once, at set-up."""
-        b, archer = solo(BOW, DAGGER, rules="d100")
+        _b, archer = solo(BOW, DAGGER, rules="d100")
         assert [(w.name, cost) for w, cost in archer.arsenal] == [("dagger", 1), ("bow", 2)]
         assert archer.weapon_at_hand.name == "dagger" and archer.fixed_at_hand
 
@@ -211,8 +218,7 @@ class TestRangedAndSpells:
         bolt = Weapon("bolt", dice.parse("1"), psy=3, skill="magic", range=20)
         spec = d100(side("h", fighter("Mage", weapons=(bolt,), hp=12), party=True),
                     side("m", fighter("Rock", hp=1000, weapons=())), max_rounds=10)
-        b = battle(spec)
-        b.run()
+        b = played(spec)
         paid = [e for e in b.log if e["event"] == "damage_dealt" and e["kind"] == "spell_cost"]
         assert [e["hp_after"] for e in paid] == [9]  # 12 -> 9; a second cast would leave 6
         assert b.fighters[0].hp == 9
@@ -222,16 +228,14 @@ class TestRangedAndSpells:
         empty 0 m moves, turn after turn."""
         spec = d100(side("h", fighter("Mage", weapons=(BOLT,), hp=9), party=True),
                     side("m", fighter("Rock", hp=1000, weapons=())), distance=30, max_rounds=5)
-        b = battle(spec)
-        b.run()
+        b = played(spec)
         assert [e for e in b.log if e["event"] in ("moved", "attack_resolved")] == []
 
     def test_caster_that_cannot_cast_uses_another_weapon(self) -> None:
         """Casters: out of PSY and too hurt to pay in HP, a caster fights with its staff."""
         spec = d100(side("h", fighter("Mage", weapons=(BOLT, STAFF), hp=9), party=True),
                     side("m", fighter("Rock", hp=1000, weapons=())), max_rounds=2)
-        b = battle(spec)
-        b.run()
+        b = played(spec)
         used = {e["weapon"] for e in b.log if e["event"] == "attack_resolved"}
         assert used == {"staff"}
 
@@ -269,12 +273,11 @@ class TestFocusKeepsContact:
         heroes = [fighter(name, hp=20) for name in ("Bors", "Greta", "Tam")]
         walked_away = moves = 0
         for seed in range(20):
-            b = battle(scenario(side("h", *heroes, party=True, target="focus"),
+            b = played(scenario(side("h", *heroes, party=True, target="focus"),
                                 side("m", *wolves, *archers, target="focus"), distance=30), seed)
-            x = {f.name: f.x for f in b.fighters}
+            x = {c["name"]: c["x"] for c in b.log[0]["combatants"]}
+            sides = {c["name"]: c["side"] for c in b.log[0]["combatants"]}
             down: set[str] = set()
-            sides = {f.name: f.side for f in b.fighters}
-            b.run()
             for e in b.log:
                 if e["event"] in ("knocked_out", "died"):
                     down.add(e["target"])

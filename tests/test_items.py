@@ -1,0 +1,182 @@
+"""Items (RULES.md §8): healing potions drunk or poured into a downed ally, and the policy."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import attrs
+import icepool
+
+from sim import dice
+from sim.engine import Battle
+from sim.items import use_item
+from sim.model import Item, Tactics
+from tests.builders import battle, fighter, scenario, side
+
+POTION = Item(heal=dice.parse("2d4"), name="healing potion", count=2)
+
+
+def d100(*sides, **kwargs):
+    """A d100 scenario built in code."""
+    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
+
+
+def events(b: Battle, name: str) -> list[dict]:
+    return [e for e in b.log if e["event"] == name]
+
+
+def hurt_hero(rules: str = "d20", hp: int = 3, **fields) -> Battle:
+    """A 30-HP hero carrying two potions, down to ``hp``, in reach of a monster."""
+    fields.setdefault("items", (POTION,))
+    spec = scenario(side("h", fighter("Hero", hp=30, **fields), party=True),
+                    side("m", fighter("Monster", hp=30)))
+    b = battle(attrs.evolve(spec, rules=rules))
+    b.fighters[0].hp = hp
+    return b
+
+
+class TestDrinking:
+    """Drinking a potion: a half-action in d100, the turn's action elsewhere."""
+
+    def test_drinking_is_a_half_action_in_d100(self) -> None:
+        """Items (d100): drinking takes one half-action; the other half still attacks."""
+        b = hurt_hero("d100", items=(Item(heal=dice.parse("10"), count=2),))
+        b._take_turn(b.fighters[0])  # 3 + 10 HP: above a third, so one drink
+        assert [e["event"] for e in b.log if e["event"] in ("item_used", "attack_resolved")] == [
+            "item_used", "attack_resolved"]
+
+    def test_drinking_is_the_turns_action_in_d20(self) -> None:
+        """Items (d20, 2d10, d10): drinking is the turn's action: no attack that turn."""
+        for rules in ("d20", "2d10", "d10"):
+            b = hurt_hero(rules)
+            b._take_turn(b.fighters[0])
+            assert len(events(b, "item_used")) == 1, rules
+            assert events(b, "attack_resolved") == [], rules
+
+    def test_potion_at_threshold(self) -> None:
+        """Items: the default policy drinks at or below 0.33 of maximum HP, not above."""
+        b = hurt_hero(hp=9)  # 9 / 30 = 0.3
+        b._take_turn(b.fighters[0])
+        assert len(events(b, "item_used")) == 1
+        b = hurt_hero(hp=10)  # 0.333... > 0.33
+        b._take_turn(b.fighters[0])
+        assert events(b, "item_used") == []
+
+    def test_potion_at_is_steerable(self) -> None:
+        """Items: `tactics: {potion_at: 0.5}` drinks at half HP; 0 only at... never while up."""
+        b = hurt_hero(hp=15, tactics=Tactics(potion_at=0.5))
+        b._take_turn(b.fighters[0])
+        assert len(events(b, "item_used")) == 1
+        b = hurt_hero(hp=1, tactics=Tactics(potion_at=0.0))
+        b._take_turn(b.fighters[0])
+        assert events(b, "item_used") == []
+
+    def test_potion_never_heals_above_max_hp(self) -> None:
+        """Items: a potion heals its dice, never above maximum HP (less HP paid for spells)."""
+        b = hurt_hero(hp=29, items=(Item(heal=dice.parse("10")),))
+        hero = b.fighters[0]
+        use_item(b, hero, hero.spec.items[0], hero)
+        assert hero.hp == 30
+        used = events(b, "item_used")[0]
+        assert (used["healed"], used["hp_before"], used["hp_after"], used["left"]) == (1, 29, 30, 0)
+        b = hurt_hero(hp=10, items=(Item(heal=dice.parse("10"), count=2),))
+        hero = b.fighters[0]
+        hero.unhealable = 5
+        use_item(b, hero, hero.spec.items[0], hero)
+        assert hero.hp == 20
+        hero.hp = 24
+        use_item(b, hero, hero.spec.items[0], hero)  # the ceiling holds
+        assert hero.hp == 25
+
+    def test_potion_heals_its_dice(self) -> None:
+        """Items: the HP a potion gives back follow its dice exactly (2d4, far from the maximum)."""
+        b = hurt_hero(hp=1, items=(Item(heal=dice.parse("2d4"), count=10**6),))
+        hero = b.fighters[0]
+        hero.max_hp = 1000
+        n = 4000
+        healed = Counter()
+        for _ in range(n):
+            hero.hp = 1
+            use_item(b, hero, hero.spec.items[0], hero)
+            healed[hero.hp - 1] += 1
+        for value, p in (icepool.d4 + icepool.d4).items():
+            p = p / 16
+            assert abs(healed[value] / n - p) < 4 * (p * (1 - p) / n) ** 0.5, value
+
+    def test_item_used_event(self) -> None:
+        """Items: `item_used` names actor, item, target, healed, hp_before, hp_after and left."""
+        b = hurt_hero(hp=3)
+        b._take_turn(b.fighters[0])
+        used = events(b, "item_used")[0]
+        assert {"actor", "item", "target", "healed", "hp_before", "hp_after", "left"} <= set(used)
+        assert (used["actor"], used["item"], used["target"], used["hp_before"], used["left"]) == (
+            "Hero", "healing potion", "Hero", 3, 1)
+        assert used["hp_after"] - used["hp_before"] == used["healed"] > 0
+        assert b.fighters[0].items == {"healing potion": 1} and b.fighters[0].items_used == 1
+
+    def test_no_potion_no_drink(self) -> None:
+        """Items: a fighter whose potions are gone attacks instead."""
+        b = hurt_hero(hp=3, items=(Item(heal=dice.parse("1"), count=1),))
+        hero = b.fighters[0]
+        b._take_turn(hero)
+        b._take_turn(hero)
+        assert len(events(b, "item_used")) == 1 and len(events(b, "attack_resolved")) == 1
+        assert hero.items == {}
+
+
+class TestGiving:
+    """Giving a potion to a downed ally within 2 m (RULES.md §8)."""
+
+    @staticmethod
+    def pair(rules: str = "d20", gap: float = 0.0) -> Battle:
+        spec = scenario(side("h", fighter("Medic", hp=30, items=(POTION,)),
+                             fighter("Down", hp=20), party=True),
+                        side("m", fighter("Monster", hp=30)))
+        b = battle(attrs.evolve(spec, rules=rules))
+        _medic, down, _ = b.fighters
+        b.deal_damage(down, 99, None, "weapon")
+        down.x = gap
+        b.spread = gap > 0
+        return b
+
+    def test_potion_poured_into_an_unconscious_ally_heals_and_wakes_it(self) -> None:
+        """Items: a healing potion poured into an unconscious ally within 2 m heals it and wakes
+        it, before the giver attacks (d100: giving is a half-action, one attack follows)."""
+        b = self.pair("d100")
+        medic, down, _ = b.fighters
+        assert down.status == "unconscious"
+        b._take_turn(medic)
+        used = events(b, "item_used")[0]
+        assert (used["actor"], used["target"], used["hp_before"], used["woke"]) == (
+            "Medic", "Down", 0, True)
+        assert down.status == "active" and down.able and down.hp == used["hp_after"] > 0
+        assert len(events(b, "attack_resolved")) == 1
+        assert b._able["h"] == 2  # counts for victory again
+
+    def test_giving_is_the_turns_action_in_d20(self) -> None:
+        """Items (d20): pouring a potion into a downed ally is the turn's action."""
+        b = self.pair("d20")
+        b._take_turn(b.fighters[0])
+        assert len(events(b, "item_used")) == 1 and events(b, "attack_resolved") == []
+
+    def test_only_within_2_m(self) -> None:
+        """Items: a downed ally farther than 2 m gets nothing."""
+        b = self.pair("d100", gap=3.0)
+        b._take_turn(b.fighters[0])
+        assert events(b, "item_used") == []
+
+    def test_potion_ends_a_serious_wounds_knock_out(self) -> None:
+        """Items (d100): a potion wakes an ally knocked out by a serious wound; the wound's
+        weakness stays."""
+        from sim.effects import KnockedOut
+
+        spec = d100(side("h", fighter("Medic", hp=30, items=(POTION,)), fighter("Hurt", hp=20),
+                         party=True), side("m", fighter("Monster", hp=30)))
+        b = battle(spec)
+        medic, hurt, _ = b.fighters
+        hurt.hp = 8
+        KnockedOut(b, hurt, 4, "weapon").start()
+        assert hurt.status == "unconscious"
+        b._take_turn(medic)
+        assert hurt.status == "active" and hurt.weakened and hurt.effects == []
+        assert [e["reason"] for e in events(b, "effect_ended")] == ["potion"]
