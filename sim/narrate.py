@@ -88,6 +88,15 @@ def _damage(e: Event) -> str:
             f" ({e['hp_before']} -> {e['hp_after']} HP).")
 
 
+def _item(e: Event) -> str:
+    """A potion drunk, or poured into an ally (who may wake up)."""
+    how = (f"drinks a {e['item']}" if e["target"] == e["actor"]
+           else f"pours a {e['item']} into {e['target']}")
+    woke = f"; {e['target']} wakes up" if e.get("woke") else ""
+    return (f"{e['actor']} {how}: +{e['healed']} HP ({e['hp_before']} -> {e['hp_after']}){woke}"
+            f", {e['left']} left.")
+
+
 def _resource(e: Event) -> str:
     roll = f" (rolled {e['roll']})" if "roll" in e else ""
     return f"  {e['actor']} spends {e['amount']} {e['resource']}{roll}."
@@ -138,6 +147,7 @@ NARRATORS: dict[str, Callable[[Event], str]] = {
     "attack_resolved": _attack,
     "damage_dealt": _damage,
     "resource_spent": _resource,
+    "item_used": _item,
     "knocked_out": lambda e: f"  ** {e['target']} is knocked out.",
     "died": lambda e: f"  ** {e['target']} dies ({e['cause']}).",
     "fled": lambda e: f"  {e['target']} flees.",

@@ -81,6 +81,7 @@ def _combatants(events: list[Event]) -> dict[str, CombatantView]:
     cast = {}
     for entry in entries:
         resources = {key: entry[key] for key in STARTING_RESOURCES if entry.get(key) is not None}
+        resources.update(entry.get("items") or {})  # items carried: name -> how many
         cast[entry["name"]] = CombatantView(entry["name"], entry["side"], entry["hp"],
                                             entry["max_hp"], resources=resources)
     return cast
@@ -284,6 +285,7 @@ class BattleView:
                 continue
             who.hp, who.max_hp, who.effects, who.prone = entry["hp"], entry["max_hp"], [], False
             who.resources.update({k: entry[k] for k in STARTING_RESOURCES if entry.get(k) is not None})
+            who.resources.update(entry.get("items") or {})
             if who.status != DEAD:
                 who.status = ACTIVE if entry["hp"] > 0 else UNCONSCIOUS
 
@@ -297,6 +299,15 @@ class BattleView:
                 who.resources[resource] = event[f"{resource}_after"]
         if who.status == UNCONSCIOUS and who.hp > 0:
             who.status = ACTIVE
+
+    def _item_used(self, event: Event) -> None:
+        """The target's HP (an unconscious one woken up), the actor's items left."""
+        if (who := self._who(event)) is not None:
+            who.hp = event["hp_after"]
+            if event.get("woke") and who.status == UNCONSCIOUS:
+                who.status = ACTIVE
+        if (actor := self._who(event, "actor")) is not None:
+            actor.resources[event["item"]] = event["left"]
 
     def _set_resource(self, event: Event, key: str, resource: str, value_key: str) -> None:
         if (who := self._who(event, key)) is not None:
@@ -321,6 +332,7 @@ _HANDLERS: dict[str, Callable[[BattleView, Event], None]] = {
     "effect_started": BattleView._effect_started,
     "effect_ended": BattleView._effect_ended,
     "resource_spent": BattleView._resource_spent,
+    "item_used": BattleView._item_used,
     "morale_changed": _resource("actor", "morale", "tokens"),
     "spirit_lost": _resource("target", "spirit", "spirit_after"),
     "fatigue_gained": _resource("actor", "fatigue", "fatigue"),

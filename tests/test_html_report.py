@@ -34,7 +34,7 @@ sides:
       - {name: '<script>alert(1)</script>', level: 2, hp: 9, armor: 2, heroism: 2,
          weapons: [{name: 'sword </script><script>alert(2)</script>', damage: 1d6}]}
       - {name: 'Zoë "the" <b>Bold</b> & co', level: 1, hp: 7, armor: 1,
-         weapons: [{name: dagger, damage: 1d4}]}
+         weapons: [{name: dagger, damage: 1d4}], items: [{heal: 1d4, count: 2}]}
   - name: beasts
     members:
       - {name: Wolf, level: 1, hp: 7, attack_threshold: 11, defense_threshold: 12,
@@ -85,10 +85,11 @@ def shown_after(states: list[dict], k: int) -> dict[str, dict]:
 
 
 def hp_after(events: list[dict], k: int) -> dict[str, int]:
-    """Each combatant's HP after events 0..k: battle_started's HP, then every damage_dealt's hp_after."""
+    """Each combatant's HP after events 0..k: battle_started's HP, then every damage_dealt's
+    (and item_used's) hp_after."""
     hp = {c["name"]: c["hp"] for c in events[0]["combatants"]}
     for event in events[1 : k + 1]:
-        if event["event"] == "damage_dealt" and event["target"] in hp:
+        if event["event"] in ("damage_dealt", "item_used") and event["target"] in hp:
             hp[event["target"]] = event["hp_after"]
     return hp
 

@@ -31,3 +31,16 @@ class TestNarrate:
             if "rolls attack" in line or "rolls defense" in line:
                 headline = next(h for h in reversed(lines[:i]) if not h.startswith("  "))
                 assert " attacks " in headline, (headline, line)
+
+    def test_item_used(self) -> None:
+        """Items: a potion drunk, or poured into an ally who wakes, is one line with the HP."""
+        from sim.narrate import NARRATORS
+
+        drink = {"event": "item_used", "round": 2, "t": 1.5, "actor": "Aria",
+                 "item": "healing potion", "target": "Aria", "healed": 5, "hp_before": 3,
+                 "hp_after": 8, "left": 1, "woke": False}
+        assert NARRATORS["item_used"](drink) == (
+            "Aria drinks a healing potion: +5 HP (3 -> 8), 1 left.")
+        pour = {**drink, "target": "Brom", "hp_before": 0, "hp_after": 5, "left": 0, "woke": True}
+        assert NARRATORS["item_used"](pour) == (
+            "Aria pours a healing potion into Brom: +5 HP (0 -> 5); Brom wakes up, 0 left.")

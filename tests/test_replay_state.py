@@ -205,7 +205,6 @@ class TestEffectsAndResources:
         assert view.combatants["Aria"].resources == {"morale": 4, "psy": 1}
         assert view.shared == {"destiny": 0}
 
-
     def test_thrown_rider_is_prone_until_up(self) -> None:
         """Losing the saddle leaves the rider prone until it stands up or is helped up."""
         view = BattleView([
@@ -228,6 +227,29 @@ class TestEffectsAndResources:
         ])
         view.last()
         assert view.combatants["Aria"].details() == ["[burning]", "heroism 2", "psy 4", "fatigue 1"]
+
+
+class TestItems:
+    """Potions in the replay (RULES.md §8)."""
+
+    def test_item_used_heals_wakes_and_counts_down(self) -> None:
+        """item_used sets the target's HP, wakes it, and leaves the actor's items count."""
+        view = BattleView([
+            start(items={"healing potion": 2}),
+            at("knocked_out", target="goblin"),
+            at("item_used", actor="Aria", item="healing potion", target="Aria", healed=3,
+               hp_before=4, hp_after=7, left=1, woke=False),
+            at("item_used", actor="Aria", item="healing potion", target="goblin", healed=2,
+               hp_before=0, hp_after=2, left=0, woke=True),
+        ])
+        assert view.combatants["Aria"].resources == {"healing potion": 2}
+        view.step(2)
+        assert (view.combatants["Aria"].hp, view.combatants["Aria"].resources) == (
+            7, {"healing potion": 1})
+        view.step(1)
+        goblin = view.combatants["goblin"]
+        assert (goblin.hp, goblin.status) == (2, "active")
+        assert view.combatants["Aria"].resources == {"healing potion": 0}
 
 
 class TestExplaining:
