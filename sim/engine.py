@@ -309,22 +309,22 @@ class Battle:
                 return
             if self.spread or not fighter.fixed_at_hand:
                 chosen = choose_weapon(fighter, abs(target.x - fighter.x) if self.spread else 0.0)
+                if chosen is None:
+                    if (not can_walk or moves >= economy.max_moves or economy.move_cost > budget
+                            or (attacks and not economy.move_after_attack)):
+                        return
+                    stop_at = approach_gap(fighter)
+                    if stop_at is None:
+                        return  # nothing it can use at any distance: it stays out of reach
+                    run = self._should_run(fighter, target, budget, moves, stop_at)
+                    if not self._move(fighter, target, stop_at, run):
+                        return  # already as close as it means to be: no empty move
+                    moves += 2 if run else 1
+                    budget -= economy.run_cost if run else economy.move_cost  # type: ignore[operator]
+                    continue
+                weapon, cost = chosen
             else:  # everyone stands together: the weapon at hand, its cost known
-                chosen = fighter.weapon_at_hand, fighter.cost_at_hand
-            if chosen is None:
-                if (not can_walk or moves >= economy.max_moves or economy.move_cost > budget
-                        or (attacks and not economy.move_after_attack)):
-                    return
-                stop_at = approach_gap(fighter)
-                if stop_at is None:
-                    return  # nothing it can use at any distance: it stays out of reach
-                run = self._should_run(fighter, target, budget, moves, stop_at)
-                if not self._move(fighter, target, stop_at, run):
-                    return  # already as close as it means to be: no empty move
-                moves += 2 if run else 1
-                budget -= economy.run_cost if run else economy.move_cost  # type: ignore[operator]
-                continue
-            weapon, cost = chosen
+                weapon, cost = fighter.weapon_at_hand, fighter.cost_at_hand
             if attacks >= economy.max_attacks or cost > budget:
                 return
             ended = self.attack(fighter, target, weapon)

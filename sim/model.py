@@ -132,6 +132,9 @@ class Combatant:
     effective_attack_threshold: int = attrs.field(init=False, eq=False, repr=False)
     effective_defense_threshold: int = attrs.field(init=False, eq=False, repr=False)
     reach: float = attrs.field(init=False, eq=False, repr=False)
+    # A memo, not state: its weapons in order of preference with their costs, per tactics and
+    # action economy (see sim.tactics.arm), so a battle's set-up does not sort them again.
+    armory: dict = attrs.field(init=False, eq=False, repr=False, hash=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
         # Frozen class: object.__setattr__ is attrs' documented way to fill derived fields.

@@ -105,16 +105,17 @@ class Fighter:
         self.prefers = tactics.weapons  # weapon names in order of preference, or None
         self.potion_at = tactics.drink_at
         self.reach = spec.reach
-        # Weapons in order of preference with their cost in half-actions, and the one used
-        # while everyone stands together: filled by sim.tactics.arm at the battle's set-up.
-        self.arsenal: tuple[tuple[Weapon, int], ...] = ()
-        self.weapon_at_hand: Weapon | None = None
-        self.cost_at_hand = 1
-        self.fixed_at_hand = True  # the weapon at hand never changes (no spell, no tiring shot)
-        self.fatigues = False  # the system tires fighters (d100)
+        # Weapons in order of preference with their cost in half-actions, the one used while
+        # everyone stands together, its cost, whether it never changes (no spell, no tiring
+        # shot), and whether the system tires fighters (d100): set by sim.tactics.arm.
+        self.arsenal: tuple[tuple[Weapon, int], ...]
+        self.weapon_at_hand: Weapon | None
+        self.cost_at_hand: int
+        self.fixed_at_hand: bool
+        self.fatigues: bool
         # Items (RULES.md §8): name -> how many are left. Battle state, not the spec's: a
         # day of several fights carries what is left over.
-        self.items: dict[str, int] = {item.name: item.count for item in spec.items}
+        self.items: dict[str, int] = {i.name: i.count for i in spec.items} if spec.items else {}
         self.items_used = 0
         self.attack_threshold = spec.effective_attack_threshold
         self.defense_threshold = spec.effective_defense_threshold

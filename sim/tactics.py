@@ -30,9 +30,11 @@ def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
     enemies = battle.enemies_cache.get(fighter.side) or battle.able_enemies(fighter)
     if not enemies:
         return None
-    reach, x = fighter.reach, fighter.x
-    # Everyone standing together (not spread) is within reach of everyone.
-    pool = ([e for e in enemies if abs(e.x - x) <= reach] or enemies) if battle.spread else enemies
+    if battle.spread:
+        reach, x = fighter.reach, fighter.x
+        pool = [e for e in enemies if abs(e.x - x) <= reach] or enemies
+    else:
+        pool = enemies  # everyone stands together, within reach of everyone
     policy = fighter.policy  # the member's own tactics, else its side's
     if policy == "random":
         # roll_die(rng, len(pool)) - 1, inlined: this runs on every attack.
@@ -44,7 +46,7 @@ def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
         if shared is None or not shared.able:
             shared = min(pool, key=_by_hp)
             battle.focus[fighter.side] = shared
-        elif pool is not enemies and abs(shared.x - x) > reach:
+        elif pool is not enemies and abs(shared.x - fighter.x) > fighter.reach:
             return min(pool, key=_by_hp)  # an enemy in reach comes first: keep contact
         return shared
     return min(pool, key=_by_hp)
@@ -72,24 +74,36 @@ def weapon_order(spec: Combatant, preferred: tuple[str, ...] | None) -> tuple[We
     return (*first, *rest)
 
 
+Armed = tuple[tuple[tuple["Weapon", int], ...], "Weapon | None", int, bool]
+
+
 def arm(fighter: Fighter, economy: ActionEconomy, fatigue: bool) -> None:
-    """Cache the fighter's weapons, in order of preference, with their cost in half-actions
-    (once, at set-up: the turn loop reads them on every attack).
+    """Give the fighter its weapons in order of preference with their cost in half-actions,
+    read by the turn loop on every attack. Worked out once per stat block, tactics and
+    economy (memoized on the spec), not once per battle.
 
     ``fatigue``: whether the system tires fighters (d100), so a shot can become hopeless.
     """
-    arsenal = tuple((w, economy.cost_of(w)) for w in weapon_order(fighter.spec, fighter.prefers))
-    fighter.arsenal = arsenal
+    key = (fighter.prefers, fatigue, economy.attack_cost, economy.two_handed_cost,
+           economy.ranged_cost, economy.spell_cost)
+    armory = fighter.spec.armory
+    armed = armory.get(key)
+    if armed is None:
+        armed = armory[key] = _armed(fighter.spec, fighter.prefers, economy, fatigue)
+    fighter.arsenal, fighter.weapon_at_hand, fighter.cost_at_hand, fighter.fixed_at_hand = armed
     fighter.fatigues = fatigue
+
+
+def _armed(spec: Combatant, prefers: tuple[str, ...] | None, economy: ActionEconomy,
+           fatigue: bool) -> Armed:
+    """(arsenal, weapon at hand, its cost, whether it never changes while all stand together)."""
+    arsenal = tuple((w, economy.cost_of(w)) for w in weapon_order(spec, prefers))
     if not arsenal:
-        fighter.weapon_at_hand, fighter.cost_at_hand, fighter.fixed_at_hand = None, 0, True
-        return
-    first = arsenal[0]
-    fighter.weapon_at_hand, fighter.cost_at_hand = first
+        return arsenal, None, 0, True
+    weapon, cost = arsenal[0]
     # While everyone stands together the first weapon is always the choice, unless it is a
     # spell (PSY and HP run out) or a shot that fatigue can make hopeless.
-    weapon = first[0]
-    fighter.fixed_at_hand = not weapon.psy and not (fatigue and weapon.range is not None)
+    return arsenal, weapon, cost, not weapon.psy and not (fatigue and weapon.range is not None)
 
 
 def affordable(fighter: Fighter, weapon: Weapon) -> bool:
