@@ -261,7 +261,7 @@ def _items(c: Checker, value: object, path: Path) -> Any:
         fields = c.mapping(raw, (*path, i), {
             "name": c.text,
             "heal": lambda v, p: c.dice(v, p, lo=0),
-            "count": lambda v, p: c.integer(v, p, 0, 100),
+            "count": lambda v, p: c.integer(v, p, 1, 100),
             "description": lambda v, p: c.text(v, p, 2000),
         }, required=("heal",))
         if fields is INVALID:
@@ -630,6 +630,9 @@ def _check_member_weapons(c: Checker, given: dict[str, Any], merged: dict[str, A
     list was written, or at the member's ``weapons`` when they replaced the entry's."""
     tactics, weapons = merged.get("tactics"), merged.get("weapons", ())
     own = given.get("tactics")
+    if own is not None and own.potion_at is not None and not merged.get("items"):
+        c.fail((*path, "tactics", "potion_at"), "does nothing without items: give this member "
+                                                "`items: [{heal: 2d4+2}]` or leave potion_at out")
     if own is not None and own.weapons is not None:
         _check_weapon_names(c, tactics, weapons, (*path, "tactics", "weapons"))
     elif "weapons" in given and tactics is not None and tactics.weapons:
@@ -737,6 +740,11 @@ def _sides(c: Checker, value: object, bestiary: dict[str, Entry] | None) -> Any:
         side_weapons = tuple(w for m in members for w in m.fields.get("weapons", ()))
         _check_weapon_names(c, fields.get("tactics"), side_weapons,
                             (*path, "tactics", "weapons"), "any member of this side")
+        side_tactics = fields.get("tactics")
+        if (side_tactics is not None and side_tactics.potion_at is not None
+                and not any(m.fields.get("items") for m in members)):
+            c.fail((*path, "tactics", "potion_at"), "does nothing: no member of this side "
+                                                    "carries items")
         if name in side_names:
             c.fail((*path, "name"), f"duplicate side name '{name}'")
             continue

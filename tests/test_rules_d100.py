@@ -10,7 +10,7 @@ import icepool
 import pytest
 
 from sim import dice
-from sim.model import Scenario, Weapon
+from sim.model import Options, Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
 from sim.rules.d100 import D100
 from tests.builders import battle, fighter, scenario, side
@@ -252,6 +252,17 @@ class TestActionEconomy:
         rng = scripted(b, (90, 100), (90, 100))
         b._take_turn(b.fighters[0])
         assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["darts", "darts"]
+
+    def test_thrown_one_handed_weapons_are_half_actions(self, scripted) -> None:
+        """Action economy (RULES.md §2): a one-handed thrown weapon (the fire-raiser's firepot)
+        is a half-action: two throws a turn from 10 m, like two one-handed blows."""
+        firepot = Weapon(name="firepot", damage=dice.parse("1d4"), range=10, fire=True, area=True)
+        assert D100_RULES.economy_for(Options()).cost_of(firepot) == 1
+        b = battle(duel100(hero={"weapons": (firepot,)}, distance=10))
+        rng = scripted(b, (90, 100), (90, 100))
+        b._take_turn(b.fighters[0])
+        assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["firepot", "firepot"]
+        assert rng.unused == 0
 
     def test_spell_is_a_full_action(self, scripted) -> None:
         """Action economy: casting a spell is a full action (one cast a turn)."""

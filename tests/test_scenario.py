@@ -971,6 +971,16 @@ class TestTacticsAndItems:
                                      "    tactics: {weapons: [net], target: weakest}\n"),
                     "bestiary/d20/x.yaml")
         scenario = arena.load(variant("{use: goblin, count: 2}",
-                                      "{use: hobgoblin, tactics: {potion_at: 0.5}}"))
+                                      "{use: hobgoblin, tactics: {potion_at: 0.5}, items: [{heal: 1d4}]}"))
         tactics = scenario.sides[1].members[0].tactics
         assert tactics == Tactics(target="weakest", weapons=("net",), potion_at=0.5)
+
+    def test_potion_at_without_items_is_refused(self, arena):
+        """`potion_at` with no items to drink would do nothing: refused, member and side."""
+        p = arena.one(variant("        armor: 4\n", "        armor: 4\n"
+                                                     "        tactics: {potion_at: 0.5}\n"))
+        assert p.path == "sides[0].members[0].tactics.potion_at"
+        assert p.message.startswith("does nothing without items")
+        p = arena.one(variant("party: true\n", "party: true\n    tactics: {potion_at: 0.5}\n"))
+        assert (p.path, p.message) == ("sides[0].tactics.potion_at",
+                                       "does nothing: no member of this side carries items")
