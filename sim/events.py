@@ -52,6 +52,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "stood_up": ("actor",),
     "helped_up": ("actor", "target"),
     "rescued": ("actor", "target"),
+    "item_used": ("actor", "item", "target", "healed", "hp_before", "hp_after", "left"),
 }
 
 
