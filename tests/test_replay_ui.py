@@ -147,3 +147,12 @@ class TestScreen:
         drive(events, script)
         for key in ("→/l/n", "←/h/p", "]/[", "c next check", "k next knock-out", "Home/End", "q quit"):
             assert key in help_line[0]
+
+
+def test_items_left_are_shown() -> None:
+    """Items (RULES.md §8): a combatant's potions left show beside its other resources."""
+    from sim.replay_state import CombatantView
+    from sim.replay_ui import combatant_text
+
+    text = combatant_text(CombatantView("Aria", "heroes", 7, 10, resources={"healing potion": 1}))
+    assert "healing potion 1" in text.plain
