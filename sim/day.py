@@ -381,6 +381,8 @@ class Member:
     ever_down: bool = False
     morale_state: str | None = None
     learned: frozenset[str] = frozenset()
+    items: dict[str, int] | None = None  # items left (RULES.md §8), after its first fight
+    items_used: int = 0  # over the day
 
     def hand_over(self, fighter: Fighter) -> None:
         """Give a fighter of a new fight what this member carries (after its first fight)."""
@@ -393,6 +395,8 @@ class Member:
             fighter.morale, fighter.despairing = self.morale, self.despairing
         if self.max_spirit is not None:
             fighter.spirit, fighter.max_spirit = self.spirit, self.max_spirit
+        if self.items is not None:  # a potion drunk in one fight is gone in the next
+            fighter.items = dict(self.items)
         if self.status == BROKEN:  # what it dies of, should its side lose (RULES 3, 5)
             fighter.status, fighter.able, fighter.cause = BROKEN, False, self.cause
         elif self.hp == 0:
@@ -406,6 +410,7 @@ class Member:
         self.morale, self.despairing = fighter.morale, fighter.despairing
         self.spirit, self.max_spirit = fighter.spirit, fighter.max_spirit
         self.learned = self.learned | frozenset(fighter.learned)
+        self.items, self.items_used = dict(fighter.items), self.items_used + fighter.items_used
         self.morale_state = state_of(fighter)
         self.cause = fighter.cause
         status = fighter.status
@@ -601,7 +606,8 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
     party_now = [m for m in members if m.name in counted]
     survived = any(m.status != DEAD for m in party_now)
     rows = tuple((m.hp, m.status, m.cause if m.status == DEAD else None,
-                  m.status != DEAD and m.ever_down, m.morale_state, tuple(sorted(m.learned)))
+                  m.status != DEAD and m.ever_down, m.morale_state, tuple(sorted(m.learned)),
+                  m.items_used)
                  for m in members)
     outcome = DayOutcome(seed, winner, rounds, rows, tuple(results), survived, winner == day.party)
     if events is not None:

@@ -86,7 +86,8 @@ class Metrics:
         won, tpk, downs, deaths = party_outcome(winner, fighters, self.party, self.members)
         out = [int(won), int(downs > 0), int(deaths > 0), int(tpk), rounds]
         for i in self.tracked:
-            _, status, _, knocked_out, _, _ = fighters[i]
+            fighter = fighters[i]
+            status, knocked_out = fighter[1], fighter[3]
             out.append(int(status == "dead"))
             out.append(int(bool(knocked_out) or status in ("dead", "broken")))
         return tuple(out)

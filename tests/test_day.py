@@ -208,6 +208,29 @@ class TestCarryOver:
                 return
         pytest.fail("the hedge mage never cast before a rest")
 
+    def test_items_carry_over(self, tmp_path):
+        """Items (RULES.md §8): a potion drunk in one fight is gone in the next; the day's row
+        counts the items used over the day."""
+        party = PARTY.replace("{use: knight, name: Sir Bors}",
+                              "{use: knight, name: Sir Bors, items: [{heal: 2d4, count: 3}],"
+                              " tactics: {potion_at: 0.9}}")
+        body = ("name: Potion day\nrules: d20\n" + party + "steps:\n  - encounter: " + str(AMBUSH)
+                + "\n  - rest: {kind: quick, hours: 1}\n  - encounter: " + str(AMBUSH) + "\n")
+        day = load_day(write_day(tmp_path, body))
+        for seed in range(1, 40):
+            outcome, events = run_day(day, seed, log=True)
+            fights = battles(events)
+            used = [e for e in fights[0] if e["event"] == "item_used"]
+            if len(fights) < 2 or not used:
+                continue
+            second = {c["name"]: c for c in fights[1][0]["combatants"]}
+            left = used[-1]["left"]
+            assert second["Sir Bors"].get("items", {}).get("healing potion", 0) == left
+            total = sum(e["event"] == "item_used" for e in events)
+            assert outcome.rows[0][6] == total
+            return
+        pytest.fail("no seed where the knight drank in the first of two fights")
+
     def test_destiny_points_carry_and_are_never_restored(self, tmp_path):
         """The day's destiny points are spent across fights and no rest restores them."""
         body = ("name: Destiny day\nrules: d20\noptions: {destiny_points: 2}\n" + PARTY +
