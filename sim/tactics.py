@@ -55,14 +55,18 @@ def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
 # -- weapons -------------------------------------------------------------------------
 
 
-def default_rank(weapon: Weapon) -> int:
+def default_rank(weapon: Weapon) -> tuple[int, int]:
     """The default preference: spells (casters cast while they can afford it), then melee
-    weapons, then thrown ones, then bows and crossbows (an archer in contact draws steel)."""
+    weapons, then thrown ones, then bows and crossbows (an archer in contact draws steel);
+    within a kind, a weapon carrying poison or fire before a plain one (a wyvern's venom
+    sting before its bite)."""
     if weapon.psy:
-        return 0
-    if weapon.range is None:
-        return 1
-    return 2 if weapon.hands < 2 else 3
+        kind = 0
+    elif weapon.range is None:
+        kind = 1
+    else:
+        kind = 2 if weapon.hands < 2 else 3
+    return kind, 0 if weapon.poison or weapon.fire else 1
 
 
 def weapon_order(spec: Combatant, preferred: tuple[str, ...] | None) -> tuple[Weapon, ...]:

@@ -164,6 +164,17 @@ class TestWeapons:
                 and e["actor"] == "Wyvern"}
         assert used == {"venom sting"}
 
+    def test_a_second_weapon_with_venom_comes_first_by_default(self) -> None:
+        """A creature's second weapon is used without tactics too: within a kind of weapon, one
+        carrying poison or fire comes before a plain one (a bow still after a dagger)."""
+        bite = Weapon("bite", dice.parse("2d6"))
+        sting = Weapon("venom sting", dice.parse("1d6"), poison=True)
+        torch = Weapon("torch", dice.parse("1d6"), fire=True)
+        _, wyvern = solo(bite, sting)
+        assert pick(wyvern, 1) == "venom sting"
+        _, archer = solo(BOW, DAGGER, torch)
+        assert [w.name for w, _ in archer.arsenal] == ["torch", "dagger", "bow"]
+
     def test_weapon_order_is_cached_with_costs(self) -> None:
         """The order of preference and each weapon's cost are computed once, at set-up."""
         _b, archer = solo(BOW, DAGGER, rules="d100")
