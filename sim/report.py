@@ -79,12 +79,29 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
                        f"{c['knocked_out']['p'] * 100:.1f}%",
                        causes or "-", f"{c['hp_left']['mean']:.1f}")
     tables = [head, people]
+    items = _items_table(summary)
+    if items is not None:
+        tables.append(items)
     if summary.get("steps"):
         tables.insert(0, day_table(summary))
     morale = _morale_table(summary)
     if morale is not None:
         tables.append(morale)
     return tables
+
+
+def _items_table(summary: dict[str, Any]) -> Table | None:
+    """Items (potions) used per battle by those who used any (RULES.md §8); None if nobody."""
+    used = {name: c["items_used"]["mean"] for name, c in summary["combatants"].items()
+            if c.get("items_used", {}).get("mean")}
+    if not used:
+        return None
+    table = Table(title="Items used (mean per battle)", title_justify="left")
+    table.add_column("name")
+    table.add_column("items used", justify="right")
+    for name, mean in used.items():
+        table.add_row(name, f"{mean:.2f}")
+    return table
 
 
 def step_rows(summary: dict[str, Any]) -> list[tuple[str, ...]]:

@@ -302,3 +302,17 @@ class TestItemsUsed:
         assert combatants["A"]["items_used"] == {"mean": 1.0}
         assert combatants["M"]["items_used"] == {"mean": 0.0}
 
+    def test_items_table_on_the_terminal(self) -> None:
+        """The terminal summary lists items used per battle for those who used any, only then."""
+        agg = Aggregate.for_roster([("Aria", "party"), ("M", "foe")], ["party", "foe"], "party")
+        agg.add((0, 1, "party", 3, (f(5, "active", None, False, items=3), f(0, "dead", "weapon", False))))
+        console = Console(record=True, width=120)
+        print_summary(agg.summary({"scenario": "s", "rules": "d20", "seed": 1}), console)
+        text = console.export_text()
+        assert "items used" in text and "3.00" in text
+        agg = Aggregate.for_roster([("Aria", "party"), ("M", "foe")], ["party", "foe"], "party")
+        agg.add((0, 1, "party", 3, (f(5, "active", None, False), f(0, "dead", "weapon", False))))
+        console = Console(record=True, width=120)
+        print_summary(agg.summary({"scenario": "s", "rules": "d20", "seed": 1}), console)
+        assert "items used" not in console.export_text()
+
