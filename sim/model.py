@@ -40,15 +40,13 @@ class Weapon:
     psy: int = 0  # > 0: a spell, costing this much PSY (then unhealable HP) per cast
     # Derived once: a plain hit (no area, fire, poison or spell) takes the short path.
     plain: bool = attrs.field(init=False, eq=False, repr=False)
+    # Derived once: how far it strikes, in metres (read on every weapon choice at a distance).
+    reach: float = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         plain = not (self.area or self.fire or self.poison or self.psy)
         object.__setattr__(self, "plain", plain)  # attrs' way to fill a frozen derived field
-
-    @property
-    def reach(self) -> float:
-        """How far this weapon strikes, in metres."""
-        return MELEE_REACH_M if self.range is None else self.range
+        object.__setattr__(self, "reach", MELEE_REACH_M if self.range is None else self.range)
 
 
 @attrs.frozen
