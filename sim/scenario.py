@@ -420,6 +420,7 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
         if fields is not INVALID:
             _check_weapon_names(c, fields.get("tactics"), fields.get("weapons", ()),
                                 (*path_, "tactics", "weapons"))
+            _check_potion_at(c, fields.get("tactics"), fields, path_)
         # An invalid entry is kept (marked INVALID) so `use:` of it is not also
         # reported as missing: its own problems were reported in the bestiary.
         entries[key] = Entry(key, fields, source)
@@ -624,15 +625,21 @@ def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str,
     return merged
 
 
+def _check_potion_at(c: Checker, tactics: Tactics | None, block: dict[str, Any], path: Path
+                     ) -> None:
+    """``potion_at`` written on a stat block that carries no items would do nothing."""
+    if tactics is not None and tactics.potion_at is not None and not block.get("items"):
+        c.fail((*path, "tactics", "potion_at"), "does nothing without items: give this stat "
+                                                "block `items: [{heal: 2d4+2}]` or leave potion_at out")
+
+
 def _check_member_weapons(c: Checker, given: dict[str, Any], merged: dict[str, Any],
                           path: Path) -> None:
     """``tactics.weapons`` against the weapons the member ends up with: reported where the
     list was written, or at the member's ``weapons`` when they replaced the entry's."""
     tactics, weapons = merged.get("tactics"), merged.get("weapons", ())
     own = given.get("tactics")
-    if own is not None and own.potion_at is not None and not merged.get("items"):
-        c.fail((*path, "tactics", "potion_at"), "does nothing without items: give this member "
-                                                "`items: [{heal: 2d4+2}]` or leave potion_at out")
+    _check_potion_at(c, own, merged, path)
     if own is not None and own.weapons is not None:
         _check_weapon_names(c, tactics, weapons, (*path, "tactics", "weapons"))
     elif "weapons" in given and tactics is not None and tactics.weapons:

@@ -984,3 +984,9 @@ class TestTacticsAndItems:
         p = arena.one(variant("party: true\n", "party: true\n    tactics: {potion_at: 0.5}\n"))
         assert (p.path, p.message) == ("sides[0].tactics.potion_at",
                                        "does nothing: no member of this side carries items")
+        arena.write(BESTIARY.replace("    weapons: [{name: spear, damage: 1d8}]\n",
+                                     "    weapons: [{name: spear, damage: 1d8}]\n"
+                                     "    tactics: {potion_at: 0.5}\n"), "bestiary/d20/x.yaml")
+        code, _, err = arena.cli("validate", "bestiary/d20/x.yaml")
+        assert code == 2
+        assert "creatures.hobgoblin.tactics.potion_at: does nothing without items" in err
