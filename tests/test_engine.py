@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sim import dice
 from sim.effects import OngoingEffect
 from sim.engine import Battle, run_battle
@@ -66,18 +68,28 @@ class TestRoundClock:
         assert end["dead"] == [] and end["t"] == 4.0
 
     def test_victory_checked_after_every_turn(self) -> None:
-        """The battle ends on the turn the last enemy drops, not at the end of the round."""
+        """Victory is checked after every turn: the battle ends on the turn the last enemy
+        drops, so an ally listed after the killer never takes a turn that round."""
         one_shot = scenario(
             side("heroes", fighter("A", level=20, weapons=(Weapon("maul", dice.parse(50)),)),
                  fighter("B"), party=True),
             side("m", fighter("M", hp=5, defense_threshold=0)),
         )
-        for seed in range(20):
+        for seed in range(20):  # whoever wins initiative, A's first swing (it cannot miss) ends it
             _, log = run_battle(one_shot, seed=seed, log=True)
-            last_turn = events(log, "turn_started")[-1]
-            assert log[-1]["event"] == "battle_ended"
-            if last_turn["actor"] == "A":
-                assert log[-1]["t"] == last_turn["t"] and log[-1]["winner"] == "heroes"
+            turns = events(log, "turn_started")
+            assert [t["actor"] for t in turns] in (["A"], ["M", "A"])
+            end = log[-1]
+            assert end["event"] == "battle_ended" and end["winner"] == "heroes"
+            assert (end["round"], end["t"]) == (1, turns[-1]["t"])
+
+    def test_no_side_standing_is_a_draw(self) -> None:
+        """Victory needs one side with able members: when none is left, nobody wins."""
+        b = battle(duel())
+        hero, monster = b.fighters
+        b.deal_damage(hero, 99, monster, "weapon")
+        b.deal_damage(monster, 99, None, "fall")
+        assert b._decided() and b.winner is None and b.log[-1]["winner"] is None
 
 
 class TestInitiative:
@@ -120,6 +132,59 @@ class TestInitiative:
         b = battle(spec)
         b._initiative()
         assert b.log[-1]["side"] == "wolves"
+
+    @staticmethod
+    def _three_sides(party: bool) -> Battle:
+        """Wolves, then heroes (the party when asked), then crows."""
+        return battle(scenario(
+            side("wolves", fighter("W1"), fighter("W2")),
+            side("heroes", fighter("H1"), fighter("H2"), party=party),
+            side("crows", fighter("C1")),
+        ))
+
+    def test_party_first_then_others_in_listed_order(self, scripted) -> None:
+        """Initiative won (4+): the party acts first, then the other sides in listed order,
+        members in listed order inside each side."""
+        b = self._three_sides(party=True)
+        scripted(b, (4, 6))
+        assert [f.name for f in b._initiative()] == ["H1", "H2", "W1", "W2", "C1"]
+        assert b.log[-1]["first"] == "heroes"
+
+    def test_others_first_in_listed_order(self, scripted) -> None:
+        """Initiative lost (1-3): the other sides act first, in their listed order, then the party."""
+        b = self._three_sides(party=True)
+        scripted(b, (3, 6))
+        assert [f.name for f in b._initiative()] == ["W1", "W2", "C1", "H1", "H2"]
+        assert b.log[-1]["first"] == "wolves"
+
+    def test_without_party_first_listed_side_rolls_others_keep_order(self, scripted) -> None:
+        """Without a party, the first side listed rolls; the others keep their listed order."""
+        b = self._three_sides(party=False)
+        scripted(b, (6, 6))
+        assert [f.name for f in b._initiative()] == ["W1", "W2", "H1", "H2", "C1"]
+        scripted(b, (1, 6))
+        assert [f.name for f in b._initiative()] == ["H1", "H2", "C1", "W1", "W2"]
+        assert b.log[-1]["first"] == "heroes"
+
+    def test_three_sides_turns_follow_listed_order(self) -> None:
+        """In a played battle of three sides, each round's turns follow the initiative order."""
+        spec = scenario(
+            side("wolves", fighter("W1", hp=60), fighter("W2", hp=60)),
+            side("heroes", fighter("H1", hp=60), party=True),
+            side("crows", fighter("C1", hp=60), fighter("C2", hp=60)),
+            max_rounds=6,
+        )
+        listed = {True: ["H1", "W1", "W2", "C1", "C2"], False: ["W1", "W2", "C1", "C2", "H1"]}
+        played = set()
+        for seed in range(4):
+            _, log = run_battle(spec, seed=seed, log=True)
+            for roll in events(log, "initiative_rolled"):
+                played.add(roll["first"])
+                actors = [e["actor"] for e in log
+                          if e["event"] == "turn_started" and e["round"] == roll["round"]]
+                order = listed[roll["first"] == "heroes"]
+                assert actors == [name for name in order if name in actors]
+        assert played == {"heroes", "wolves"}  # both orders were played
 
 
 class TestSurprise:
@@ -312,6 +377,18 @@ class TestDistance:
         _, log = run_battle(spec, seed=1, log=True)
         assert not [e for e in events(log, "moved") if e["actor"] == "Archer"]
         assert [e for e in events(log, "attack_resolved") if e["actor"] == "Archer"]
+
+    @pytest.mark.parametrize(("distance", "in_reach"), [(2.0, True), (2.5, False)])
+    def test_melee_reach_is_two_metres(self, distance: float, in_reach: bool) -> None:
+        """Melee needs a gap of at most 2 m: at exactly 2 m the first turn is an attack with
+        no move; at 2.5 m the fighter must move first."""
+        spec = scenario(side("h", fighter("A", hp=999, defense_threshold=60), party=True),
+                        side("m", fighter("M", hp=999, defense_threshold=60, attack_threshold=0)),
+                        distance=distance, max_rounds=1)
+        _, log = run_battle(spec, seed=1, log=True)
+        first = next(e for e in log if e["event"] in ("moved", "attack_resolved"))
+        assert first["event"] == ("attack_resolved" if in_reach else "moved")
+        assert bool(events(log, "moved")) is not in_reach
 
 
 def _positions_before(log: list[dict], until: dict) -> dict[str, float]:

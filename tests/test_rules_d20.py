@@ -10,6 +10,7 @@ import icepool
 import pytest
 
 from sim import dice
+from sim.effects import explode
 from sim.engine import run_battle
 from sim.model import Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
@@ -223,6 +224,53 @@ class TestDamage:
         scripted(b, (20, 20), (20, 20), (1, 8), (2, 4))
         b.attack(hero, monster, SWORD_OF(hero))
         assert b.log[-1]["amount"] == 3
+
+    @staticmethod
+    def _surprising(spec, side_name: str):
+        b = battle(scenario(*spec.sides, surprise=side_name))
+        b.round = 1
+        b.surprise_side = b.surprising = side_name  # as the clock sets them in round 1
+        return b
+
+    def test_surprise_hit_adds_d4_without_critical(self, scripted) -> None:
+        """+1d4 on a surprise attack that hits, even when the attack roll is no critical."""
+        b = self._surprising(duel(monster={"defense_threshold": 10}), "heroes")
+        hero, monster = b.fighters
+        scripted(b, (15, 20), (3, 20), (5, 8), (2, 4))  # advantage: keeps 15, 16 > 10, margin 6
+        b.attack(hero, monster, SWORD_OF(hero))
+        check = next(e for e in b.log if e["event"] == "check_rolled")
+        assert check["degree"] == SUCCESS
+        assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (7, [5, 2])
+
+    def test_monster_surprise_hit_adds_d4_without_critical(self, scripted) -> None:
+        """+1d4 on a surprise attack against the party: a plain failed defense still adds it."""
+        b = self._surprising(duel(monster={"attack_threshold": 12}), "monsters")
+        hero, monster = b.fighters
+        scripted(b, (8, 20), (15, 20), (3, 8), (4, 4))  # disadvantage: keeps 8, 8 <= 12, margin -4
+        b.attack(monster, hero, SWORD_OF(monster))
+        check = next(e for e in b.log if e["event"] == "check_rolled")
+        assert (check["kept"], check["degree"]) == (8, FAILURE)
+        assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (7, [3, 4])
+
+    def test_no_d4_after_the_surprise_round(self, scripted) -> None:
+        """The surprise +1d4 belongs to the surprise round: a plain hit later rolls the die only."""
+        b = battle(scenario(*duel(monster={"defense_threshold": 10}).sides, surprise="heroes"))
+        b.round = 2
+        b.surprise_side, b.surprising = "heroes", None
+        hero, monster = b.fighters
+        scripted(b, (15, 20), (5, 8))
+        b.attack(hero, monster, SWORD_OF(hero))
+        assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (5, [5])
+
+    @pytest.mark.parametrize("armor", [0, 4, 30])
+    def test_explosion_ignores_armor(self, scripted, armor: int) -> None:
+        """d20 explosion: armor only feeds the defense roll, so the blast's dice hit in full."""
+        b = battle(duel(hero={"armor": armor, "hp": 50}))
+        hero = b.fighters[0]
+        scripted(b, (3, 6), (4, 6))
+        explode(b, [hero], dice.parse("2d6+4"))
+        damage = b.log[-1]
+        assert (damage["kind"], damage["amount"], hero.hp) == ("explosion", 11, 39)
 
 
 class TestOutnumbered:

@@ -78,6 +78,30 @@ class TestWeapons:
         assert choose_weapon(archer, 20).name == "bow"
         assert choose_weapon(archer, 31) is None
 
+    def test_melee_reach_is_at_most_two_metres(self) -> None:
+        """Melee needs a gap of at most 2 m: exactly 2 m is in reach, 2.5 m is not."""
+        b = battle(scenario(side("h", fighter("A"), party=True), side("m", fighter("M"))))
+        swordsman = b.fighters[0]
+        assert choose_weapon(swordsman, 2.0).name == "sword"
+        assert choose_weapon(swordsman, 2.5) is None
+
+    def test_range_is_inclusive(self) -> None:
+        """A ranged weapon reaches a gap equal to its range, not one beyond it."""
+        bow = Weapon("bow", dice.parse("1d6"), range=30)
+        b = battle(scenario(side("h", fighter("A", weapons=(bow,)), party=True),
+                            side("m", fighter("M"))))
+        assert choose_weapon(b.fighters[0], 30.0).name == "bow"
+        assert choose_weapon(b.fighters[0], 30.5) is None
+
+    def test_targets_in_reach_at_exactly_two_metres(self) -> None:
+        """An enemy exactly 2 m away counts as within melee reach when choosing a target."""
+        b = trio("strongest", a=9, b=4, c=6)
+        hero = b.fighters[0]
+        for enemy, x in zip(b.fighters[2:], (2.5, 2.0, 40.0), strict=True):
+            enemy.x = x
+        b.spread = True
+        assert choose_target(b, hero).name == "b"  # the only one in reach, not the strongest
+
 
 class TestRangedAndSpells:
     """Ranged fighters keep their distance; casters do not burn themselves out."""
