@@ -1,11 +1,25 @@
-"""Shared fixtures."""
+"""Shared fixtures, and the hypothesis profiles of the property tests."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import HealthCheck, settings
 
 from sim.engine import Battle
 from tests.builders import ScriptedRandom
+
+# "ci" (the default): derandomized, so a run is the same everywhere and every time, with few
+# examples so the property tests stay fast; no example database is written.
+# "explore": HYPOTHESIS_PROFILE=explore pytest tests/test_properties.py hunts with fresh,
+# random examples, ten times as many.
+settings.register_profile(
+    "ci", max_examples=25, deadline=None, derandomize=True, database=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("explore", max_examples=250, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture
