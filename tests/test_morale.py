@@ -105,7 +105,8 @@ class TestReroll:
         assert names(b.log) == ["check_rolled", "check_rolled", "resource_spent"]
         assert b.log[1]["purpose"] == "morale_reroll"
         spent = b.log[2]
-        assert (spent["actor"], spent["resource"], spent["amount"]) == ("Hero", "morale", 1)
+        assert (spent["actor"], spent["resource"], spent["amount"], spent["left"]) == (
+            "Hero", "morale", 1, 4)
         assert rng.unused == 0  # rerolled once only
 
     def test_no_reroll_on_success(self, scripted) -> None:

@@ -97,7 +97,8 @@ class TestWeapons:
         """An enemy exactly 2 m away counts as within melee reach when choosing a target."""
         b = trio("strongest", a=9, b=4, c=6)
         hero = b.fighters[0]
-        for enemy, x in zip(b.fighters[2:], (2.5, 2.0, 40.0), strict=True):
+        hero.x = 10.0
+        for enemy, x in zip(b.fighters[2:], (12.5, 8.0, 40.0), strict=True):
             enemy.x = x
         b.spread = True
         assert choose_target(b, hero).name == "b"  # the only one in reach, not the strongest
@@ -129,6 +130,19 @@ class TestRangedAndSpells:
         assert choose_weapon(mage, 10) is None
         mage.psy = 3
         assert choose_weapon(mage, 10).name == "bolt"
+
+    def test_no_touch_spell_that_would_knock_the_caster_out(self) -> None:
+        """Out of PSY, a melee (touch) spell follows the same rule: cast on HP only while HP
+        stay above twice its cost, else the next weapon."""
+        touch = Weapon("shocking grasp", dice.parse("2d6"), psy=3)
+        staff = Weapon("staff", dice.parse("1d6"))
+        b = battle(scenario(side("h", fighter("Mage", weapons=(touch, staff), hp=7), party=True),
+                            side("m", fighter("M"))))
+        mage = b.fighters[0]
+        mage.psy = 0
+        assert choose_weapon(mage, 1.0).name == "shocking grasp"  # 7 HP > 6
+        mage.hp = 6
+        assert choose_weapon(mage, 1.0).name == "staff"
 
     def test_a_caster_out_of_spells_closes_in(self) -> None:
         """Distance: a spell it can no longer afford does not keep a caster at spell range."""
