@@ -99,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
             command = [sys.executable, "-m", "mutmut", "run", "--max-children",
                        str(args.max_children), *TARGETS[target]]
             print("$", " ".join(command), flush=True)
-            subprocess.run(command, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
+            done = subprocess.run(command, cwd=ROOT, check=False, capture_output=True, text=True)
+            if done.returncode != 0:  # mutmut explains on stdout, between spinner frames
+                print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
     report(targets)
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from sim import dice
@@ -217,6 +218,24 @@ class TestSurprise:
             outcomes.add(surprised)
         assert outcomes == {True, False}
 
+    @pytest.mark.parametrize("rules", ["d100", "2d10", "d10"])
+    def test_surprise_gives_advantage_in_other_systems(self, rules: str) -> None:
+        """Surprise attacks in d100, 2d10 and d10: advantage on the attack roll, and only in
+        the surprise round."""
+        spec = attrs.evolve(scenario(*duel().sides, surprise="heroes"), rules=rules)
+        b = battle(spec)
+        hero, monster = b.fighters
+        b.round, b.surprise_side, b.surprising = 1, "heroes", "heroes"
+        b.attack(hero, monster, hero.spec.weapons[0])
+        first = next(e for e in b.log if e["event"] == "check_rolled")
+        assert (first["purpose"], first["advantage"]) == ("attack", 1)
+        assert events(b.log, "attack_resolved")[-1]["surprise"] is True
+        b.round, b.surprising = 2, None
+        start = len(b.log)
+        b.attack(hero, monster, hero.spec.weapons[0])
+        later = next(e for e in b.log[start:] if e["event"] == "check_rolled")
+        assert later["advantage"] == 0
+
 
 class TestUnconsciousAndDeath:
     """Unconsciousness and death (RULES.md §5)."""
@@ -430,3 +449,228 @@ class TestPositions:
         spec = scenario(side("wolves", fighter("W")), side("bears", fighter("B")), distance=30)
         b = battle(spec)
         assert [f.x for f in b.fighters] == [0.0, 30.0]
+
+
+def d100(*sides, **kwargs):
+    """A d100 scenario built in code (half-actions: move, then strike, or strike twice)."""
+    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
+
+
+class TestAreaWeapons:
+    """An area weapon's hit strikes the target and every enemy within 2 m of it."""
+
+    def test_blast_strikes_enemies_within_two_metres(self, scripted) -> None:
+        """The blast takes the target and its able fellows at most 2 m away (2 m in, 2.5 m out),
+        never the attacker's own side."""
+        firepot = Weapon("firepot", dice.parse("1d6"), range=10, area=True)
+        spec = scenario(
+            side("h", fighter("A", level=10, weapons=(firepot,)), fighter("Ally", hp=30),
+                 party=True, target="weakest"),
+            side("m", fighter("T", hp=30, defense_threshold=10), fighter("Near", hp=30),
+                 fighter("Edge", hp=30), fighter("Far", hp=30)),
+        )
+        b = battle(spec)
+        a, ally, target, near, edge, far = b.fighters
+        a.x, ally.x, target.x, near.x, edge.x, far.x = 0.0, 5.0, 5.0, 6.0, 7.0, 7.5
+        b.spread = True
+        scripted(b, (5, 20), (3, 6), (4, 6), (5, 6))  # 15 > 10, margin 5: no critical
+        b.attack(a, target, firepot)
+        hit = [(e["target"], e["amount"], e["source"], e["kind"]) for e in events(b.log, "damage_dealt")]
+        assert hit == [("T", 3, "A", "weapon"), ("Near", 4, "A", "weapon"), ("Edge", 5, "A", "weapon")]
+        assert (ally.hp, far.hp) == (30, 30)
+
+    def test_spell_damage_kind_and_armor_piercing(self, scripted) -> None:
+        """A spell's hit is logged as `spell` damage; an armor-piercing weapon's hit says so,
+        with its natural dice."""
+        bolt = Weapon("bolt", dice.parse("2d6"), range=20, psy=1, armor_piercing=True)
+        b = battle(duel(hero={"level": 10, "weapons": (bolt,)},
+                        monster={"hp": 40, "defense_threshold": 10}))
+        hero, monster = b.fighters
+        hero.psy = 5
+        scripted(b, (5, 20), (2, 6), (6, 6))
+        b.attack(hero, monster, bolt)
+        damage = events(b.log, "damage_dealt")[-1]
+        assert (damage["kind"], damage["amount"], damage["armor_piercing"], damage["dice"]) == (
+            "spell", 8, True, [2, 6])
+
+
+class TestTurnTimes:
+    """Turns happen at fractional times inside their round, in initiative order (RULES.md §2)."""
+
+    def test_turn_times_with_ticking_effects(self) -> None:
+        """With effects ticking, each turn still lies strictly inside (r - 1, r), in order, and
+        a tick shares its owner's turn time."""
+        spec = scenario(
+            side("h", fighter("A", hp=50, level=-5), fighter("B", hp=50, level=-5), party=True),
+            side("m", fighter("M", hp=50, defense_threshold=60, attack_threshold=0),
+                 fighter("N", hp=50, defense_threshold=60, attack_threshold=0)),
+            max_rounds=3,
+        )
+        b = Battle(spec, seed=3, log=True)
+        b._setup()
+        for f in b.fighters:
+            Counting(b, f).start()
+        b.env.process(b._clock())
+        b.env.run()
+        for number in (1, 2, 3):
+            times = [e["t"] for e in events(b.log, "turn_started") if e["round"] == number]
+            assert len(times) == 4 and times == sorted(set(times))
+            assert all(number - 1 < t < number for t in times)
+        ticks = {(e["target"], e["t"]) for e in b.log
+                 if e["event"] == "damage_dealt" and e["kind"] == "bleeding"}
+        turns = {(e["actor"], e["t"]) for e in events(b.log, "turn_started")}
+        assert len(ticks) == 12 and ticks <= turns
+
+    def test_surprise_noted_only_in_round_one(self) -> None:
+        """Only the surprise round's `round_started` names the surprising side."""
+        _, log = run_battle(scenario(*brawl().sides, surprise="goblins"), seed=4, log=True)
+        starts = events(log, "round_started")
+        assert starts[0]["surprise"] == "goblins" and len(starts) > 1
+        assert all("surprise" not in e for e in starts[1:])
+
+    def test_lost_initiative_names_the_first_other_side(self, scripted) -> None:
+        """Initiative lost: `initiative_rolled` says the first other side acts first."""
+        b = battle(duel())
+        scripted(b, (2, 6))
+        assert [f.name for f in b._initiative()] == ["Monster", "Hero"]
+        assert b.log[-1]["first"] == "monsters"
+
+
+class TestEndOfBattle:
+    """Victory, draws and who dies at the end (RULES.md §2, §5)."""
+
+    def test_battle_ended_by_an_effect_tick_ends_once(self) -> None:
+        """A tick that drops the last member of a side ends the battle, with one `battle_ended`."""
+        spec = scenario(side("h", fighter("A", hp=1), party=True),
+                        side("m", fighter("M", hp=50, defense_threshold=60)), max_rounds=3)
+        b = Battle(spec, seed=1, log=True)
+        b._setup()
+        Counting(b, b.fighters[0]).start()
+        b.env.process(b._clock())
+        b.env.run()
+        assert [e["event"] for e in b.log].count("battle_ended") == 1
+        assert b.log[-1]["winner"] == "m" and b.log[-1]["dead"] == ["A"]
+
+    def test_draw_spares_the_unconscious_of_standing_sides(self) -> None:
+        """At max_rounds (a draw) no side lost: an unconscious member beside able allies lives."""
+        b = battle(scenario(side("h", fighter("A"), fighter("B"), party=True),
+                            side("m", fighter("M")), max_rounds=1))
+        a = b.fighters[0]
+        b.deal_damage(a, 99, b.fighters[2], "weapon")
+        b._finish(None)
+        assert a.status == "unconscious" and b.log[-1]["dead"] == []
+
+    def test_knocked_out_event_names_cause_and_source(self) -> None:
+        """`knocked_out` names what dropped the combatant and who."""
+        b = battle(duel())
+        hero, monster = b.fighters
+        b.deal_damage(hero, 99, monster, "weapon")
+        out = events(b.log, "knocked_out")[0]
+        assert (out["target"], out["cause"], out["source"]) == ("Hero", "weapon", "Monster")
+
+    def test_a_body_at_zero_does_not_fall_again(self) -> None:
+        """Damage to a body already at 0 HP (a burning body) is no new fall: no second
+        knock-out, no second destiny point, no second morale loss for its allies."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                        destiny_points=2, morale_on=True)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        tokens = bee.morale
+        b.deal_damage(a, 3, None, "fire")
+        assert len(events(b.log, "knocked_out")) == 1 and b.destiny_left == 1
+        assert bee.morale == tokens
+
+    def test_destiny_death_keeps_its_cause(self) -> None:
+        """With destiny points, a 0 HP that kills outright keeps its cause; a spent point says
+        how many are left."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                        destiny_points=1)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        assert events(b.log, "resource_spent")[0]["left"] == 0
+        b.deal_damage(m, 99, bee, "fall")
+        assert events(b.log, "died")[0]["cause"] == "fall" and m.cause == "fall"
+
+
+class TestWaking:
+    """A knocked-out fighter that wakes counts again for victory (RULES.md §2 victory)."""
+
+    def test_woken_fighter_stands_for_its_side(self) -> None:
+        """Knocked out, then awake: its side stands again; knocked out again: its side falls."""
+        b = battle(duel())
+        hero, _ = b.fighters
+        b.set_unconscious(hero, "weapon")
+        b.wake(hero)
+        assert not b._decided()
+        b.set_unconscious(hero, "weapon")
+        assert b._decided() and b.winner == "monsters"
+
+
+class TestD100Turn:
+    """d100 half-actions (RULES.md §2): strike, then move; walk, then throw."""
+
+    def test_strike_then_move_to_the_next_enemy(self, scripted) -> None:
+        """A one-handed fighter who drops its foe with one half-action moves with the other."""
+        spec = d100(side("h", fighter("A", skills={"melee": 60}), party=True),
+                    side("m", fighter("M", hp=1, skills={"defense": 1}), fighter("N", hp=30)),
+                    distance=1)
+        b = battle(spec)
+        a, m, n = b.fighters
+        m.x, n.x = 1.0, 6.0
+        b.spread = True
+        scripted(b, (40, 100), (90, 100), (5, 8))  # hit, defense failed, 5 damage
+        b._take_turn(a)
+        acts = [e["event"] for e in b.log if e["event"] in ("attack_resolved", "moved")]
+        assert acts == ["attack_resolved", "moved"] and a.x == 6.0
+        attack = events(b.log, "attack_resolved")[0]
+        assert attack["outnumbered"] is False and attack["surprise"] is False
+
+    def test_walk_then_throw(self, scripted) -> None:
+        """One move short of range, a thrower walks (a half-action) and throws (the other)."""
+        knife = Weapon("knife", dice.parse("1d4"), range=10, skill="throwing")
+        spec = d100(side("h", fighter("A", weapons=(knife,), skills={"throwing": 60}), party=True),
+                    side("m", fighter("M", hp=30, skills={"defense": 1})), distance=16)
+        b = battle(spec)
+        a = b.fighters[0]
+        scripted(b, (40, 100), (90, 100), (2, 4))
+        b._take_turn(a)
+        moved = events(b.log, "moved")
+        assert [(e["x_after"], e.get("run")) for e in moved] == [(6.0, None)]
+        assert len(events(b.log, "attack_resolved")) == 1
+
+    @pytest.mark.parametrize(("start", "end"), [(34.0, 30.0), (30.5, 30.0)])
+    def test_archer_closes_exactly_to_range(self, start: float, end: float) -> None:
+        """A ranged fighter out of range moves only until the target is at its range."""
+        bow = Weapon("bow", dice.parse("1d6"), range=30)
+        b = battle(scenario(side("h", fighter("A", weapons=(bow,)), party=True),
+                            side("m", fighter("M")), distance=start))
+        archer, m = b.fighters
+        b._move(archer, m)
+        moved = events(b.log, "moved")[0]
+        assert (moved["toward"], moved["x_before"], m.x - moved["x_after"]) == ("M", 0.0, end)
+
+
+class TestWoundsThroughDamage:
+    """What a hit sets off, through the engine's damage (RULES.md §4 wounds)."""
+
+    def test_one_damage_costs_a_token_with_divisor_one(self) -> None:
+        """Morale: a wound of k damage costs floor(k / divisor): 1 damage, divisor 1, 1 token."""
+        b = battle(duel(morale_on=True, wound_divisor=1))
+        hero, monster = b.fighters
+        before = hero.morale
+        b.deal_damage(hero, 1, monster, "weapon")
+        assert hero.morale == max(0, before - 1)
+
+    def test_plain_hit_credits_the_attacker(self, scripted) -> None:
+        """A plain weapon hit is `weapon` damage from the attacker: a kill is the attacker's."""
+        b = battle(duel(hero={"level": 10}, monster={"hp": 3, "defense_threshold": 10},
+                        morale_on=True))
+        hero, monster = b.fighters
+        tokens = hero.morale
+        scripted(b, (5, 20), (8, 8))
+        b.attack(hero, monster, hero.spec.weapons[0])
+        damage = events(b.log, "damage_dealt")[-1]
+        assert (damage["source"], damage["kind"]) == ("Hero", "weapon")
+        assert monster.cause == "weapon" and hero.morale == tokens + 2

@@ -217,6 +217,7 @@ def creatures(rules: str) -> tuple[str, ...]:
     for file in sorted((BESTIARY / rules).glob("*.yaml")):
         for name, entry in yaml.safe_load(file.read_text())["creatures"].items():
             names.append(("terror:" if "terror" in entry else "") + name)
+    assert names, f"no bestiary entries in {BESTIARY / rules}"
     return tuple(names)
 
 
