@@ -43,7 +43,6 @@ class Fighter:
         "index",
         "learned",
         "max_hp",
-        "max_spirit",
         "morale",
         "mounted_on",
         "name",
@@ -55,7 +54,6 @@ class Fighter:
         "ridden_by",
         "saved",
         "side",
-        "side_spec",
         "skip_turns",
         "social_lost",
         "spec",
@@ -69,7 +67,6 @@ class Fighter:
 
     def __init__(self, spec: Combatant, side: Side, index: int, hp: int, x: float) -> None:
         self.spec = spec
-        self.side_spec = side
         self.name = spec.name
         self.side = side.name
         self.party = side.party
@@ -79,7 +76,6 @@ class Fighter:
         self.x = x
         self.heroism = spec.heroism
         self.spirit: int | None = None
-        self.max_spirit: int | None = None
         self.status = ACTIVE
         # Can act and counts for victory (conscious, present, mind intact). A plain
         # field, not a property: read on every target choice. Battle._set_status keeps it.
