@@ -68,6 +68,25 @@ class TestRoundClock:
         assert (outcome.winner, outcome.rounds, end["winner"], end["rounds"]) == (None, 4, None, 4)
         assert end["dead"] == [] and end["t"] == 4.0
 
+    def test_max_rounds_defaults_to_100(self, tmp_path) -> None:
+        """`max_rounds` (default 100): a scenario that leaves it out is a draw after round 100
+        (both sides keep landing 1-point blows on 999 HP: no stalemate, just a long fight)."""
+        import pathlib
+
+        from sim.scenario import load_scenario
+
+        text = (
+            "name: stalemate\nrules: d20\nsides:\n"
+            "  - {name: a, party: true, members: [{name: A, hp: 999, defense_threshold: 19,"
+            " weapons: [{name: stick, damage: '1'}]}]}\n"
+            "  - {name: b, members: [{name: B, hp: 999, defense_threshold: 19, attack_threshold: 19,"
+            " weapons: [{name: stick, damage: '1'}]}]}\n"
+        )
+        path = pathlib.Path(tmp_path) / "long.yaml"
+        path.write_text(text)
+        outcome, _ = run_battle(load_scenario(path), seed=1)
+        assert (outcome.winner, outcome.rounds) == (None, 100)
+
     def test_victory_checked_after_every_turn(self) -> None:
         """Victory is checked after every turn: the battle ends on the turn the last enemy
         drops, so an ally listed after the killer never takes a turn that round."""
