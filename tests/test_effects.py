@@ -491,6 +491,7 @@ class TestHazardRules:
         assert [e.name for e in target.effects] == [effect]
         started = events(b.log, "effect_started")
         assert len(started) == 1 and started[0]["escape"] == "move"
+        assert started[0].get("kind") == (None if kind == "fire" else kind)
 
     def test_already_poisoned_not_rechecked(self, scripted) -> None:
         """Poison: a poisoned fighter hit by poison again rolls nothing (one poison at a time)."""
@@ -509,18 +510,19 @@ class TestHazardRules:
         assert [(e["effect"], e["reason"]) for e in ended] == [("in_fire", "left the zone")]
 
     def test_ended_effect_no_longer_ticks(self, scripted) -> None:
-        """An effect that ended (a fire put out) deals nothing at its owner's next turns."""
+        """An effect ended between two turns (a rescue) deals nothing at its owner's next turns."""
         b, target = self._armored()
-        scripted(b, (80, 100))
-        ignite(b, target, None)
+        expose(b, target, "water", "none")
         b.env.run()
-        scripted(b, (4, 6), (30, 100))
+        scripted(b, (99, 100), (5, 6))
         turn(b, target)
+        drowning = target.effects[0]
+        drowning.end("rescued")
         rng = scripted(b)
         turn(b, target)
         turn(b, target)
         assert rng.unused == 0 and len(events(b.log, "effect_ticked")) == 1
-        assert events(b.log, "effect_ticked")[0]["tick"] == 1
+        assert events(b.log, "effect_ticked")[0]["tick"] == 1 and target.hp == 45
 
 
 class TestSeriousWoundWaking:
