@@ -459,6 +459,26 @@ class TestActionEconomy:
             for actions in per_turn.values():
                 assert actions in (["moved"], ["attack_resolved"], ["moved", "attack_resolved"])
 
+    def test_d20_turn_ends_at_its_single_attack(self, scripted) -> None:
+        """d20: one attack ends the turn: after it nothing more is chosen or rolled."""
+        b = battle(scenario(side("h", fighter("A"), party=True),
+                            side("m", fighter("M", hp=30, defense_threshold=10),
+                                 fighter("N", hp=30, defense_threshold=10))))
+        rng = scripted(b, (1, 2), (15, 20), (3, 8))  # target M, 16 > 10, 3 damage
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+
+    def test_d100_turn_is_two_half_actions(self, scripted) -> None:
+        """d100: two one-handed attacks spend the turn: nothing more is chosen or rolled."""
+        b = battle(d100(side("h", fighter("A", skills={"melee": 60}), party=True),
+                        side("m", fighter("M", hp=30, skills={"defense": 1}),
+                             fighter("N", hp=30, skills={"defense": 1}))))
+        hit = ((40, 100), (90, 100), (3, 8))  # attack roll, failed defense, damage
+        rng = scripted(b, (1, 2), *hit, (2, 2), *hit)
+        b._take_turn(b.fighters[0])
+        assert [e["target"] for e in events(b.log, "attack_resolved")] == ["M", "N"]
+        assert rng.unused == 0
+
 
 class TestPositions:
     """Where sides start (RULES.md §2 distance)."""
