@@ -803,6 +803,36 @@ def d100(*sides, **kwargs) -> Scenario:
     return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
 
 
+class TestGroupAction:
+    """Group action (RULES.md §3, the seed-003 rule d100 borrows): a majority of successes;
+    a tie rolls 1d6, 4+ succeeds."""
+
+    @staticmethod
+    def _band(count: int):
+        members = [fighter(f"A{i}", skills={"stealth": 50}) for i in range(count)]
+        b = battle(attrs.evolve(duel100(), sides=(side("h", *members, party=True),
+                                                  side("m", fighter("M")))))
+        return b, b.fighters[:count]
+
+    @pytest.mark.parametrize(("rolls", "ok"), [((10, 20, 90), True), ((10, 80, 90), False)])
+    def test_majority(self, scripted, rolls: tuple, ok: bool) -> None:
+        """Group action: a majority of individual successes succeeds, a minority fails."""
+        b, members = self._band(3)
+        rng = scripted(b, *((r, 100) for r in rolls))
+        assert D100_RULES.group_check(b, members, "stealth") is ok and rng.unused == 0
+        event = b.log[-1]
+        assert (event["event"], event["successes"], event["tie_roll"]) == (
+            "group_check_resolved", sum(r <= 50 for r in rolls), None)
+
+    @pytest.mark.parametrize(("tie", "ok"), [(4, True), (3, False)])
+    def test_tie_rolls_d6(self, scripted, tie: int, ok: bool) -> None:
+        """Group action: a tie rolls 1d6 and succeeds on 4+."""
+        b, members = self._band(2)
+        rng = scripted(b, (10, 100), (90, 100), (tie, 6))
+        assert D100_RULES.group_check(b, members, "stealth") is ok and rng.unused == 0
+        assert b.log[-1]["tie_roll"] == tie
+
+
 def duel100(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scenario:
     """Hero (the party, at x = 0) against Monster, under d100."""
     return d100(side("heroes", fighter("Hero", **(hero or {})), party=True),

@@ -298,6 +298,16 @@ def d10(*sides, **kwargs) -> Scenario:
     return attrs.evolve(scenario(*sides, **kwargs), rules="d10")
 
 
+class TestMountBonus:
+    """Mounted combat in d10 (README Conventions): riding adds half the mount's strength."""
+
+    @pytest.mark.parametrize(("strength", "bonus"), [(9, 4), (12, 6), (1, 0)])
+    def test_half_the_mount_strength(self, strength: int, bonus: int) -> None:
+        """The riding bonus is strength // 2."""
+        b = battle(duel10(foe={"attributes": {"strength": strength, "physique": 15}}))
+        assert system_for("d10").mount_bonus(b.fighters[1]) == bonus
+
+
 def duel10(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scenario:
     """Hero (the party) against Monster, under the open-ended d10."""
     return d10(side("heroes", fighter("Hero", **(hero or {})), party=True),

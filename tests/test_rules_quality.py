@@ -274,6 +274,17 @@ def quality(*sides, **kwargs) -> Scenario:
     return attrs.evolve(scenario(*sides, **kwargs), rules="2d10")
 
 
+class TestMountBonus:
+    """Mounted combat in 2d10 (README Conventions): riding adds half the mount's force."""
+
+    @pytest.mark.parametrize(("characteristics", "bonus"), [
+        ({"force": 9, "physique": 14}, 4), ({"physique": 13}, 6), ({}, 2)])
+    def test_half_the_mount_force_else_physique(self, characteristics: dict, bonus: int) -> None:
+        """The riding bonus is force // 2, or physique // 2 for a mount without force."""
+        b = battle(duel2d10(foe={"characteristics": characteristics}))
+        assert QUALITY.mount_bonus(b.fighters[1]) == bonus
+
+
 def duel2d10(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scenario:
     """Hero (the party) against Monster, under 2d10."""
     return quality(side("heroes", fighter("Hero", **(hero or {})), party=True),
