@@ -821,8 +821,10 @@ class TestGroupAction:
         rng = scripted(b, *((r, 100) for r in rolls))
         assert D100_RULES.group_check(b, members, "stealth") is ok and rng.unused == 0
         event = b.log[-1]
-        assert (event["event"], event["successes"], event["tie_roll"]) == (
-            "group_check_resolved", sum(r <= 50 for r in rolls), None)
+        wins = sum(r <= 50 for r in rolls)
+        assert (event["event"], event["what"], event["members"]) == (
+            "group_check_resolved", "stealth", ["A0", "A1", "A2"])
+        assert (event["successes"], event["failures"], event["tie_roll"]) == (wins, 3 - wins, None)
 
     @pytest.mark.parametrize(("tie", "ok"), [(4, True), (3, False)])
     def test_tie_rolls_d6(self, scripted, tie: int, ok: bool) -> None:

@@ -197,6 +197,24 @@ class TestDamage:
         damage = b.log[-1]
         assert (damage["event"], damage["amount"], damage["dice"]) == ("damage_dealt", 6, [6])
 
+    @pytest.mark.parametrize(("damage", "amount"), [("1", 1), ("1d2-5", 0)])
+    def test_damage_never_below_zero(self, scripted, damage: str, amount: int) -> None:
+        """d20 damage is the weapon's dice, never below 0 (a 1 stays 1)."""
+        weapon = Weapon("club", dice.parse(damage))
+        b = battle(duel(hero={"weapons": (weapon,)}, monster={"defense_threshold": 10, "hp": 20}))
+        hero, monster = b.fighters
+        scripted(b, (15, 20), *([(1, 2)] if "d" in damage else []))
+        b.attack(hero, monster, weapon)
+        assert b.log[-1]["amount"] == amount and monster.hp == 20 - amount
+
+    def test_same_damage_with_log_off(self) -> None:
+        """Damage rolls from the battle's dice with or without a log: same seed, same outcome."""
+        spec = duel(hero={"level": 3, "hp": 30}, monster={"hp": 30, "defense_threshold": 12})
+        for seed in range(5):
+            logged, _ = run_battle(spec, seed, log=True)
+            quiet, _ = run_battle(spec, seed, log=False)
+            assert quiet == logged
+
     def test_critical_attack_adds_d4(self, scripted) -> None:
         """+1d4 on a critical attack roll (natural 20)."""
         b = battle(duel(monster={"defense_threshold": 5}))
@@ -364,6 +382,25 @@ class TestHeroism:
         checks = [(e["purpose"], e["success"]) for e in b.log if e["event"] == "check_rolled"]
         assert checks == [("defense", False), ("morale_reroll", True)]
 
+    @pytest.mark.parametrize(("aspects", "spent"), [
+        (("sword",), True), (("blades",), True), (("axes",), False)])
+    def test_weapon_name_or_skill_is_an_aspect(self, scripted, aspects: tuple, spent: bool) -> None:
+        """An attack concerns the aspect named by its weapon's name or its weapon's skill."""
+        sword = Weapon("sword", dice.parse("1d8"), skill="blades")
+        b = battle(duel(hero={"level": 0, "heroism": 1, "aspects": aspects, "weapons": (sword,)},
+                        monster={"defense_threshold": 12, "hp": 50}))
+        hero, monster = b.fighters
+        rng = scripted(b, (10, 20), *([(5, 6), (2, 8)] if spent else []))  # 10 short by 2
+        b.attack(hero, monster, sword)
+        spent_events = [e for e in b.log if e["event"] == "resource_spent"]
+        if spent:
+            assert [(e["actor"], e["resource"], e["roll"], e["left"]) for e in spent_events] == [
+                ("Hero", "heroism", 5, 0)]
+            assert b.log[-1]["amount"] == 2 + 5
+        else:
+            assert spent_events == [] and hero.heroism == 1
+        assert rng.unused == 0
+
     def test_attack_die_added_to_damage(self, scripted) -> None:
         """If a heroism-boosted attack hits, the same d6 is added to the damage."""
         b = battle(duel(hero={"level": 0, "heroism": 1}, monster={"defense_threshold": 14}))
@@ -397,12 +434,23 @@ class TestGroupActions:
         assert D20_RULES.group_check(b, members, "climbing") is True
         assert b.log[-1]["tie_roll"] is None
 
-    @pytest.mark.parametrize(("tie", "ok"), [(4, True), (3, False)])
+    @pytest.mark.parametrize(("tie", "ok"), [(4, True), (3, False), (6, True), (1, False)])
     def test_tie_rolls_d6(self, scripted, tie: int, ok: bool) -> None:
         """One success, one failure: 1d6, 4+ succeeds."""
         b, members = self._members()
-        scripted(b, (20, 20), (2, 20), (tie, 6))
+        rng = scripted(b, (20, 20), (2, 20), (tie, 6))
         assert D20_RULES.group_check(b, members, "climbing") is ok
+        assert b.log[-1]["tie_roll"] == tie and rng.unused == 0
+
+    def test_each_member_rolls_the_named_check(self, scripted) -> None:
+        """Each member rolls the group's check itself (stealth: a movement art, +6)."""
+        b, members = self._members()
+        rng = scripted(b, (12, 20), (12, 20))  # 12 + 1 + 6 = 19 > 16; a standard check fails
+        assert D20_RULES.group_check(b, members, "stealth") is True
+        event = b.log[-1]
+        assert (event["what"], event["members"], event["successes"], event["failures"]) == (
+            "stealth", ["A", "B"], 2, 0)
+        assert rng.unused == 0
 
     def test_tie_with_gift_rolls_d8(self, scripted) -> None:
         """With the initiative gift the tie die is a d8."""
@@ -442,6 +490,18 @@ class TestSpiritAndTerror:
         assert hero.spirit == 6
         lost = b.log[-1]
         assert (lost["event"], lost["amount"], lost["spirit_after"]) == ("spirit_lost", 4, 6)
+
+    def test_broken_mind_not_frightened_again(self, scripted) -> None:
+        """A mind broken by one terror creature is out: the next creature does not frighten it."""
+        spec = scenario(side("h", fighter("Hero", spirit=dice.parse(2)), party=True),
+                        side("m", fighter("Ghoul", terror=dice.parse(3)),
+                             fighter("Wight", terror=dice.parse(3))), spirit=True)
+        b = battle(spec)
+        b.round = 1
+        rng = scripted(b, (3, 20))
+        D20_RULES.round_started(b)
+        assert b.fighters[0].status == "broken" and rng.unused == 0
+        assert len([e for e in b.log if e["event"] == "check_rolled"]) == 1
 
     def test_broken_mind_is_out_but_alive(self, scripted) -> None:
         """At 0 spirit the mind is broken: out of the fight, alive, not a target; its side,

@@ -298,6 +298,20 @@ def d10(*sides, **kwargs) -> Scenario:
     return attrs.evolve(scenario(*sides, **kwargs), rules="d10")
 
 
+class TestScores:
+    """d10 scores (RULES.md §1): an attribute alone, or a skill on physique."""
+
+    @pytest.mark.parametrize(("what", "score"), [
+        ("physique", 7), ("strength", 9), ("force", 9), ("agility", 3), ("climbing", 7 + 2),
+        ("swimming", 7)])
+    def test_score_of_each_check(self, scripted, what: str, score: int) -> None:
+        """An attribute (default 3 when left out; `force` is strength) or physique + skill."""
+        b = battle(duel10(hero={"attributes": {"physique": 7, "strength": 9},
+                                "skills": {"climbing": 2}}))
+        scripted(b, (5, 10))
+        assert D10.check(b, b.fighters[0], what).total == score + 5
+
+
 class TestMountBonus:
     """Mounted combat in d10 (README Conventions): riding adds half the mount's strength."""
 
