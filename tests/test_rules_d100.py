@@ -417,7 +417,7 @@ class TestAttackAndDefense:
         gained = events(b.log, "fatigue_gained")
         assert [(e["actor"], e["amount"], e["fatigue"]) for e in gained] == [("Hero", 1, 1),
                                                                           ("Hero", 1, 2)]
-        assert hero.fatigue == 2
+        assert {e["reason"] for e in gained} == {"two-handed weapon"} and hero.fatigue == 2
         assert events(b.log, "check_rolled")[-1]["modifier"] == -5  # the first point counts
 
     def test_one_handed_attack_adds_no_fatigue(self, scripted) -> None:
@@ -801,6 +801,60 @@ class TestMountedCombat:
 def d100(*sides, **kwargs) -> Scenario:
     """A d100 scenario built in code (tests.builders.scenario builds d20 ones)."""
     return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
+
+
+class TestMoreRules:
+    """d100 rules whose edges the mutation run found untested (RULES.md §3, §6)."""
+
+    @pytest.mark.parametrize(("weapon", "skill"), [
+        (Weapon("bolt", dice.parse("1d6"), range=20, psy=1), "magic"),
+        (Weapon("bow", dice.parse("1d6"), range=30, hands=2), "ranged"),
+        (Weapon("sword", dice.parse("1d8")), "melee")])
+    def test_attack_skill_by_weapon_kind(self, scripted, weapon: Weapon, skill: str) -> None:
+        """Attack: a spell rolls under `magic`, a ranged weapon under `ranged`, else `melee`."""
+        scores = {"magic": 31, "ranged": 32, "melee": 33}
+        b = battle(duel100(hero={"weapons": (weapon,), "skills": scores, "psy": 5}))
+        hero, foe = b.fighters
+        scripted(b, (90, 100))
+        b.attack(hero, foe, weapon)
+        check = events(b.log, "check_rolled")[0]
+        assert (check["skill"], check["target"]) == (skill, scores[skill])
+
+    def test_wound_leaving_one_hp_is_serious(self, scripted) -> None:
+        """Serious wound: half max HP in one hit, even leaving the target at 1 HP, rolls physique."""
+        b = battle(duel100(foe={"hp": 10, "characteristics": {"physique": 50}}))
+        hero, foe = b.fighters
+        rng = scripted(b, (20, 100))
+        b.deal_damage(foe, 9, hero, "weapon")
+        assert foe.hp == 1 and [e["purpose"] for e in events(b.log, "check_rolled")] == ["physique"]
+        assert rng.unused == 0
+
+    def test_serious_wound_lasts_up_to_four_turns(self, scripted) -> None:
+        """Serious wound: unconscious for 1d4 rounds: a 4 on the d4 is four turns."""
+        b = battle(duel100(foe={"hp": 10, "characteristics": {"physique": 50}}))
+        hero, foe = b.fighters
+        scripted(b, (80, 100), (4, 4))
+        b.deal_damage(foe, 5, hero, "weapon")
+        assert events(b.log, "effect_started")[0]["rounds"] == 4
+
+    def test_armor_piercing_damage_never_below_zero(self, scripted) -> None:
+        """Damage is never below 0, armor-piercing or not: a 1d2-3 pick deals 0."""
+        pick = Weapon("pick", dice.parse("1d2-3"), armor_piercing=True)
+        b = battle(duel100(hero={"weapons": (pick,), "skills": {"melee": 60}}, foe={"hp": 20}))
+        hero, foe = b.fighters
+        scripted(b, (30, 100), (99, 100), (2, 2))
+        b.attack(hero, foe, pick)
+        assert events(b.log, "damage_dealt")[0]["amount"] == 0 and foe.hp == 20
+
+    def test_riding_bonus_is_a_tenth_of_force(self) -> None:
+        """Mounted combat: floor(mount force / 10): force 50 adds 5, 59 adds 5, 60 adds 6."""
+        b = battle(mounted())
+        horse = b.fighters[1]
+        bonuses = []
+        for force in (50, 59, 60):
+            horse.spec = attrs.evolve(horse.spec, characteristics={"force": force})
+            bonuses.append(D100_RULES.mount_bonus(horse))
+        assert bonuses == [5, 5, 6]
 
 
 class TestGroupAction:

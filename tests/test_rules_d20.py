@@ -491,6 +491,15 @@ class TestSpiritAndTerror:
         lost = b.log[-1]
         assert (lost["event"], lost["amount"], lost["spirit_after"]) == ("spirit_lost", 4, 6)
 
+    def test_terror_only_in_round_one(self, scripted) -> None:
+        """Terror frightens the first round the creature is seen, never again."""
+        b = battle(duel(hero={"spirit": dice.parse(10)}, monster={"terror": dice.parse(3)},
+                        spirit=True))
+        b.round = 2
+        rng = scripted(b)
+        D20_RULES.round_started(b)
+        assert rng.unused == 0 and b.fighters[0].spirit == 10
+
     def test_broken_mind_not_frightened_again(self, scripted) -> None:
         """A mind broken by one terror creature is out: the next creature does not frighten it."""
         spec = scenario(side("h", fighter("Hero", spirit=dice.parse(2)), party=True),

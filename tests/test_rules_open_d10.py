@@ -312,6 +312,42 @@ class TestScores:
         assert D10.check(b, b.fighters[0], what).total == score + 5
 
 
+class TestAttackSkills:
+    """d10 attack (RULES.md §3): open d10 + attribute + weapon skill."""
+
+    @pytest.mark.parametrize(("weapon", "skill", "score"), [
+        (Weapon("bow", dice.parse("1d6"), range=30, hands=2), "ranged", 3 + 4),
+        (Weapon("sword", dice.parse("1d8")), "melee", 3 + 5),
+        (Weapon("whip", dice.parse("1d4"), skill="lash"), "lash", 3 + 0)])
+    def test_skill_by_weapon(self, scripted, weapon: Weapon, skill: str, score: int) -> None:
+        """A weapon's `skill`, else `ranged` for a ranged weapon, else `melee`; an unknown
+        skill adds nothing; agility by default."""
+        b = battle(duel10(hero={"weapons": (weapon,), "skills": {"ranged": 4, "melee": 5}},
+                          foe={"defense": 30}))
+        hero, foe = b.fighters
+        scripted(b, (5, 10))
+        b.attack(hero, foe, weapon)
+        check = next(e for e in b.log if e["event"] == "check_rolled")
+        assert (check["skill"], check["modifier"]) == (skill, score)
+
+    def test_check_logs_its_skill(self, scripted) -> None:
+        """A d10 check names the skill it rolled (the learning box it may tick)."""
+        b = battle(duel10())
+        scripted(b, (5, 10))
+        D10.check(b, b.fighters[0], "climbing")
+        assert [e["skill"] for e in b.log if e["event"] == "check_rolled"] == ["climbing"]
+
+    def test_armor_piercing_ignores_armor(self, scripted) -> None:
+        """Armor-piercing damage is not reduced by armor (d10 as every system)."""
+        pick = Weapon("pick", dice.parse("1d6"), armor_piercing=True)
+        b = battle(duel10(hero={"weapons": (pick,), "attributes": {"agility": 20}},
+                          foe={"defense": 21, "armor": 5, "hp": 30}))
+        hero, foe = b.fighters
+        scripted(b, (5, 10), (4, 6))  # 25 against 21: margin 4, +0 damage
+        b.attack(hero, foe, pick)
+        assert foe.hp == 30 - 4
+
+
 class TestMountBonus:
     """Mounted combat in d10 (README Conventions): riding adds half the mount's strength."""
 

@@ -274,6 +274,20 @@ def quality(*sides, **kwargs) -> Scenario:
     return attrs.evolve(scenario(*sides, **kwargs), rules="2d10")
 
 
+class TestScores:
+    """2d10 SR (RULES.md §1): a characteristic alone, or a skill on physique."""
+
+    @pytest.mark.parametrize(("what", "sr"), [
+        ("physique", 8), ("force", 8), ("mental", 5), ("social", 5), ("combat", 5),
+        ("climbing", 8 + 3), ("swimming", 8)])
+    def test_score_of_each_check(self, scripted, what: str, sr: int) -> None:
+        """A characteristic (5 when left out; force reads physique) or physique + skill."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 8}, "skills": {"climbing": 3}},
+                            morale_on=False))
+        scripted(b, (1, 10), (1, 10))
+        assert QUALITY.check(b, b.fighters[0], what).target == sr
+
+
 class TestMountBonus:
     """Mounted combat in 2d10 (README Conventions): riding adds half the mount's force."""
 
