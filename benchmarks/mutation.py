@@ -4,6 +4,8 @@
     python -m benchmarks.mutation morale tactics     # some targets only
     python -m benchmarks.mutation --max-children 2   # the machine is yours
     python -m benchmarks.mutation --report           # score what the last runs left
+    python -m benchmarks.mutation --only survivors   # rerun the last survivors (after new tests)
+    python -m benchmarks.mutation --only unrun       # resume where a stopped run left off
 
 Configuration (files, test selection) is ``[tool.mutmut]`` in pyproject.toml. mutmut
 copies the tree into ``mutants/`` and runs, for each mutant, only the tests that
@@ -54,14 +56,18 @@ def statuses() -> dict[str, str]:
     return found
 
 
+def matching(target: str, found: dict[str, str]) -> dict[str, str]:
+    """The mutants of one target with their last status."""
+    return {n: s for n, s in found.items() if any(fnmatch.fnmatch(n, g) for g in TARGETS[target])}
+
+
 def report(targets: list[str]) -> float:
     """Print the score per target and the surviving mutants; return the overall score."""
     found = statuses()
     killed_all = survived_all = 0
     survivors: list[str] = []
     for target in targets:
-        mine = {n: s for n, s in found.items()
-                if any(fnmatch.fnmatch(n, glob) for glob in TARGETS[target])}
+        mine = matching(target, found)
         killed = sum(s in KILLED for s in mine.values())
         lost = [n for n, s in mine.items() if s in SURVIVED]
         unrun = len(mine) - killed - len(lost)
@@ -89,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-children", type=int, default=1,
                         help="parallel mutmut workers (default 1: the machine is shared)")
     parser.add_argument("--report", action="store_true", help="only score the last runs")
+    parser.add_argument("--only", choices=("survivors", "unrun"),
+                        help="rerun only the last survivors, or only the mutants not run yet")
     args = parser.parse_args(argv)
     targets = args.targets or list(TARGETS)
     unknown = [t for t in targets if t not in TARGETS]
@@ -96,9 +104,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown target(s) {', '.join(unknown)}; choose from {', '.join(TARGETS)}")
     if not args.report:
         for target in targets:  # one target at a time: a run can stop and resume per file
+            names: list[str] = list(TARGETS[target])
+            if args.only:
+                wanted = SURVIVED if args.only == "survivors" else {"not checked"}
+                names = sorted(n for n, s in matching(target, statuses()).items() if s in wanted)
+                if not names:
+                    continue
             command = [sys.executable, "-m", "mutmut", "run", "--max-children",
-                       str(args.max_children), *TARGETS[target]]
-            print("$", " ".join(command), flush=True)
+                       str(args.max_children), *names]
+            print("$", " ".join(command[:8]), "..." if len(command) > 8 else "", flush=True)
             done = subprocess.run(command, cwd=ROOT, check=False, capture_output=True, text=True)
             if done.returncode != 0:  # mutmut explains on stdout, between spinner frames
                 print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)

@@ -291,6 +291,15 @@ class TestDamage:
         assert (damage["kind"], damage["amount"], hero.hp) == ("explosion", 11, 39)
 
 
+class TestMounts:
+    """Mounted combat under d20 (RULES.md §6): d20 stat blocks have no force."""
+
+    def test_riding_adds_nothing(self) -> None:
+        """A d20 riding success adds no damage: the mount has no force to lend."""
+        b = battle(duel(monster={"hp": 30}))
+        assert D20_RULES.mount_bonus(b.fighters[1]) == 0
+
+
 class TestOutnumbered:
     """Outnumbered (RULES.md §3): after 3 different attackers, later rolls favour the attacker."""
 

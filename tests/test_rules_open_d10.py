@@ -311,6 +311,13 @@ class TestScores:
         scripted(b, (5, 10))
         assert D10.check(b, b.fighters[0], what).total == score + 5
 
+    @pytest.mark.parametrize("what", ["strength", "force", "agility"])
+    def test_attribute_left_out_is_three(self, scripted, what: str) -> None:
+        """An attribute the stat block leaves out is 3 (Convention), not physique + skill."""
+        b = battle(duel10(hero={"attributes": {"physique": 7}}))
+        scripted(b, (5, 10))
+        assert D10.check(b, b.fighters[0], what).total == 3 + 5
+
 
 class TestAttackSkills:
     """d10 attack (RULES.md §3): open d10 + attribute + weapon skill."""
