@@ -518,6 +518,18 @@ class TestAreaWeapons:
         assert hit == [("T", 3, "A", "weapon"), ("Near", 4, "A", "weapon"), ("Edge", 5, "A", "weapon")]
         assert (ally.hp, far.hp) == (30, 30)
 
+    def test_no_blast_without_area(self, scripted) -> None:
+        """Only an `area` weapon blasts: a poisoned blade hits its target alone, even with
+        another enemy within 2 m."""
+        blade = Weapon("blade", dice.parse("1d6"), poison=True)
+        spec = scenario(side("h", fighter("A", level=10, weapons=(blade,)), party=True),
+                        side("m", fighter("T", hp=30, defense_threshold=10), fighter("N", hp=30)))
+        b = battle(spec)
+        a, target, near = b.fighters
+        scripted(b, (5, 20), (3, 6), (20, 20))  # hit, 3 damage, the poison's force check beaten
+        b.attack(a, target, blade)
+        assert [e["target"] for e in events(b.log, "damage_dealt")] == ["T"] and near.hp == 30
+
     def test_spell_damage_kind_and_armor_piercing(self, scripted) -> None:
         """A spell's hit is logged as `spell` damage; an armor-piercing weapon's hit says so,
         with its natural dice."""
