@@ -846,6 +846,18 @@ class TestMoreRules:
         b.attack(hero, foe, pick)
         assert events(b.log, "damage_dealt")[0]["amount"] == 0 and foe.hp == 20
 
+    def test_morale_reroll_of_a_d100_check(self, scripted) -> None:
+        """Morale (option on in d100): a failed check is rerolled, logged `morale_reroll`, on
+        the same skill; an exploit on it ticks that skill's learning box."""
+        b = battle(duel100(hero={"skills": {"climbing": 40}}, morale_on=True))
+        hero = b.fighters[0]
+        hero.morale = 3
+        rng = scripted(b, (70, 100), (3, 100))
+        assert D100_RULES.check(b, hero, "climbing").degree == CRITICAL_SUCCESS
+        checks = [(e["purpose"], e["skill"], e["target"]) for e in events(b.log, "check_rolled")]
+        assert checks == [("climbing", "climbing", 40), ("morale_reroll", "climbing", 40)]
+        assert hero.learned == {"climbing"} and rng.unused == 0
+
     def test_riding_bonus_is_a_tenth_of_force(self) -> None:
         """Mounted combat: floor(mount force / 10): force 50 adds 5, 59 adds 5, 60 adds 6."""
         b = battle(mounted())

@@ -309,7 +309,8 @@ class TestScores:
         b = battle(duel10(hero={"attributes": {"physique": 7, "strength": 9},
                                 "skills": {"climbing": 2}}))
         scripted(b, (5, 10))
-        assert D10.check(b, b.fighters[0], what).total == score + 5
+        result = D10.check(b, b.fighters[0], what)
+        assert (result.total, result.modifier, result.kept) == (score + 5, score, 5)
 
     @pytest.mark.parametrize("what", ["strength", "force", "agility"])
     def test_attribute_left_out_is_three(self, scripted, what: str) -> None:
@@ -325,11 +326,13 @@ class TestAttackSkills:
     @pytest.mark.parametrize(("weapon", "skill", "score"), [
         (Weapon("bow", dice.parse("1d6"), range=30, hands=2), "ranged", 3 + 4),
         (Weapon("sword", dice.parse("1d8")), "melee", 3 + 5),
-        (Weapon("whip", dice.parse("1d4"), skill="lash"), "lash", 3 + 0)])
+        (Weapon("whip", dice.parse("1d4"), skill="lash"), "lash", 3 + 0),
+        (Weapon("maul", dice.parse("2d6"), attribute="force"), "melee", 8 + 5)])
     def test_skill_by_weapon(self, scripted, weapon: Weapon, skill: str, score: int) -> None:
         """A weapon's `skill`, else `ranged` for a ranged weapon, else `melee`; an unknown
-        skill adds nothing; agility by default."""
-        b = battle(duel10(hero={"weapons": (weapon,), "skills": {"ranged": 4, "melee": 5}},
+        skill adds nothing; agility by default, or the weapon's `attribute` (force: strength)."""
+        b = battle(duel10(hero={"weapons": (weapon,), "skills": {"ranged": 4, "melee": 5},
+                                "attributes": {"strength": 8}},
                           foe={"defense": 30}))
         hero, foe = b.fighters
         scripted(b, (5, 10))

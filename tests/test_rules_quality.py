@@ -285,7 +285,10 @@ class TestScores:
         b = battle(duel2d10(hero={"characteristics": {"physique": 8}, "skills": {"climbing": 3}},
                             morale_on=False))
         scripted(b, (1, 10), (1, 10))
-        assert QUALITY.check(b, b.fighters[0], what).target == sr
+        result = QUALITY.check(b, b.fighters[0], what)
+        assert (result.target, result.total, result.margin) == (sr, 2, sr - 2)
+        event = b.log[-1]
+        assert (event["score"], event["skill"], event["target"]) == (sr, what, sr)
 
 
 class TestMountBonus:
