@@ -12,7 +12,7 @@ import pytest
 from sim import dice
 from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
-from sim.rules.d100 import D100
+from sim.rules.d100 import D100, characteristic
 from tests.builders import battle, fighter, scenario, side
 
 D100_RULES = D100()
@@ -857,6 +857,23 @@ class TestMoreRules:
         checks = [(e["purpose"], e["skill"], e["target"]) for e in events(b.log, "check_rolled")]
         assert checks == [("climbing", "climbing", 40), ("morale_reroll", "climbing", 40)]
         assert hero.learned == {"climbing"} and rng.unused == 0
+
+    def test_fire_social_loss_costs_social_only(self) -> None:
+        """Fire's lost social lowers social checks only."""
+        b = battle(duel100(hero={"characteristics": {"social": 60, "physique": 55}}))
+        hero = b.fighters[0]
+        hero.social_lost = 7
+        assert (characteristic(hero, "social"), characteristic(hero, "physique")) == (53, 55)
+
+    def test_every_system_is_found_by_name(self, monkeypatch) -> None:
+        """`rules:` names one of the four systems; another name is refused, listing them."""
+        import sim.rules
+
+        monkeypatch.setattr(sim.rules, "_SYSTEMS", {})
+        assert [system_for(n).name for n in ("d20", "d100", "2d10", "d10")] == [
+            "d20", "d100", "2d10", "d10"]
+        with pytest.raises(NotImplementedError, match=r"'d6' .*available: d20, d100, 2d10, d10"):
+            system_for("d6")
 
     def test_riding_bonus_is_a_tenth_of_force(self) -> None:
         """Mounted combat: floor(mount force / 10): force 50 adds 5, 59 adds 5, 60 adds 6."""

@@ -347,6 +347,38 @@ class TestHeroism:
         assert (spent["event"], spent["resource"], spent["amount"]) == ("resource_spent",
                                                                         "heroism", 1)
         assert check["modifier"] == 6 and check["kept"] + check["modifier"] == check["total"]
+        assert check["heroism"] == 6
+
+    def test_spent_on_a_tie(self, scripted) -> None:
+        """A tie fails (total > target is needed), so it is short by 0: heroism helps it."""
+        b = battle(duel(hero={"level": 0, "heroism": 1}))
+        rng = scripted(b, (16, 20), (1, 6))
+        result = D20_RULES.check(b, b.fighters[0], "climbing")
+        assert (result.total, result.success, rng.unused) == (17, True, 0)
+
+    def test_morale_reroll_starts_from_the_plain_modifier(self, scripted) -> None:
+        """A morale reroll repeats the roll as it was: the heroism d6 spent on the first roll
+        is not added again."""
+        b = battle(duel(hero={"level": 0, "heroism": 1}, morale_on=True))
+        hero = b.fighters[0]
+        hero.morale = 2
+        rng = scripted(b, (11, 20), (1, 6), (14, 20))  # 11+1 = 12 fails; reroll 14 = 14
+        D20_RULES.check(b, hero, "climbing")
+        checks = [e for e in b.log if e["event"] == "check_rolled"]
+        assert [(e["purpose"], e["modifier"], e["total"]) for e in checks] == [
+            ("climbing", 1, 12), ("morale_reroll", 0, 14)]
+        assert rng.unused == 0 and hero.morale == 1
+
+    def test_morale_reroll_keeps_advantage_and_learning(self, scripted) -> None:
+        """A morale reroll keeps the roll's advantage; an exploit ticks the check's skill."""
+        b = battle(duel(hero={"level": 0}, morale_on=True))
+        hero = b.fighters[0]
+        hero.morale = 2
+        rng = scripted(b, (3, 20), (2, 20), (20, 20), (4, 20))
+        assert D20_RULES.check(b, hero, "climbing", advantage=1).degree == CRITICAL_SUCCESS
+        reroll = [e for e in b.log if e["event"] == "check_rolled"][-1]
+        assert (reroll["dice"], reroll["advantage"]) == ([20, 4], 1)
+        assert hero.learned == {"climbing"} and rng.unused == 0
 
     def test_not_spent_when_hopeless(self, scripted) -> None:
         """Short by 6 or more, no d6 can help: the die is kept."""
@@ -481,6 +513,12 @@ class TestSpiritAndTerror:
                 values[level].add(b.fighters[0].spirit)
         assert min(values[1]) >= 4 and max(values[1]) <= 15 and len(values[1]) == 12
         assert min(values[3]) >= 6 and max(values[3]) <= 39
+
+    def test_spirit_dice_rolled_per_battle(self) -> None:
+        """`spirit: DICE` on a stat block is rolled for each battle."""
+        spec = duel(hero={"spirit": dice.parse("1d6")}, spirit=True)
+        rolls = {battle(spec, seed=s, log=False).fighters[0].spirit for s in range(60)}
+        assert rolls == set(range(1, 7))
 
     def test_no_spirit_without_option(self) -> None:
         """Without `spirit: true` nobody has spirit points and terror does nothing."""
