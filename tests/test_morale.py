@@ -92,6 +92,7 @@ class TestReroll:
         assert hero.morale == 5
         assert names(b.log) == ["check_rolled", "check_rolled"]
         assert [e["purpose"] for e in b.log] == ["physique", "morale_reroll"]
+        assert [e["skill"] for e in b.log] == ["physique", "physique"]
         assert [e["success"] for e in b.log] == [False, True]
         assert rng.unused == 0
 
@@ -344,6 +345,8 @@ class TestDespair:
         ("d10", -1, [(7, 10), (3, 10)], 3),  # already at disadvantage: still the worse
         ("d100", 0, [(30, 100), (70, 100)], 70),
         ("d100", 1, [(30, 100)], 30),
+        ("d20", 0, [(15, 20), (5, 20)], 5),
+        ("d20", 1, [(15, 20)], 15),
     ])
     def test_despairing_in_every_system(self, scripted, rules, advantage, faces, kept) -> None:
         """Convention: despairing is disadvantage in every system; advantage cancels it."""
