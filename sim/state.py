@@ -43,6 +43,7 @@ class Fighter:
         "index",
         "learned",
         "max_hp",
+        "max_spirit",
         "morale",
         "mounted_on",
         "name",
@@ -76,6 +77,7 @@ class Fighter:
         self.x = x
         self.heroism = spec.heroism
         self.spirit: int | None = None
+        self.max_spirit: int | None = None
         self.status = ACTIVE
         # Can act and counts for victory (conscious, present, mind intact). A plain
         # field, not a property: read on every target choice. Battle._set_status keeps it.

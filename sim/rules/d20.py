@@ -212,7 +212,7 @@ class D20:
         else:
             # 1d12+3 at level 1, +1d12 per level after: level d12 + 3.
             points = sum(roll_die(battle.rng, 12) for _ in range(max(1, spec.level))) + 3
-        fighter.spirit = max(0, points)
+        fighter.spirit = fighter.max_spirit = max(0, points)
 
     def round_started(self, battle: Battle) -> None:
         """Round 1 with the spirit option: terror creatures frighten the party."""
