@@ -633,16 +633,16 @@ class TestEndOfBattle:
         assert bee.morale == tokens
 
     def test_destiny_death_keeps_its_cause(self) -> None:
-        """With destiny points, a 0 HP that kills outright keeps its cause; a spent point says
-        how many are left."""
+        """With destiny points, a party member's 0 HP that kills outright keeps its cause; a
+        spent point says how many are left."""
         spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
                         destiny_points=1)
         b = battle(spec)
         a, bee, m = b.fighters
         b.deal_damage(a, 99, m, "weapon")
         assert events(b.log, "resource_spent")[0]["left"] == 0
-        b.deal_damage(m, 99, bee, "fall")
-        assert events(b.log, "died")[0]["cause"] == "fall" and m.cause == "fall"
+        b.deal_damage(bee, 99, None, "fall")  # no point left: a party member dies outright
+        assert events(b.log, "died")[0]["cause"] == "fall" and bee.cause == "fall"
 
 
 class TestWaking:
