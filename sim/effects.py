@@ -32,7 +32,6 @@ class OngoingEffect:
         self.owner = owner
         self.active = False
         self.ticks = 0
-        self._process: simpy.Process | None = None
 
     def start(self, **fields: object) -> None:
         """Attach to the owner, log ``effect_started`` and begin waiting for its turns."""
@@ -40,7 +39,7 @@ class OngoingEffect:
         self.owner.effects.append(self)
         if self.battle.log is not None:
             self.battle.emit("effect_started", target=self.owner.name, effect=self.name, **fields)
-        self._process = self.battle.env.process(self._run())
+        self.battle.env.process(self._run())
 
     def end(self, reason: str) -> None:
         """Detach from the owner and log ``effect_ended`` with why it ended."""

@@ -62,7 +62,6 @@ class Fighter:
         "ridden_by",
         "saved",
         "side",
-        "side_spec",
         "skip_turns",
         "social_lost",
         "spec",
@@ -76,7 +75,6 @@ class Fighter:
 
     def __init__(self, spec: Combatant, side: Side, index: int, hp: int, x: float) -> None:
         self.spec = spec
-        self.side_spec = side
         self.name = spec.name
         self.side = side.name
         self.party = side.party

@@ -1,11 +1,27 @@
-"""Shared fixtures."""
+"""Shared fixtures, and the hypothesis profiles of the property tests."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import HealthCheck, settings
 
 from sim.engine import Battle
 from tests.builders import ScriptedRandom
+
+# "ci" (the default): derandomized, so a run is the same everywhere and every time, with few
+# examples (50) so the property tests stay fast (a few seconds); no example database.
+# "explore": HYPOTHESIS_PROFILE=explore pytest tests/test_properties.py hunts with fresh,
+# random examples, ten times as many (500).
+settings.register_profile(
+    "ci", max_examples=50, deadline=None, derandomize=True, database=None, print_blob=True,
+    # differing_executors: mutmut forks its workers from a process that already ran each
+    # property test, so a test method meets a second instance of its (stateless) class.
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors],
+)
+settings.register_profile("explore", max_examples=500, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture

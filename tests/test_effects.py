@@ -6,7 +6,7 @@ import attrs
 import pytest
 
 from sim import dice
-from sim.effects import Burning, explode, expose, fall, ignite, poison
+from sim.effects import Burning, explode, expose, fall, ignite, poison, throw_off
 from sim.engine import Battle
 from sim.model import Hazard, Scenario, Scripted, Weapon
 from sim.rules.d100 import characteristic
@@ -423,6 +423,145 @@ class TestTicks:
             assert in_round[first_script]["t"] == number - 1
         explosion = [e for e in events(log, "damage_dealt") if e["kind"] == "explosion"]
         assert [(e["target"], e["round"]) for e in explosion] == [("M", 2)]
+
+
+class TestHazardRules:
+    """What every hazard of RULES.md §6 shares: armor-piercing damage, one effect at a time."""
+
+    @staticmethod
+    def _armored() -> tuple[Battle, object]:
+        b = battle(duo(a={"armor": 5, "hp": 50}))
+        return b, b.fighters[0]
+
+    def test_fire_tick_is_armor_piercing(self, scripted) -> None:
+        """Hazard damage is armor-piercing: a burning tick deals its full 1d6 through armor."""
+        b, target = self._armored()
+        scripted(b, (80, 100))
+        ignite(b, target, None)
+        b.env.run()
+        scripted(b, (4, 6), (30, 100))
+        turn(b, target)
+        assert _hazard_damage(b) == [("fire", 4, True, [4])] and target.hp == 46
+
+    def test_poison_is_armor_piercing(self, scripted) -> None:
+        """Hazard damage is armor-piercing: poison's 1d4, at contact and at each tick."""
+        b, target = self._armored()
+        scripted(b, (80, 100), (3, 4))
+        poison(b, target, b.fighters[-1])
+        b.env.run()
+        scripted(b, (80, 100), (2, 4))
+        turn(b, target)
+        assert _hazard_damage(b) == [("poison", 3, True, [3]), ("poison", 2, True, [2])]
+        assert target.hp == 45
+        assert events(b.log, "effect_started")[0]["source"] == "M"
+
+    def test_drowning_is_armor_piercing(self, scripted) -> None:
+        """Hazard damage is armor-piercing: drowning's 1d6 after a failed physique check."""
+        b, target = self._armored()
+        expose(b, target, "water", "none")
+        b.env.run()
+        scripted(b, (99, 100), (5, 6))
+        turn(b, target)
+        assert _hazard_damage(b) == [("drowning", 5, True, [5])] and target.hp == 45
+
+    def test_fall_is_armor_piercing(self, scripted) -> None:
+        """Hazard damage is armor-piercing: a 7 m fall deals its 2d6 in full (no check at 6 m+)."""
+        b, target = self._armored()
+        scripted(b, (3, 6), (4, 6))
+        fall(b, target, 7.0)
+        assert _hazard_damage(b) == [("fall", 7, True, [3, 4])] and target.hp == 43
+
+    def test_thrown_rider_is_armor_piercing(self, scripted) -> None:
+        """A rider thrown from the saddle takes 1d10 armor-piercing."""
+        b, rider = self._armored()
+        mount = b.fighters[1]
+        rider.mounted_on, mount.ridden_by = mount, rider
+        scripted(b, (6, 10))
+        throw_off(b, rider, "mount fell", check=False)
+        assert _hazard_damage(b) == [("fall", 6, True, [6])] and rider.hp == 44
+        assert rider.mounted_on is None and mount.ridden_by is None and rider.prone
+
+    @pytest.mark.parametrize(("kind", "effect"), [("water", "asphyxiating"), ("smoke", "asphyxiating"),
+                                                  ("fire", "in_fire")])
+    def test_exposed_twice_is_one_effect(self, kind: str, effect: str) -> None:
+        """A fighter already in a water, smoke or fire zone exposed again stays in one zone."""
+        b, target = self._armored()
+        expose(b, target, kind, "move")
+        expose(b, target, kind, "move")
+        assert [e.name for e in target.effects] == [effect]
+        started = events(b.log, "effect_started")
+        assert len(started) == 1 and started[0]["escape"] == "move"
+        assert started[0].get("kind") == (None if kind == "fire" else kind)
+
+    def test_already_poisoned_not_rechecked(self, scripted) -> None:
+        """Poison: a poisoned fighter hit by poison again rolls nothing (one poison at a time)."""
+        b, target = self._armored()
+        scripted(b, (80, 100), (3, 4))
+        poison(b, target, None)
+        rng = scripted(b)
+        poison(b, target, None)
+        assert rng.unused == 0 and len(target.effects) == 1
+
+    def test_leaving_a_fire_zone_by_moving(self) -> None:
+        """A fire zone with `escape: move` is left with a move, like water and smoke."""
+        spec = swimmer_scenario(Hazard("fire", ("Swimmer",), escape="move"), max_rounds=1)
+        b, _ = run_scripted(spec, INITIATIVE, (30, 100))
+        ended = events(b.log, "effect_ended")
+        assert [(e["effect"], e["reason"]) for e in ended] == [("in_fire", "left the zone")]
+
+    def test_ended_effect_no_longer_ticks(self, scripted) -> None:
+        """An effect ended between two turns (a rescue) deals nothing at its owner's next turns."""
+        b, target = self._armored()
+        expose(b, target, "water", "none")
+        b.env.run()
+        scripted(b, (99, 100), (5, 6))
+        turn(b, target)
+        drowning = target.effects[0]
+        drowning.end("rescued")
+        rng = scripted(b)
+        turn(b, target)
+        turn(b, target)
+        assert rng.unused == 0 and len(events(b.log, "effect_ticked")) == 1
+        assert events(b.log, "effect_ticked")[0]["tick"] == 1 and target.hp == 45
+
+
+class TestSeriousWoundWaking:
+    """A serious wound knocks out for 1d4 turns, then weakens (RULES.md §3, d100)."""
+
+    @staticmethod
+    def _knocked_out(hp: int) -> tuple[Battle, object]:
+        from sim.effects import KnockedOut
+
+        b = battle(duo(a={"hp": 20}))
+        target = b.fighters[0]
+        target.hp = hp
+        KnockedOut(b, target, 1, "weapon").start()
+        b.env.run()
+        return b, target
+
+    @pytest.mark.parametrize("hp", [1, 7])
+    def test_wakes_weakened_after_its_rounds(self, hp: int) -> None:
+        """Unconscious for its 1d4 turns, then awake and weakened (-20 on every check)."""
+        b, target = self._knocked_out(hp)
+        turn(b, target)
+        assert target.status == "unconscious"
+        turn(b, target)
+        assert target.status == "active" and target.weakened
+        weak = events(b.log, "effect_started")[-1]
+        assert (weak["target"], weak["effect"]) == ("A", "weakened")
+
+    def test_no_waking_at_zero_hp(self) -> None:
+        """A knocked-out fighter that reached 0 HP meanwhile stays unconscious: 0 HP is out."""
+        b, target = self._knocked_out(5)
+        b.deal_damage(target, 5, None, "fire")
+        turn(b, target)
+        turn(b, target)
+        assert target.hp == 0 and target.status == "unconscious" and not target.weakened
+
+
+def _hazard_damage(b: Battle) -> list[tuple]:
+    return [(e["kind"], e["amount"], e["armor_piercing"], e["dice"])
+            for e in events(b.log, "damage_dealt")]
 
 
 # -- helpers ------------------------------------------------------------------------------------

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import attrs
+import pytest
+
 from sim import dice
 from sim.effects import OngoingEffect
 from sim.engine import Battle, run_battle
@@ -47,8 +50,8 @@ class TestRoundClock:
         for number in {e["round"] for e in events(log, "initiative_rolled")}:
             first = next(e for e in log if e["event"] == "initiative_rolled" and e["round"] == number)
             actors = [e["actor"] for e in log if e["event"] == "turn_started" and e["round"] == number]
-            if actors:
-                assert roster[actors[0]] == first["first"]
+            assert actors, "every round that rolls initiative has turns (no timeline here)"
+            assert roster[actors[0]] == first["first"]
             order = ["A", "B"] if first["first"] == "heroes" else ["g0", "g1", "g2"]
             seen = [a for a in actors if a in order]
             assert seen == sorted(seen, key=order.index)
@@ -65,19 +68,48 @@ class TestRoundClock:
         assert (outcome.winner, outcome.rounds, end["winner"], end["rounds"]) == (None, 4, None, 4)
         assert end["dead"] == [] and end["t"] == 4.0
 
+    def test_max_rounds_defaults_to_100(self, tmp_path) -> None:
+        """`max_rounds` (default 100): a scenario that leaves it out is a draw after round 100
+        (both sides keep landing 1-point blows on 999 HP: no stalemate, just a long fight)."""
+        import pathlib
+
+        from sim.scenario import load_scenario
+
+        text = (
+            "name: stalemate\nrules: d20\nsides:\n"
+            "  - {name: a, party: true, members: [{name: A, hp: 999, defense_threshold: 19,"
+            " weapons: [{name: stick, damage: '1'}]}]}\n"
+            "  - {name: b, members: [{name: B, hp: 999, defense_threshold: 19, attack_threshold: 19,"
+            " weapons: [{name: stick, damage: '1'}]}]}\n"
+        )
+        path = pathlib.Path(tmp_path) / "long.yaml"
+        path.write_text(text)
+        outcome, _ = run_battle(load_scenario(path), seed=1)
+        assert (outcome.winner, outcome.rounds) == (None, 100)
+
     def test_victory_checked_after_every_turn(self) -> None:
-        """The battle ends on the turn the last enemy drops, not at the end of the round."""
+        """Victory is checked after every turn: the battle ends on the turn the last enemy
+        drops, so an ally listed after the killer never takes a turn that round."""
         one_shot = scenario(
             side("heroes", fighter("A", level=20, weapons=(Weapon("maul", dice.parse(50)),)),
                  fighter("B"), party=True),
             side("m", fighter("M", hp=5, defense_threshold=0)),
         )
-        for seed in range(20):
+        for seed in range(20):  # whoever wins initiative, A's first swing (it cannot miss) ends it
             _, log = run_battle(one_shot, seed=seed, log=True)
-            last_turn = events(log, "turn_started")[-1]
-            assert log[-1]["event"] == "battle_ended"
-            if last_turn["actor"] == "A":
-                assert log[-1]["t"] == last_turn["t"] and log[-1]["winner"] == "heroes"
+            turns = events(log, "turn_started")
+            assert [t["actor"] for t in turns] in (["A"], ["M", "A"])
+            end = log[-1]
+            assert end["event"] == "battle_ended" and end["winner"] == "heroes"
+            assert (end["round"], end["t"]) == (1, turns[-1]["t"])
+
+    def test_no_side_standing_is_a_draw(self) -> None:
+        """Victory needs one side with able members: when none is left, nobody wins."""
+        b = battle(duel())
+        hero, monster = b.fighters
+        b.deal_damage(hero, 99, monster, "weapon")
+        b.deal_damage(monster, 99, None, "fall")
+        assert b._decided() and b.winner is None and b.log[-1]["winner"] is None
 
 
 class TestInitiative:
@@ -121,6 +153,59 @@ class TestInitiative:
         b._initiative()
         assert b.log[-1]["side"] == "wolves"
 
+    @staticmethod
+    def _three_sides(party: bool) -> Battle:
+        """Wolves, then heroes (the party when asked), then crows."""
+        return battle(scenario(
+            side("wolves", fighter("W1"), fighter("W2")),
+            side("heroes", fighter("H1"), fighter("H2"), party=party),
+            side("crows", fighter("C1")),
+        ))
+
+    def test_party_first_then_others_in_listed_order(self, scripted) -> None:
+        """Initiative won (4+): the party acts first, then the other sides in listed order,
+        members in listed order inside each side."""
+        b = self._three_sides(party=True)
+        scripted(b, (4, 6))
+        assert [f.name for f in b._initiative()] == ["H1", "H2", "W1", "W2", "C1"]
+        assert b.log[-1]["first"] == "heroes"
+
+    def test_others_first_in_listed_order(self, scripted) -> None:
+        """Initiative lost (1-3): the other sides act first, in their listed order, then the party."""
+        b = self._three_sides(party=True)
+        scripted(b, (3, 6))
+        assert [f.name for f in b._initiative()] == ["W1", "W2", "C1", "H1", "H2"]
+        assert b.log[-1]["first"] == "wolves"
+
+    def test_without_party_first_listed_side_rolls_others_keep_order(self, scripted) -> None:
+        """Without a party, the first side listed rolls; the others keep their listed order."""
+        b = self._three_sides(party=False)
+        scripted(b, (6, 6))
+        assert [f.name for f in b._initiative()] == ["W1", "W2", "H1", "H2", "C1"]
+        scripted(b, (1, 6))
+        assert [f.name for f in b._initiative()] == ["H1", "H2", "C1", "W1", "W2"]
+        assert b.log[-1]["first"] == "heroes"
+
+    def test_three_sides_turns_follow_listed_order(self) -> None:
+        """In a played battle of three sides, each round's turns follow the initiative order."""
+        spec = scenario(
+            side("wolves", fighter("W1", hp=60), fighter("W2", hp=60)),
+            side("heroes", fighter("H1", hp=60), party=True),
+            side("crows", fighter("C1", hp=60), fighter("C2", hp=60)),
+            max_rounds=6,
+        )
+        listed = {True: ["H1", "W1", "W2", "C1", "C2"], False: ["W1", "W2", "C1", "C2", "H1"]}
+        played = set()
+        for seed in range(4):
+            _, log = run_battle(spec, seed=seed, log=True)
+            for roll in events(log, "initiative_rolled"):
+                played.add(roll["first"])
+                actors = [e["actor"] for e in log
+                          if e["event"] == "turn_started" and e["round"] == roll["round"]]
+                order = listed[roll["first"] == "heroes"]
+                assert actors == [name for name in order if name in actors]
+        assert played == {"heroes", "wolves"}  # both orders were played
+
 
 class TestSurprise:
     """Surprise round (RULES.md §2): only the surprising side acts in round 1."""
@@ -151,6 +236,24 @@ class TestSurprise:
             assert surprised is group["success"]
             outcomes.add(surprised)
         assert outcomes == {True, False}
+
+    @pytest.mark.parametrize("rules", ["d100", "2d10", "d10"])
+    def test_surprise_gives_advantage_in_other_systems(self, rules: str) -> None:
+        """Surprise attacks in d100, 2d10 and d10: advantage on the attack roll, and only in
+        the surprise round."""
+        spec = attrs.evolve(scenario(*duel().sides, surprise="heroes"), rules=rules)
+        b = battle(spec)
+        hero, monster = b.fighters
+        b.round, b.surprise_side, b.surprising = 1, "heroes", "heroes"
+        b.attack(hero, monster, hero.spec.weapons[0])
+        first = next(e for e in b.log if e["event"] == "check_rolled")
+        assert (first["purpose"], first["advantage"]) == ("attack", 1)
+        assert events(b.log, "attack_resolved")[-1]["surprise"] is True
+        b.round, b.surprising = 2, None
+        start = len(b.log)
+        b.attack(hero, monster, hero.spec.weapons[0])
+        later = next(e for e in b.log[start:] if e["event"] == "check_rolled")
+        assert later["advantage"] == 0
 
 
 class TestUnconsciousAndDeath:
@@ -313,6 +416,18 @@ class TestDistance:
         assert not [e for e in events(log, "moved") if e["actor"] == "Archer"]
         assert [e for e in events(log, "attack_resolved") if e["actor"] == "Archer"]
 
+    @pytest.mark.parametrize(("distance", "in_reach"), [(2.0, True), (2.5, False)])
+    def test_melee_reach_is_two_metres(self, distance: float, in_reach: bool) -> None:
+        """Melee needs a gap of at most 2 m: at exactly 2 m the first turn is an attack with
+        no move; at 2.5 m the fighter must move first."""
+        spec = scenario(side("h", fighter("A", hp=999, defense_threshold=60), party=True),
+                        side("m", fighter("M", hp=999, defense_threshold=60, attack_threshold=0)),
+                        distance=distance, max_rounds=1)
+        _, log = run_battle(spec, seed=1, log=True)
+        first = next(e for e in log if e["event"] in ("moved", "attack_resolved"))
+        assert first["event"] == ("attack_resolved" if in_reach else "moved")
+        assert bool(events(log, "moved")) is not in_reach
+
 
 def _positions_before(log: list[dict], until: dict) -> dict[str, float]:
     positions = {c["name"]: c["x"] for c in log[0]["combatants"]}
@@ -344,6 +459,26 @@ class TestActionEconomy:
             for actions in per_turn.values():
                 assert actions in (["moved"], ["attack_resolved"], ["moved", "attack_resolved"])
 
+    def test_d20_turn_ends_at_its_single_attack(self, scripted) -> None:
+        """d20: one attack ends the turn: after it nothing more is chosen or rolled."""
+        b = battle(scenario(side("h", fighter("A"), party=True),
+                            side("m", fighter("M", hp=30, defense_threshold=10),
+                                 fighter("N", hp=30, defense_threshold=10))))
+        rng = scripted(b, (1, 2), (15, 20), (3, 8))  # target M, 16 > 10, 3 damage
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+
+    def test_d100_turn_is_two_half_actions(self, scripted) -> None:
+        """d100: two one-handed attacks spend the turn: nothing more is chosen or rolled."""
+        b = battle(d100(side("h", fighter("A", skills={"melee": 60}), party=True),
+                        side("m", fighter("M", hp=30, skills={"defense": 1}),
+                             fighter("N", hp=30, skills={"defense": 1}))))
+        hit = ((40, 100), (90, 100), (3, 8))  # attack roll, failed defense, damage
+        rng = scripted(b, (1, 2), *hit, (2, 2), *hit)
+        b._take_turn(b.fighters[0])
+        assert [e["target"] for e in events(b.log, "attack_resolved")] == ["M", "N"]
+        assert rng.unused == 0
+
 
 class TestPositions:
     """Where sides start (RULES.md §2 distance)."""
@@ -353,3 +488,240 @@ class TestPositions:
         spec = scenario(side("wolves", fighter("W")), side("bears", fighter("B")), distance=30)
         b = battle(spec)
         assert [f.x for f in b.fighters] == [0.0, 30.0]
+
+
+def d100(*sides, **kwargs):
+    """A d100 scenario built in code (half-actions: move, then strike, or strike twice)."""
+    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
+
+
+class TestAreaWeapons:
+    """An area weapon's hit strikes the target and every enemy within 2 m of it."""
+
+    def test_blast_strikes_enemies_within_two_metres(self, scripted) -> None:
+        """The blast takes the target and its able fellows at most 2 m away (2 m in, 2.5 m out),
+        never the attacker's own side."""
+        firepot = Weapon("firepot", dice.parse("1d6"), range=10, area=True)
+        spec = scenario(
+            side("h", fighter("A", level=10, weapons=(firepot,)), fighter("Ally", hp=30),
+                 party=True, target="weakest"),
+            side("m", fighter("T", hp=30, defense_threshold=10), fighter("Near", hp=30),
+                 fighter("Edge", hp=30), fighter("Far", hp=30)),
+        )
+        b = battle(spec)
+        a, ally, target, near, edge, far = b.fighters
+        a.x, ally.x, target.x, near.x, edge.x, far.x = 0.0, 5.0, 5.0, 6.0, 7.0, 7.5
+        b.spread = True
+        scripted(b, (5, 20), (3, 6), (4, 6), (5, 6))  # 15 > 10, margin 5: no critical
+        b.attack(a, target, firepot)
+        hit = [(e["target"], e["amount"], e["source"], e["kind"]) for e in events(b.log, "damage_dealt")]
+        assert hit == [("T", 3, "A", "weapon"), ("Near", 4, "A", "weapon"), ("Edge", 5, "A", "weapon")]
+        assert (ally.hp, far.hp) == (30, 30)
+
+    def test_no_blast_without_area(self, scripted) -> None:
+        """Only an `area` weapon blasts: a poisoned blade hits its target alone, even with
+        another enemy within 2 m."""
+        blade = Weapon("blade", dice.parse("1d6"), poison=True)
+        spec = scenario(side("h", fighter("A", level=10, weapons=(blade,)), party=True),
+                        side("m", fighter("T", hp=30, defense_threshold=10), fighter("N", hp=30)))
+        b = battle(spec)
+        a, target, near = b.fighters
+        scripted(b, (5, 20), (3, 6), (20, 20))  # hit, 3 damage, the poison's force check beaten
+        b.attack(a, target, blade)
+        assert [e["target"] for e in events(b.log, "damage_dealt")] == ["T"] and near.hp == 30
+
+    def test_spell_damage_kind_and_armor_piercing(self, scripted) -> None:
+        """A spell's hit is logged as `spell` damage; an armor-piercing weapon's hit says so,
+        with its natural dice."""
+        bolt = Weapon("bolt", dice.parse("2d6"), range=20, psy=1, armor_piercing=True)
+        b = battle(duel(hero={"level": 10, "weapons": (bolt,)},
+                        monster={"hp": 40, "defense_threshold": 10}))
+        hero, monster = b.fighters
+        hero.psy = 5
+        scripted(b, (5, 20), (2, 6), (6, 6))
+        b.attack(hero, monster, bolt)
+        damage = events(b.log, "damage_dealt")[-1]
+        assert (damage["kind"], damage["amount"], damage["armor_piercing"], damage["dice"]) == (
+            "spell", 8, True, [2, 6])
+
+
+class TestTurnTimes:
+    """Turns happen at fractional times inside their round, in initiative order (RULES.md §2)."""
+
+    def test_turn_times_with_ticking_effects(self) -> None:
+        """With effects ticking, each turn still lies strictly inside (r - 1, r), in order, and
+        a tick shares its owner's turn time."""
+        spec = scenario(
+            side("h", fighter("A", hp=50, level=-5), fighter("B", hp=50, level=-5), party=True),
+            side("m", fighter("M", hp=50, defense_threshold=60, attack_threshold=0),
+                 fighter("N", hp=50, defense_threshold=60, attack_threshold=0)),
+            max_rounds=3,
+        )
+        b = Battle(spec, seed=3, log=True)
+        b._setup()
+        for f in b.fighters:
+            Counting(b, f).start()
+        b.env.process(b._clock())
+        b.env.run()
+        for number in (1, 2, 3):
+            times = [e["t"] for e in events(b.log, "turn_started") if e["round"] == number]
+            assert len(times) == 4 and times == sorted(set(times))
+            assert all(number - 1 < t < number for t in times)
+        ticks = {(e["target"], e["t"]) for e in b.log
+                 if e["event"] == "damage_dealt" and e["kind"] == "bleeding"}
+        turns = {(e["actor"], e["t"]) for e in events(b.log, "turn_started")}
+        assert len(ticks) == 12 and ticks <= turns
+
+    def test_surprise_noted_only_in_round_one(self) -> None:
+        """Only the surprise round's `round_started` names the surprising side."""
+        _, log = run_battle(scenario(*brawl().sides, surprise="goblins"), seed=4, log=True)
+        starts = events(log, "round_started")
+        assert starts[0]["surprise"] == "goblins" and len(starts) > 1
+        assert all("surprise" not in e for e in starts[1:])
+
+    def test_lost_initiative_names_the_first_other_side(self, scripted) -> None:
+        """Initiative lost: `initiative_rolled` says the first other side acts first."""
+        b = battle(duel())
+        scripted(b, (2, 6))
+        assert [f.name for f in b._initiative()] == ["Monster", "Hero"]
+        assert b.log[-1]["first"] == "monsters"
+
+
+class TestEndOfBattle:
+    """Victory, draws and who dies at the end (RULES.md §2, §5)."""
+
+    def test_battle_ended_by_an_effect_tick_ends_once(self) -> None:
+        """A tick that drops the last member of a side ends the battle, with one `battle_ended`."""
+        spec = scenario(side("h", fighter("A", hp=1), party=True),
+                        side("m", fighter("M", hp=50, defense_threshold=60)), max_rounds=3)
+        b = Battle(spec, seed=1, log=True)
+        b._setup()
+        Counting(b, b.fighters[0]).start()
+        b.env.process(b._clock())
+        b.env.run()
+        assert [e["event"] for e in b.log].count("battle_ended") == 1
+        assert b.log[-1]["winner"] == "m" and b.log[-1]["dead"] == ["A"]
+
+    def test_draw_spares_the_unconscious_of_standing_sides(self) -> None:
+        """At max_rounds (a draw) no side lost: an unconscious member beside able allies lives."""
+        b = battle(scenario(side("h", fighter("A"), fighter("B"), party=True),
+                            side("m", fighter("M")), max_rounds=1))
+        a = b.fighters[0]
+        b.deal_damage(a, 99, b.fighters[2], "weapon")
+        b._finish(None)
+        assert a.status == "unconscious" and b.log[-1]["dead"] == []
+
+    def test_knocked_out_event_names_cause_and_source(self) -> None:
+        """`knocked_out` names what dropped the combatant and who."""
+        b = battle(duel())
+        hero, monster = b.fighters
+        b.deal_damage(hero, 99, monster, "weapon")
+        out = events(b.log, "knocked_out")[0]
+        assert (out["target"], out["cause"], out["source"]) == ("Hero", "weapon", "Monster")
+
+    def test_a_body_at_zero_does_not_fall_again(self) -> None:
+        """Damage to a body already at 0 HP (a burning body) is no new fall: no second
+        knock-out, no second destiny point, no second morale loss for its allies."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                        destiny_points=2, morale_on=True)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        tokens = bee.morale
+        b.deal_damage(a, 3, None, "fire")
+        assert len(events(b.log, "knocked_out")) == 1 and b.destiny_left == 1
+        assert bee.morale == tokens
+
+    def test_destiny_death_keeps_its_cause(self) -> None:
+        """With destiny points, a party member's 0 HP that kills outright keeps its cause; a
+        spent point says how many are left."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                        destiny_points=1)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        assert events(b.log, "resource_spent")[0]["left"] == 0
+        b.deal_damage(bee, 99, None, "fall")  # no point left: a party member dies outright
+        assert events(b.log, "died")[0]["cause"] == "fall" and bee.cause == "fall"
+
+
+class TestWaking:
+    """A knocked-out fighter that wakes counts again for victory (RULES.md §2 victory)."""
+
+    def test_woken_fighter_stands_for_its_side(self) -> None:
+        """Knocked out, then awake: its side stands again; knocked out again: its side falls."""
+        b = battle(duel())
+        hero, _ = b.fighters
+        b.set_unconscious(hero, "weapon")
+        b.wake(hero)
+        assert not b._decided()
+        b.set_unconscious(hero, "weapon")
+        assert b._decided() and b.winner == "monsters"
+
+
+class TestD100Turn:
+    """d100 half-actions (RULES.md §2): strike, then move; walk, then throw."""
+
+    def test_strike_then_move_to_the_next_enemy(self, scripted) -> None:
+        """A one-handed fighter who drops its foe with one half-action moves with the other."""
+        spec = d100(side("h", fighter("A", skills={"melee": 60}), party=True),
+                    side("m", fighter("M", hp=1, skills={"defense": 1}), fighter("N", hp=30)),
+                    distance=1)
+        b = battle(spec)
+        a, m, n = b.fighters
+        m.x, n.x = 1.0, 6.0
+        b.spread = True
+        scripted(b, (40, 100), (90, 100), (5, 8))  # hit, defense failed, 5 damage
+        b._take_turn(a)
+        acts = [e["event"] for e in b.log if e["event"] in ("attack_resolved", "moved")]
+        assert acts == ["attack_resolved", "moved"] and a.x == 6.0
+        attack = events(b.log, "attack_resolved")[0]
+        assert attack["outnumbered"] is False and attack["surprise"] is False
+
+    def test_walk_then_throw(self, scripted) -> None:
+        """One move short of range, a thrower walks (a half-action) and throws (the other)."""
+        knife = Weapon("knife", dice.parse("1d4"), range=10, skill="throwing")
+        spec = d100(side("h", fighter("A", weapons=(knife,), skills={"throwing": 60}), party=True),
+                    side("m", fighter("M", hp=30, skills={"defense": 1})), distance=16)
+        b = battle(spec)
+        a = b.fighters[0]
+        scripted(b, (40, 100), (90, 100), (2, 4))
+        b._take_turn(a)
+        moved = events(b.log, "moved")
+        assert [(e["x_after"], e.get("run")) for e in moved] == [(6.0, None)]
+        assert len(events(b.log, "attack_resolved")) == 1
+
+    @pytest.mark.parametrize(("start", "end"), [(34.0, 30.0), (30.5, 30.0)])
+    def test_archer_closes_exactly_to_range(self, start: float, end: float) -> None:
+        """A ranged fighter out of range moves only until the target is at its range."""
+        bow = Weapon("bow", dice.parse("1d6"), range=30)
+        b = battle(scenario(side("h", fighter("A", weapons=(bow,)), party=True),
+                            side("m", fighter("M")), distance=start))
+        archer, m = b.fighters
+        b._move(archer, m)
+        moved = events(b.log, "moved")[0]
+        assert (moved["toward"], moved["x_before"], m.x - moved["x_after"]) == ("M", 0.0, end)
+
+
+class TestWoundsThroughDamage:
+    """What a hit sets off, through the engine's damage (RULES.md §4 wounds)."""
+
+    def test_one_damage_costs_a_token_with_divisor_one(self) -> None:
+        """Morale: a wound of k damage costs floor(k / divisor): 1 damage, divisor 1, 1 token."""
+        b = battle(duel(morale_on=True, wound_divisor=1))
+        hero, monster = b.fighters
+        before = hero.morale
+        b.deal_damage(hero, 1, monster, "weapon")
+        assert hero.morale == max(0, before - 1)
+
+    def test_plain_hit_credits_the_attacker(self, scripted) -> None:
+        """A plain weapon hit is `weapon` damage from the attacker: a kill is the attacker's."""
+        b = battle(duel(hero={"level": 10}, monster={"hp": 3, "defense_threshold": 10},
+                        morale_on=True))
+        hero, monster = b.fighters
+        tokens = hero.morale
+        scripted(b, (5, 20), (8, 8))
+        b.attack(hero, monster, hero.spec.weapons[0])
+        damage = events(b.log, "damage_dealt")[-1]
+        assert (damage["source"], damage["kind"]) == ("Hero", "weapon")
+        assert monster.cause == "weapon" and hero.morale == tokens + 2

@@ -14,7 +14,7 @@ import pytest
 from sim import dice
 from sim.cli import main
 from sim.engine import Battle, run_battle
-from sim.model import Scenario
+from sim.model import Options, Scenario
 from sim.morale import give_tokens
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, system_for
 from tests.builders import ScriptedRandom, battle, duel, fighter, scenario, side
@@ -92,6 +92,7 @@ class TestReroll:
         assert hero.morale == 5
         assert names(b.log) == ["check_rolled", "check_rolled"]
         assert [e["purpose"] for e in b.log] == ["physique", "morale_reroll"]
+        assert [e["skill"] for e in b.log] == ["physique", "physique"]
         assert [e["success"] for e in b.log] == [False, True]
         assert rng.unused == 0
 
@@ -105,7 +106,8 @@ class TestReroll:
         assert names(b.log) == ["check_rolled", "check_rolled", "resource_spent"]
         assert b.log[1]["purpose"] == "morale_reroll"
         spent = b.log[2]
-        assert (spent["actor"], spent["resource"], spent["amount"]) == ("Hero", "morale", 1)
+        assert (spent["actor"], spent["resource"], spent["amount"], spent["left"]) == (
+            "Hero", "morale", 1, 4)
         assert rng.unused == 0  # rerolled once only
 
     def test_no_reroll_on_success(self, scripted) -> None:
@@ -335,6 +337,26 @@ class TestDespair:
         rng = scripted(b, (6, 12), (6, 12))  # a d10 would read these draws as 5s
         result = QUALITY.check(b, hero, "physique")
         assert result.dice == (6, 6) and b.log[-1]["advantage"] == -1
+        assert rng.unused == 0
+
+    @pytest.mark.parametrize(("rules", "advantage", "faces", "kept"), [
+        ("d10", 0, [(7, 10), (3, 10)], 3),   # two chains, the worse kept
+        ("d10", 1, [(7, 10)], 7),            # advantage cancels: one chain
+        ("d10", -1, [(7, 10), (3, 10)], 3),  # already at disadvantage: still the worse
+        ("d100", 0, [(30, 100), (70, 100)], 70),
+        ("d100", 1, [(30, 100)], 30),
+        ("d20", 0, [(15, 20), (5, 20)], 5),
+        ("d20", 1, [(15, 20)], 15),
+    ])
+    def test_despairing_in_every_system(self, scripted, rules, advantage, faces, kept) -> None:
+        """Convention: despairing is disadvantage in every system; advantage cancels it."""
+        b = battle(attrs.evolve(duel2d10(), rules=rules, options=Options(morale_on=False)))
+        hero = b.fighters[0]
+        hero.despairing = True
+        rng = scripted(b, *faces)
+        system_for(rules).check(b, hero, "physique", advantage=advantage)
+        check = [e for e in b.log if e["event"] == "check_rolled"][-1]
+        assert (check["kept"], check["advantage"]) == (kept, -1 if advantage <= 0 else 0)
         assert rng.unused == 0
 
     def test_despairing_advantage_cancels(self, scripted) -> None:

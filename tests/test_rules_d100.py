@@ -12,7 +12,7 @@ import pytest
 from sim import dice
 from sim.model import Options, Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
-from sim.rules.d100 import D100
+from sim.rules.d100 import D100, characteristic
 from tests.builders import battle, fighter, scenario, side
 
 D100_RULES = D100()
@@ -428,7 +428,7 @@ class TestAttackAndDefense:
         gained = events(b.log, "fatigue_gained")
         assert [(e["actor"], e["amount"], e["fatigue"]) for e in gained] == [("Hero", 1, 1),
                                                                           ("Hero", 1, 2)]
-        assert hero.fatigue == 2
+        assert {e["reason"] for e in gained} == {"two-handed weapon"} and hero.fatigue == 2
         assert events(b.log, "check_rolled")[-1]["modifier"] == -5  # the first point counts
 
     def test_one_handed_attack_adds_no_fatigue(self, scripted) -> None:
@@ -812,6 +812,121 @@ class TestMountedCombat:
 def d100(*sides, **kwargs) -> Scenario:
     """A d100 scenario built in code (tests.builders.scenario builds d20 ones)."""
     return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
+
+
+class TestMoreRules:
+    """d100 rules whose edges the mutation run found untested (RULES.md §3, §6)."""
+
+    @pytest.mark.parametrize(("weapon", "skill"), [
+        (Weapon("bolt", dice.parse("1d6"), range=20, psy=1), "magic"),
+        (Weapon("bow", dice.parse("1d6"), range=30, hands=2), "ranged"),
+        (Weapon("sword", dice.parse("1d8")), "melee")])
+    def test_attack_skill_by_weapon_kind(self, scripted, weapon: Weapon, skill: str) -> None:
+        """Attack: a spell rolls under `magic`, a ranged weapon under `ranged`, else `melee`."""
+        scores = {"magic": 31, "ranged": 32, "melee": 33}
+        b = battle(duel100(hero={"weapons": (weapon,), "skills": scores, "psy": 5}))
+        hero, foe = b.fighters
+        scripted(b, (90, 100))
+        b.attack(hero, foe, weapon)
+        check = events(b.log, "check_rolled")[0]
+        assert (check["skill"], check["target"]) == (skill, scores[skill])
+
+    def test_wound_leaving_one_hp_is_serious(self, scripted) -> None:
+        """Serious wound: half max HP in one hit, even leaving the target at 1 HP, rolls physique."""
+        b = battle(duel100(foe={"hp": 10, "characteristics": {"physique": 50}}))
+        hero, foe = b.fighters
+        rng = scripted(b, (20, 100))
+        b.deal_damage(foe, 9, hero, "weapon")
+        assert foe.hp == 1 and [e["purpose"] for e in events(b.log, "check_rolled")] == ["physique"]
+        assert rng.unused == 0
+
+    def test_serious_wound_lasts_up_to_four_turns(self, scripted) -> None:
+        """Serious wound: unconscious for 1d4 rounds: a 4 on the d4 is four turns."""
+        b = battle(duel100(foe={"hp": 10, "characteristics": {"physique": 50}}))
+        hero, foe = b.fighters
+        scripted(b, (80, 100), (4, 4))
+        b.deal_damage(foe, 5, hero, "weapon")
+        assert events(b.log, "effect_started")[0]["rounds"] == 4
+
+    def test_armor_piercing_damage_never_below_zero(self, scripted) -> None:
+        """Damage is never below 0, armor-piercing or not: a 1d2-3 pick deals 0."""
+        pick = Weapon("pick", dice.parse("1d2-3"), armor_piercing=True)
+        b = battle(duel100(hero={"weapons": (pick,), "skills": {"melee": 60}}, foe={"hp": 20}))
+        hero, foe = b.fighters
+        scripted(b, (30, 100), (99, 100), (2, 2))
+        b.attack(hero, foe, pick)
+        assert events(b.log, "damage_dealt")[0]["amount"] == 0 and foe.hp == 20
+
+    def test_morale_reroll_of_a_d100_check(self, scripted) -> None:
+        """Morale (option on in d100): a failed check is rerolled, logged `morale_reroll`, on
+        the same skill; an exploit on it ticks that skill's learning box."""
+        b = battle(duel100(hero={"skills": {"climbing": 40}}, morale_on=True))
+        hero = b.fighters[0]
+        hero.morale = 3
+        rng = scripted(b, (70, 100), (3, 100))
+        assert D100_RULES.check(b, hero, "climbing").degree == CRITICAL_SUCCESS
+        checks = [(e["purpose"], e["skill"], e["target"]) for e in events(b.log, "check_rolled")]
+        assert checks == [("climbing", "climbing", 40), ("morale_reroll", "climbing", 40)]
+        assert hero.learned == {"climbing"} and rng.unused == 0
+
+    def test_fire_social_loss_costs_social_only(self) -> None:
+        """Fire's lost social lowers social checks only."""
+        b = battle(duel100(hero={"characteristics": {"social": 60, "physique": 55}}))
+        hero = b.fighters[0]
+        hero.social_lost = 7
+        assert (characteristic(hero, "social"), characteristic(hero, "physique")) == (53, 55)
+
+    def test_every_system_is_found_by_name(self, monkeypatch) -> None:
+        """`rules:` names one of the four systems; another name is refused, listing them."""
+        import sim.rules
+
+        monkeypatch.setattr(sim.rules, "_SYSTEMS", {})
+        assert [system_for(n).name for n in ("d20", "d100", "2d10", "d10")] == [
+            "d20", "d100", "2d10", "d10"]
+        with pytest.raises(NotImplementedError, match=r"'d6' .*available: d20, d100, 2d10, d10"):
+            system_for("d6")
+
+    def test_riding_bonus_is_a_tenth_of_force(self) -> None:
+        """Mounted combat: floor(mount force / 10): force 50 adds 5, 59 adds 5, 60 adds 6."""
+        b = battle(mounted())
+        horse = b.fighters[1]
+        bonuses = []
+        for force in (50, 59, 60):
+            horse.spec = attrs.evolve(horse.spec, characteristics={"force": force})
+            bonuses.append(D100_RULES.mount_bonus(horse))
+        assert bonuses == [5, 5, 6]
+
+
+class TestGroupAction:
+    """Group action (RULES.md §3, the seed-003 rule d100 borrows): a majority of successes;
+    a tie rolls 1d6, 4+ succeeds."""
+
+    @staticmethod
+    def _band(count: int):
+        members = [fighter(f"A{i}", skills={"stealth": 70}) for i in range(count)]
+        b = battle(attrs.evolve(duel100(), sides=(side("h", *members, party=True),
+                                                  side("m", fighter("M")))))
+        return b, b.fighters[:count]
+
+    @pytest.mark.parametrize(("rolls", "ok"), [((60, 65, 90), True), ((60, 80, 90), False)])
+    def test_majority(self, scripted, rolls: tuple, ok: bool) -> None:
+        """Group action: a majority of individual successes succeeds, a minority fails."""
+        b, members = self._band(3)
+        rng = scripted(b, *((r, 100) for r in rolls))
+        assert D100_RULES.group_check(b, members, "stealth") is ok and rng.unused == 0
+        event = b.log[-1]
+        wins = sum(r <= 70 for r in rolls)  # each rolls its stealth skill, 70
+        assert (event["event"], event["what"], event["members"]) == (
+            "group_check_resolved", "stealth", ["A0", "A1", "A2"])
+        assert (event["successes"], event["failures"], event["tie_roll"]) == (wins, 3 - wins, None)
+
+    @pytest.mark.parametrize(("tie", "ok"), [(4, True), (3, False)])
+    def test_tie_rolls_d6(self, scripted, tie: int, ok: bool) -> None:
+        """Group action: a tie rolls 1d6 and succeeds on 4+."""
+        b, members = self._band(2)
+        rng = scripted(b, (10, 100), (90, 100), (tie, 6))
+        assert D100_RULES.group_check(b, members, "stealth") is ok and rng.unused == 0
+        assert b.log[-1]["tie_roll"] == tie
 
 
 def duel100(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scenario:

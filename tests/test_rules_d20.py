@@ -10,6 +10,7 @@ import icepool
 import pytest
 
 from sim import dice
+from sim.effects import explode
 from sim.engine import run_battle
 from sim.model import Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
@@ -196,6 +197,24 @@ class TestDamage:
         damage = b.log[-1]
         assert (damage["event"], damage["amount"], damage["dice"]) == ("damage_dealt", 6, [6])
 
+    @pytest.mark.parametrize(("damage", "amount"), [("1", 1), ("1d2-5", 0)])
+    def test_damage_never_below_zero(self, scripted, damage: str, amount: int) -> None:
+        """d20 damage is the weapon's dice, never below 0 (a 1 stays 1)."""
+        weapon = Weapon("club", dice.parse(damage))
+        b = battle(duel(hero={"weapons": (weapon,)}, monster={"defense_threshold": 10, "hp": 20}))
+        hero, monster = b.fighters
+        scripted(b, (15, 20), *([(1, 2)] if "d" in damage else []))
+        b.attack(hero, monster, weapon)
+        assert b.log[-1]["amount"] == amount and monster.hp == 20 - amount
+
+    def test_same_damage_with_log_off(self) -> None:
+        """Damage rolls from the battle's dice with or without a log: same seed, same outcome."""
+        spec = duel(hero={"level": 3, "hp": 30}, monster={"hp": 30, "defense_threshold": 12})
+        for seed in range(5):
+            logged, _ = run_battle(spec, seed, log=True)
+            quiet, _ = run_battle(spec, seed, log=False)
+            assert quiet == logged
+
     def test_critical_attack_adds_d4(self, scripted) -> None:
         """+1d4 on a critical attack roll (natural 20)."""
         b = battle(duel(monster={"defense_threshold": 5}))
@@ -223,6 +242,62 @@ class TestDamage:
         scripted(b, (20, 20), (20, 20), (1, 8), (2, 4))
         b.attack(hero, monster, SWORD_OF(hero))
         assert b.log[-1]["amount"] == 3
+
+    @staticmethod
+    def _surprising(spec, side_name: str):
+        b = battle(scenario(*spec.sides, surprise=side_name))
+        b.round = 1
+        b.surprise_side = b.surprising = side_name  # as the clock sets them in round 1
+        return b
+
+    def test_surprise_hit_adds_d4_without_critical(self, scripted) -> None:
+        """+1d4 on a surprise attack that hits, even when the attack roll is no critical."""
+        b = self._surprising(duel(monster={"defense_threshold": 10}), "heroes")
+        hero, monster = b.fighters
+        scripted(b, (15, 20), (3, 20), (5, 8), (2, 4))  # advantage: keeps 15, 16 > 10, margin 6
+        b.attack(hero, monster, SWORD_OF(hero))
+        check = next(e for e in b.log if e["event"] == "check_rolled")
+        assert check["degree"] == SUCCESS
+        assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (7, [5, 2])
+
+    def test_monster_surprise_hit_adds_d4_without_critical(self, scripted) -> None:
+        """+1d4 on a surprise attack against the party: a plain failed defense still adds it."""
+        b = self._surprising(duel(monster={"attack_threshold": 12}), "monsters")
+        hero, monster = b.fighters
+        scripted(b, (8, 20), (15, 20), (3, 8), (4, 4))  # disadvantage: keeps 8, 8 <= 12, margin -4
+        b.attack(monster, hero, SWORD_OF(monster))
+        check = next(e for e in b.log if e["event"] == "check_rolled")
+        assert (check["kept"], check["degree"]) == (8, FAILURE)
+        assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (7, [3, 4])
+
+    def test_no_d4_after_the_surprise_round(self, scripted) -> None:
+        """The surprise +1d4 belongs to the surprise round: a plain hit later rolls the die only."""
+        b = battle(scenario(*duel(monster={"defense_threshold": 10}).sides, surprise="heroes"))
+        b.round = 2
+        b.surprise_side, b.surprising = "heroes", None
+        hero, monster = b.fighters
+        scripted(b, (15, 20), (5, 8))
+        b.attack(hero, monster, SWORD_OF(hero))
+        assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (5, [5])
+
+    @pytest.mark.parametrize("armor", [0, 4, 30])
+    def test_explosion_ignores_armor(self, scripted, armor: int) -> None:
+        """d20 explosion: armor only feeds the defense roll, so the blast's dice hit in full."""
+        b = battle(duel(hero={"armor": armor, "hp": 50}))
+        hero = b.fighters[0]
+        scripted(b, (3, 6), (4, 6))
+        explode(b, [hero], dice.parse("2d6+4"))
+        damage = b.log[-1]
+        assert (damage["kind"], damage["amount"], hero.hp) == ("explosion", 11, 39)
+
+
+class TestMounts:
+    """Mounted combat under d20 (RULES.md §6): d20 stat blocks have no force."""
+
+    def test_riding_adds_nothing(self) -> None:
+        """A d20 riding success adds no damage: the mount has no force to lend."""
+        b = battle(duel(monster={"hp": 30}))
+        assert D20_RULES.mount_bonus(b.fighters[1]) == 0
 
 
 class TestOutnumbered:
@@ -272,6 +347,38 @@ class TestHeroism:
         assert (spent["event"], spent["resource"], spent["amount"]) == ("resource_spent",
                                                                         "heroism", 1)
         assert check["modifier"] == 6 and check["kept"] + check["modifier"] == check["total"]
+        assert check["heroism"] == 6
+
+    def test_spent_on_a_tie(self, scripted) -> None:
+        """A tie fails (total > target is needed), so it is short by 0: heroism helps it."""
+        b = battle(duel(hero={"level": 0, "heroism": 1}))
+        rng = scripted(b, (16, 20), (1, 6))
+        result = D20_RULES.check(b, b.fighters[0], "climbing")
+        assert (result.total, result.success, rng.unused) == (17, True, 0)
+
+    def test_morale_reroll_starts_from_the_plain_modifier(self, scripted) -> None:
+        """A morale reroll repeats the roll as it was: the heroism d6 spent on the first roll
+        is not added again."""
+        b = battle(duel(hero={"level": 0, "heroism": 1}, morale_on=True))
+        hero = b.fighters[0]
+        hero.morale = 2
+        rng = scripted(b, (11, 20), (1, 6), (14, 20))  # 11+1 = 12 fails; reroll 14 = 14
+        D20_RULES.check(b, hero, "climbing")
+        checks = [e for e in b.log if e["event"] == "check_rolled"]
+        assert [(e["purpose"], e["modifier"], e["total"]) for e in checks] == [
+            ("climbing", 1, 12), ("morale_reroll", 0, 14)]
+        assert rng.unused == 0 and hero.morale == 1
+
+    def test_morale_reroll_keeps_advantage_and_learning(self, scripted) -> None:
+        """A morale reroll keeps the roll's advantage; an exploit ticks the check's skill."""
+        b = battle(duel(hero={"level": 0}, morale_on=True))
+        hero = b.fighters[0]
+        hero.morale = 2
+        rng = scripted(b, (3, 20), (2, 20), (20, 20), (4, 20))
+        assert D20_RULES.check(b, hero, "climbing", advantage=1).degree == CRITICAL_SUCCESS
+        reroll = [e for e in b.log if e["event"] == "check_rolled"][-1]
+        assert (reroll["dice"], reroll["advantage"]) == ([20, 4], 1)
+        assert hero.learned == {"climbing"} and rng.unused == 0
 
     def test_not_spent_when_hopeless(self, scripted) -> None:
         """Short by 6 or more, no d6 can help: the die is kept."""
@@ -316,6 +423,25 @@ class TestHeroism:
         checks = [(e["purpose"], e["success"]) for e in b.log if e["event"] == "check_rolled"]
         assert checks == [("defense", False), ("morale_reroll", True)]
 
+    @pytest.mark.parametrize(("aspects", "spent"), [
+        (("sword",), True), (("blades",), True), (("axes",), False)])
+    def test_weapon_name_or_skill_is_an_aspect(self, scripted, aspects: tuple, spent: bool) -> None:
+        """An attack concerns the aspect named by its weapon's name or its weapon's skill."""
+        sword = Weapon("sword", dice.parse("1d8"), skill="blades")
+        b = battle(duel(hero={"level": 0, "heroism": 1, "aspects": aspects, "weapons": (sword,)},
+                        monster={"defense_threshold": 12, "hp": 50}))
+        hero, monster = b.fighters
+        rng = scripted(b, (10, 20), *([(5, 6), (2, 8)] if spent else []))  # 10 short by 2
+        b.attack(hero, monster, sword)
+        spent_events = [e for e in b.log if e["event"] == "resource_spent"]
+        if spent:
+            assert [(e["actor"], e["resource"], e["roll"], e["left"]) for e in spent_events] == [
+                ("Hero", "heroism", 5, 0)]
+            assert b.log[-1]["amount"] == 2 + 5
+        else:
+            assert spent_events == [] and hero.heroism == 1
+        assert rng.unused == 0
+
     def test_attack_die_added_to_damage(self, scripted) -> None:
         """If a heroism-boosted attack hits, the same d6 is added to the damage."""
         b = battle(duel(hero={"level": 0, "heroism": 1}, monster={"defense_threshold": 14}))
@@ -349,12 +475,23 @@ class TestGroupActions:
         assert D20_RULES.group_check(b, members, "climbing") is True
         assert b.log[-1]["tie_roll"] is None
 
-    @pytest.mark.parametrize(("tie", "ok"), [(4, True), (3, False)])
+    @pytest.mark.parametrize(("tie", "ok"), [(4, True), (3, False), (6, True), (1, False)])
     def test_tie_rolls_d6(self, scripted, tie: int, ok: bool) -> None:
         """One success, one failure: 1d6, 4+ succeeds."""
         b, members = self._members()
-        scripted(b, (20, 20), (2, 20), (tie, 6))
+        rng = scripted(b, (20, 20), (2, 20), (tie, 6))
         assert D20_RULES.group_check(b, members, "climbing") is ok
+        assert b.log[-1]["tie_roll"] == tie and rng.unused == 0
+
+    def test_each_member_rolls_the_named_check(self, scripted) -> None:
+        """Each member rolls the group's check itself (stealth: a movement art, +6)."""
+        b, members = self._members()
+        rng = scripted(b, (12, 20), (12, 20))  # 12 + 1 + 6 = 19 > 16; a standard check fails
+        assert D20_RULES.group_check(b, members, "stealth") is True
+        event = b.log[-1]
+        assert (event["what"], event["members"], event["successes"], event["failures"]) == (
+            "stealth", ["A", "B"], 2, 0)
+        assert rng.unused == 0
 
     def test_tie_with_gift_rolls_d8(self, scripted) -> None:
         """With the initiative gift the tie die is a d8."""
@@ -377,6 +514,12 @@ class TestSpiritAndTerror:
         assert min(values[1]) >= 4 and max(values[1]) <= 15 and len(values[1]) == 12
         assert min(values[3]) >= 6 and max(values[3]) <= 39
 
+    def test_spirit_dice_rolled_per_battle(self) -> None:
+        """`spirit: DICE` on a stat block is rolled for each battle."""
+        spec = duel(hero={"spirit": dice.parse("1d6")}, spirit=True)
+        rolls = {battle(spec, seed=s, log=False).fighters[0].spirit for s in range(60)}
+        assert rolls == set(range(1, 7))
+
     def test_no_spirit_without_option(self) -> None:
         """Without `spirit: true` nobody has spirit points and terror does nothing."""
         b = battle(duel(monster={"terror": dice.parse("1d6")}))
@@ -394,6 +537,27 @@ class TestSpiritAndTerror:
         assert hero.spirit == 6
         lost = b.log[-1]
         assert (lost["event"], lost["amount"], lost["spirit_after"]) == ("spirit_lost", 4, 6)
+
+    def test_terror_only_in_round_one(self, scripted) -> None:
+        """Terror frightens the first round the creature is seen, never again."""
+        b = battle(duel(hero={"spirit": dice.parse(10)}, monster={"terror": dice.parse(3)},
+                        spirit=True))
+        b.round = 2
+        rng = scripted(b)
+        D20_RULES.round_started(b)
+        assert rng.unused == 0 and b.fighters[0].spirit == 10
+
+    def test_broken_mind_not_frightened_again(self, scripted) -> None:
+        """A mind broken by one terror creature is out: the next creature does not frighten it."""
+        spec = scenario(side("h", fighter("Hero", spirit=dice.parse(2)), party=True),
+                        side("m", fighter("Ghoul", terror=dice.parse(3)),
+                             fighter("Wight", terror=dice.parse(3))), spirit=True)
+        b = battle(spec)
+        b.round = 1
+        rng = scripted(b, (3, 20))
+        D20_RULES.round_started(b)
+        assert b.fighters[0].status == "broken" and rng.unused == 0
+        assert len([e for e in b.log if e["event"] == "check_rolled"]) == 1
 
     def test_broken_mind_is_out_but_alive(self, scripted) -> None:
         """At 0 spirit the mind is broken: out of the fight, alive, not a target; its side,

@@ -298,6 +298,76 @@ def d10(*sides, **kwargs) -> Scenario:
     return attrs.evolve(scenario(*sides, **kwargs), rules="d10")
 
 
+class TestScores:
+    """d10 scores (RULES.md §1): an attribute alone, or a skill on physique."""
+
+    @pytest.mark.parametrize(("what", "score"), [
+        ("physique", 7), ("strength", 9), ("force", 9), ("agility", 3), ("climbing", 7 + 2),
+        ("swimming", 7)])
+    def test_score_of_each_check(self, scripted, what: str, score: int) -> None:
+        """An attribute (default 3 when left out; `force` is strength) or physique + skill."""
+        b = battle(duel10(hero={"attributes": {"physique": 7, "strength": 9},
+                                "skills": {"climbing": 2}}))
+        scripted(b, (5, 10))
+        result = D10.check(b, b.fighters[0], what)
+        assert (result.total, result.modifier, result.kept) == (score + 5, score, 5)
+
+    @pytest.mark.parametrize("what", ["strength", "force", "agility"])
+    def test_attribute_left_out_is_three(self, scripted, what: str) -> None:
+        """An attribute the stat block leaves out is 3 (Convention), not physique + skill."""
+        b = battle(duel10(hero={"attributes": {"physique": 7}}))
+        scripted(b, (5, 10))
+        assert D10.check(b, b.fighters[0], what).total == 3 + 5
+
+
+class TestAttackSkills:
+    """d10 attack (RULES.md §3): open d10 + attribute + weapon skill."""
+
+    @pytest.mark.parametrize(("weapon", "skill", "score"), [
+        (Weapon("bow", dice.parse("1d6"), range=30, hands=2), "ranged", 3 + 4),
+        (Weapon("sword", dice.parse("1d8")), "melee", 3 + 5),
+        (Weapon("whip", dice.parse("1d4"), skill="lash"), "lash", 3 + 0),
+        (Weapon("maul", dice.parse("2d6"), attribute="force"), "melee", 8 + 5)])
+    def test_skill_by_weapon(self, scripted, weapon: Weapon, skill: str, score: int) -> None:
+        """A weapon's `skill`, else `ranged` for a ranged weapon, else `melee`; an unknown
+        skill adds nothing; agility by default, or the weapon's `attribute` (force: strength)."""
+        b = battle(duel10(hero={"weapons": (weapon,), "skills": {"ranged": 4, "melee": 5},
+                                "attributes": {"strength": 8}},
+                          foe={"defense": 30}))
+        hero, foe = b.fighters
+        scripted(b, (5, 10))
+        b.attack(hero, foe, weapon)
+        check = next(e for e in b.log if e["event"] == "check_rolled")
+        assert (check["skill"], check["modifier"]) == (skill, score)
+
+    def test_check_logs_its_skill(self, scripted) -> None:
+        """A d10 check names the skill it rolled (the learning box it may tick)."""
+        b = battle(duel10())
+        scripted(b, (5, 10))
+        D10.check(b, b.fighters[0], "climbing")
+        assert [e["skill"] for e in b.log if e["event"] == "check_rolled"] == ["climbing"]
+
+    def test_armor_piercing_ignores_armor(self, scripted) -> None:
+        """Armor-piercing damage is not reduced by armor (d10 as every system)."""
+        pick = Weapon("pick", dice.parse("1d6"), armor_piercing=True)
+        b = battle(duel10(hero={"weapons": (pick,), "attributes": {"agility": 20}},
+                          foe={"defense": 21, "armor": 5, "hp": 30}))
+        hero, foe = b.fighters
+        scripted(b, (5, 10), (4, 6))  # 25 against 21: margin 4, +0 damage
+        b.attack(hero, foe, pick)
+        assert foe.hp == 30 - 4
+
+
+class TestMountBonus:
+    """Mounted combat in d10 (README Conventions): riding adds half the mount's strength."""
+
+    @pytest.mark.parametrize(("strength", "bonus"), [(9, 4), (12, 6), (1, 0)])
+    def test_half_the_mount_strength(self, strength: int, bonus: int) -> None:
+        """The riding bonus is strength // 2."""
+        b = battle(duel10(foe={"attributes": {"strength": strength, "physique": 15}}))
+        assert system_for("d10").mount_bonus(b.fighters[1]) == bonus
+
+
 def duel10(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scenario:
     """Hero (the party) against Monster, under the open-ended d10."""
     return d10(side("heroes", fighter("Hero", **(hero or {})), party=True),

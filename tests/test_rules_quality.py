@@ -12,7 +12,7 @@ import pytest
 from sim import dice
 from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
-from sim.rules.quality import LADDER, Quality
+from sim.rules.quality import Quality
 from tests.builders import battle, fighter, scenario, side
 
 QUALITY = Quality()
@@ -86,12 +86,17 @@ class TestCheck:
         percents = (-50, -30, -12, -10, -9, -4, 0, 4, 9, 10, 12, 30)
         assert [QUALITY.scale(p) for p in percents] == [-10, -6, -2, -2, -1, 0, 0, 0, 1, 2, 2, 6]
 
-    def test_difficulty_ladder(self) -> None:
-        """Difficulty ladder: impossible -10 .. obvious +4, and the seeds' percents scale onto it."""
-        assert LADDER == {"impossible": -10, "very hard": -8, "hard": -6, "awkward": -4,
-                          "laborious": -2, "average": 0, "easy": 2, "obvious": 4}
-        percents = {-50: -10, -40: -8, -30: -6, -20: -4, -10: -2, 0: 0, 10: 2, 20: 4}
-        assert {p: QUALITY.scale(p) for p in percents} == percents
+    @pytest.mark.parametrize(
+        ("percent", "step"),
+        [(-50, -10), (-40, -8), (-30, -6), (-20, -4), (-10, -2), (0, 0), (10, 2), (20, 4)],
+    )
+    def test_difficulty_ladder(self, scripted, percent: int, step: int) -> None:
+        """Difficulty ladder (impossible -10 .. obvious +4): a check at the seeds' matching
+        percent moves SR by that ladder step."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 15}}))
+        scripted(b, (1, 10), (1, 10))
+        result = QUALITY.check(b, b.fighters[0], "physique", percent)
+        assert (result.modifier, result.target, result.margin) == (step, 15 + step, 13 + step)
 
     def test_check_rolled_event(self, scripted) -> None:
         """check_rolled (ARCHITECTURE.md, roll-under): total = R, target = SR, margin = Q."""
@@ -267,6 +272,34 @@ def quality(*sides, **kwargs) -> Scenario:
     """A 2d10 scenario built in code, morale off unless asked (morale has its own tests)."""
     kwargs.setdefault("morale_on", False)
     return attrs.evolve(scenario(*sides, **kwargs), rules="2d10")
+
+
+class TestScores:
+    """2d10 SR (RULES.md §1): a characteristic alone, or a skill on physique."""
+
+    @pytest.mark.parametrize(("what", "sr"), [
+        ("physique", 8), ("force", 8), ("mental", 5), ("social", 5), ("combat", 5),
+        ("climbing", 8 + 3), ("swimming", 8)])
+    def test_score_of_each_check(self, scripted, what: str, sr: int) -> None:
+        """A characteristic (5 when left out; force reads physique) or physique + skill."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 8}, "skills": {"climbing": 3}},
+                            morale_on=False))
+        scripted(b, (1, 10), (1, 10))
+        result = QUALITY.check(b, b.fighters[0], what)
+        assert (result.target, result.total, result.margin) == (sr, 2, sr - 2)
+        event = b.log[-1]
+        assert (event["score"], event["skill"], event["target"]) == (sr, what, sr)
+
+
+class TestMountBonus:
+    """Mounted combat in 2d10 (README Conventions): riding adds half the mount's force."""
+
+    @pytest.mark.parametrize(("characteristics", "bonus"), [
+        ({"force": 9, "physique": 14}, 4), ({"physique": 13}, 6), ({}, 2)])
+    def test_half_the_mount_force_else_physique(self, characteristics: dict, bonus: int) -> None:
+        """The riding bonus is force // 2, or physique // 2 for a mount without force."""
+        b = battle(duel2d10(foe={"characteristics": characteristics}))
+        assert QUALITY.mount_bonus(b.fighters[1]) == bonus
 
 
 def duel2d10(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scenario:

@@ -181,6 +181,31 @@ class TestWeapons:
         assert [(w.name, cost) for w, cost in archer.arsenal] == [("dagger", 1), ("bow", 2)]
         assert archer.weapon_at_hand.name == "dagger" and archer.fixed_at_hand
 
+    def test_melee_reach_is_at_most_two_metres(self) -> None:
+        """Melee needs a gap of at most 2 m: exactly 2 m is in reach, 2.5 m is not."""
+        b = battle(scenario(side("h", fighter("A"), party=True), side("m", fighter("M"))))
+        swordsman = b.fighters[0]
+        assert choose_weapon(swordsman, 2.0).name == "sword"
+        assert choose_weapon(swordsman, 2.5) is None
+
+    def test_range_is_inclusive(self) -> None:
+        """A ranged weapon reaches a gap equal to its range, not one beyond it."""
+        bow = Weapon("bow", dice.parse("1d6"), range=30)
+        b = battle(scenario(side("h", fighter("A", weapons=(bow,)), party=True),
+                            side("m", fighter("M"))))
+        assert choose_weapon(b.fighters[0], 30.0).name == "bow"
+        assert choose_weapon(b.fighters[0], 30.5) is None
+
+    def test_targets_in_reach_at_exactly_two_metres(self) -> None:
+        """An enemy exactly 2 m away counts as within melee reach when choosing a target."""
+        b = trio("strongest", a=9, b=4, c=6)
+        hero = b.fighters[0]
+        hero.x = 10.0
+        for enemy, x in zip(b.fighters[2:], (12.5, 8.0, 40.0), strict=True):
+            enemy.x = x
+        b.spread = True
+        assert choose_target(b, hero).name == "b"  # the only one in reach, not the strongest
+
 
 class TestRangedAndSpells:
     """Ranged fighters keep their distance; casters do not burn themselves out."""
@@ -249,6 +274,19 @@ class TestRangedAndSpells:
         b = played(spec)
         used = {e["weapon"] for e in b.log if e["event"] == "attack_resolved"}
         assert used == {"staff"}
+
+    def test_no_touch_spell_that_would_knock_the_caster_out(self) -> None:
+        """Out of PSY, a melee (touch) spell follows the same rule: cast on HP only while HP
+        stay above twice its cost, else the next weapon."""
+        touch = Weapon("shocking grasp", dice.parse("2d6"), psy=3)
+        staff = Weapon("staff", dice.parse("1d6"))
+        b = battle(scenario(side("h", fighter("Mage", weapons=(touch, staff), hp=7), party=True),
+                            side("m", fighter("M"))))
+        mage = b.fighters[0]
+        mage.psy = 0
+        assert choose_weapon(mage, 1.0).name == "shocking grasp"  # 7 HP > 6
+        mage.hp = 6
+        assert choose_weapon(mage, 1.0).name == "staff"
 
     def test_a_caster_out_of_spells_closes_in(self) -> None:
         """Distance: a spell it can no longer afford does not keep a caster at spell range."""

@@ -40,7 +40,6 @@ MISS = AttackResult(False)
 FUMBLE = AttackResult(False, ends_turn=True)
 PARRIED = AttackResult(False, defended=True)
 DEFENSE = "defense"
-RIDING = "riding"
 
 
 def characteristic(who: Fighter, name: str) -> int:

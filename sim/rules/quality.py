@@ -25,9 +25,6 @@ EXPLOIT_ABOVE = 7  # Q > 7: exploit
 DISASTER_BELOW = -7  # Q < -7: disaster
 DEFAULT_CHARACTERISTIC = 5  # a characteristic the stat block leaves out (Convention)
 COMBAT = "combat"
-# Difficulty ladder (RULES.md §1): what a GM writes, in SR points.
-LADDER = {"impossible": -10, "very hard": -8, "hard": -6, "awkward": -4, "laborious": -2,
-          "average": 0, "easy": 2, "obvious": 4}
 MISS = AttackResult(False)
 
 
