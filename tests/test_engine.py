@@ -698,7 +698,7 @@ class TestD100Turn:
         b = battle(scenario(side("h", fighter("A", weapons=(bow,)), party=True),
                             side("m", fighter("M")), distance=start))
         archer, m = b.fighters
-        b._move(archer, m)
+        b._move(archer, m, stop_at=30.0)
         moved = events(b.log, "moved")[0]
         assert (moved["toward"], moved["x_before"], m.x - moved["x_after"]) == ("M", 0.0, end)
 

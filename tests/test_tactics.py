@@ -185,7 +185,7 @@ class TestWeapons:
         """Melee needs a gap of at most 2 m: exactly 2 m is in reach, 2.5 m is not."""
         b = battle(scenario(side("h", fighter("A"), party=True), side("m", fighter("M"))))
         swordsman = b.fighters[0]
-        assert choose_weapon(swordsman, 2.0).name == "sword"
+        assert choose_weapon(swordsman, 2.0)[0].name == "sword"
         assert choose_weapon(swordsman, 2.5) is None
 
     def test_range_is_inclusive(self) -> None:
@@ -193,7 +193,7 @@ class TestWeapons:
         bow = Weapon("bow", dice.parse("1d6"), range=30)
         b = battle(scenario(side("h", fighter("A", weapons=(bow,)), party=True),
                             side("m", fighter("M"))))
-        assert choose_weapon(b.fighters[0], 30.0).name == "bow"
+        assert choose_weapon(b.fighters[0], 30.0)[0].name == "bow"
         assert choose_weapon(b.fighters[0], 30.5) is None
 
     def test_targets_in_reach_at_exactly_two_metres(self) -> None:
@@ -276,17 +276,17 @@ class TestRangedAndSpells:
         assert used == {"staff"}
 
     def test_no_touch_spell_that_would_knock_the_caster_out(self) -> None:
-        """Out of PSY, a melee (touch) spell follows the same rule: cast on HP only while HP
-        stay above twice its cost, else the next weapon."""
+        """Out of PSY, a melee (touch) spell follows the same rule: cast on HP only while the HP
+        it leaves stay above twice its cost (also at distance 0), else the next weapon."""
         touch = Weapon("shocking grasp", dice.parse("2d6"), psy=3)
         staff = Weapon("staff", dice.parse("1d6"))
-        b = battle(scenario(side("h", fighter("Mage", weapons=(touch, staff), hp=7), party=True),
+        b = battle(scenario(side("h", fighter("Mage", weapons=(touch, staff), hp=10), party=True),
                             side("m", fighter("M"))))
         mage = b.fighters[0]
         mage.psy = 0
-        assert choose_weapon(mage, 1.0).name == "shocking grasp"  # 7 HP > 6
-        mage.hp = 6
-        assert choose_weapon(mage, 1.0).name == "staff"
+        assert choose_weapon(mage, 0.0)[0].name == "shocking grasp"  # leaves 7 > 6
+        mage.hp = 9
+        assert choose_weapon(mage, 0.0)[0].name == "staff"  # would leave 6: not above 6
 
     def test_a_caster_out_of_spells_closes_in(self) -> None:
         """Distance: a spell it can no longer afford does not keep a caster at spell range."""
