@@ -217,7 +217,7 @@ def explode(battle: Battle, targets: list[Fighter], damage: Dice) -> None:
         if target.present:
             raw, dice = damage.roll_dice(battle.rng)
             battle.deal_damage(target, battle.rules.absorb(target, raw), None, "explosion", False,
-                               dice)
+                               dice, raw - sum(dice))
 
 
 def fall(battle: Battle, target: Fighter, height: float) -> None:

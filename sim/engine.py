@@ -102,6 +102,9 @@ class Battle:
         self._by_side: dict[str, list[Fighter]] = {}
         self._roller_first: list[Fighter] = []
         self._others_first: list[Fighter] = []
+        # Stalemate: able fighters with a weapon (kept by _set_status), and the last scripted round.
+        self._armed = 0
+        self._last_scripted = max((entry.round for entry in scenario.timeline), default=0)
 
     # -- logging -----------------------------------------------------------------
 
@@ -130,6 +133,7 @@ class Battle:
                 if self._carry is not None:
                     self._carry(fighter)  # may leave it down (0 HP) or broken from before
                 self.fighters.append(fighter)
+                self._armed += fighter.able and bool(spec.weapons)
                 if fighter.counts and fighter.able:
                     self._able[side.name] += 1
         self._standing = sum(1 for count in self._able.values() if count > 0)
@@ -214,7 +218,7 @@ class Battle:
         self.env.run()
         if not self.ended:  # max_rounds reached: a draw
             self.t = float(self.round)
-            self._finish(None)
+            self._finish(None, stopped="max_rounds")
         return self._outcome()
 
     def _clock(self) -> Generator[simpy.Event, object, None]:
@@ -234,6 +238,9 @@ class Battle:
             if self.scenario.timeline:
                 run_timeline(self, number)
             if self._decided():
+                return
+            if self._armed == 0 and number < self.scenario.max_rounds and self._stalemate():
+                self._finish(None, stopped="stalemate")
                 return
             for i, fighter in enumerate(order):
                 effects = fighter.effects
@@ -498,7 +505,7 @@ class Battle:
             else:  # a plain hit, inlined: the common case on the hot path
                 damage = self._roll_damage(self, attacker, target, weapon, result)
                 self.deal_damage(target, damage.amount, attacker, "weapon", damage.armor_piercing,
-                                 damage.dice)
+                                 damage.dice, damage.bonus)
         return result.ends_turn
 
     def _before_attack(self, attacker: Fighter, weapon: Weapon) -> int | None:
@@ -528,7 +535,8 @@ class Battle:
         """Damage, then what the weapon carries: fire, poison."""
         damage = self._roll_damage(self, attacker, victim, weapon, result)
         kind = "spell" if weapon.psy else "weapon"
-        self.deal_damage(victim, damage.amount, attacker, kind, damage.armor_piercing, damage.dice)
+        self.deal_damage(victim, damage.amount, attacker, kind, damage.armor_piercing, damage.dice,
+                         damage.bonus)
         if weapon.fire or weapon.poison:
             if weapon.fire:
                 ignite(self, victim, attacker)
@@ -565,8 +573,10 @@ class Battle:
         kind: str,
         armor_piercing: bool = False,
         dice: tuple[int, ...] = (),
+        bonus: int = 0,
     ) -> None:
-        """Take ``amount`` HP from the target (never below 0); at 0 it drops."""
+        """Take ``amount`` HP from the target (never below 0); at 0 it drops. ``dice`` and
+        ``bonus`` (the flat part, before armor) are only logged: the narration shows them."""
         before = target.hp
         target.hp = after = before - amount if before > amount else 0
         log = self.log
@@ -576,7 +586,7 @@ class Battle:
                 "target": target.name, "amount": amount,
                 "source": None if source is None else source.name, "kind": kind,
                 "armor_piercing": armor_piercing, "hp_before": before, "hp_after": after,
-                "dice": list(dice),
+                "dice": list(dice), "bonus": bonus,
             })
         if before > 0 and after == 0 and target.present:
             self._drop(target, kind, source)
@@ -667,6 +677,8 @@ class Battle:
         if was == now:
             return
         self.enemies_cache.clear()
+        if fighter.spec.weapons:
+            self._armed += 1 if now else -1
         if not fighter.counts:
             return  # a mount: its state never decides victory
         before = self._able[fighter.side]
@@ -698,9 +710,20 @@ class Battle:
         self._finish(standing[0] if standing else None)
         return True
 
-    def _finish(self, winner: str | None) -> None:
+    def _stalemate(self) -> bool:
+        """Certain that nobody can ever change anybody's HP or status again: nobody able holds
+        a weapon (checked by the caller), nothing is ongoing (fire, poison, water, a serious
+        wound that will wake), no scripted event is left and no side is about to rout."""
+        if self.round < self._last_scripted or any(f.effects for f in self.fighters):
+            return False
+        if self._flee_at is None:
+            return True
+        return not any(0 < able < self._flee_at * self._starting[side]
+                       for side, able in self._able.items())
+
+    def _finish(self, winner: str | None, stopped: str | None = None) -> None:
         """Losing sides' unconscious members and broken minds die (unless saved by destiny);
-        log the end."""
+        log the end. ``stopped`` says why a draw came before any side won: stalemate or max_rounds."""
         self.ended = True
         self.winner = winner
         for fighter in self.fighters:
@@ -714,7 +737,7 @@ class Battle:
                 "battle_ended", winner=winner, rounds=self.round,
                 survivors=[f.name for f in self.fighters if f.status != DEAD],
                 dead=names[DEAD], knocked_out=names[UNCONSCIOUS], broken=names[BROKEN],
-                fled=names[FLED],
+                fled=names[FLED], **({"stopped": stopped} if stopped else {}),
             )
 
     def _outcome(self) -> BattleOutcome:

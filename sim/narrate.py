@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from sim.terminal import clean
+
 Event = dict[str, Any]
 
 
@@ -82,10 +84,33 @@ def _attack(e: Event) -> str:
     return f"{e['actor']} attacks {e['target']} with {e['weapon']}{tag} and {how}."
 
 
+def _dice(e: Event) -> str:
+    """`` (6+3)``: the natural dice and the flat bonus behind an amount, and what armor took
+    off (`` (6+3, armor -2)``); nothing for a log that does not record them."""
+    dice, bonus = e.get("dice"), e.get("bonus")
+    if not dice or not isinstance(dice, list) or not isinstance(bonus, int):
+        return ""
+    told = "+".join(map(str, dice)) + (f"{bonus:+d}" if bonus else "")
+    absorbed = sum(d for d in dice if isinstance(d, int)) + bonus - e["amount"]
+    armor = f", armor -{absorbed}" if absorbed > 0 and not e.get("armor_piercing") else ""
+    return f" ({told}{armor})"
+
+
 def _damage(e: Event) -> str:
+    """The amount as rolled with its dice, and the HP it took (less when it hit 0)."""
+    before, after = e["hp_before"], e["hp_after"]
+    if e["kind"] == "spell_cost":  # the caster's own price, not a blow
+        return f"  {e['target']} pays {e['amount']} HP for the spell ({before} -> {after} HP)."
     by = f" from {e['source']}" if e.get("source") else ""
-    return (f"  {e['target']} takes {e['amount']} {e['kind']} damage{by}"
-            f" ({e['hp_before']} -> {e['hp_after']} HP).")
+    took = f"  {e['target']} takes {e['amount']}{_dice(e)} {e['kind']} damage{by}"
+    if before - after < e["amount"]:
+        return f"{took}, loses {before - after} HP ({before} -> {after})."
+    return f"{took} ({before} -> {after} HP)."
+
+
+def _effect_ended(e: Event) -> str:
+    reason = f" ({e['reason']})" if e.get("reason") else ""
+    return f"  {e['target']} is no longer {e['effect']}{reason}."
 
 
 def _item(e: Event) -> str:
@@ -104,7 +129,9 @@ def _resource(e: Event) -> str:
 
 def _battle_ended(e: Event) -> str:
     head = f"{e['winner']} win" if e["winner"] else "The battle is a draw"
-    lines = [f"\n== {head} after {e['rounds']} round(s). =="]
+    why = {"stalemate": ": stalemate, nobody can hurt anybody any more",
+           "max_rounds": ": the round limit"}.get(e.get("stopped", ""), "")
+    lines = [f"\n== {head} after {e['rounds']} round(s){why}. =="]
     for label, key in (("dead", "dead"), ("knocked out", "knocked_out"), ("broken", "broken"),
                        ("fled", "fled")):
         if e.get(key):
@@ -155,7 +182,7 @@ NARRATORS: dict[str, Callable[[Event], str]] = {
                         f" {abs(e['x_after'] - e['x_before']):g} m toward {e['toward']}."),
     "turn_skipped": lambda e: f"{e['actor']} loses the turn.",
     "effect_started": lambda e: f"  {e['target']} is now {e['effect']}.",
-    "effect_ended": lambda e: f"  {e['target']} is no longer {e['effect']}.",
+    "effect_ended": _effect_ended,
     "spirit_lost": lambda e: (f"  {e['target']} is terrified by {e['source']}: -{e['amount']} spirit"
                               f" ({e['spirit_before']} -> {e['spirit_after']})."),
     "group_check_resolved": lambda e: (f"Group {e['what']} check: {e['successes']} succeed, "
@@ -176,7 +203,11 @@ NARRATORS: dict[str, Callable[[Event], str]] = {
 
 # Rolls logged before the attack they decide; narrated after its headline so
 # the story reads "A attacks B", then the dice.
-_ATTACK_ROLLS = frozenset({"attack", "defense", "morale_reroll", "despair"})
+_ATTACK_ROLLS = frozenset({"attack", "defense", "morale_reroll", "despair", "riding"})
+# A riding roll before an attack whose fumble unseats the rider: the attack never comes, so
+# the narration gives it a headline of its own (the other riding roll, when a mount falls,
+# ends with reason "mount fell" and is told as it comes).
+_RIDING_FUMBLE = "fell from the saddle"
 
 
 # What else an attack's rolls can trigger before the attack is resolved (heroism, morale,
@@ -192,14 +223,20 @@ def _opens_attack(event: Event) -> bool:
     return name == "resource_spent" and event.get("resource") in ("heroism", "morale")
 
 
+def _silent(event: Event) -> bool:
+    """Events a reader does not need: effects ending because their owner died."""
+    return event.get("event") == "effect_ended" and event.get("reason") == "died"
+
+
 def narrate(events: Iterable[Event]) -> Iterator[str]:
     """Yield the narration lines of a battle's events (events without a narrator are silent)."""
     held: list[str] = []
-    for event in events:
-        name = event.get("event", "")
+    for raw in events:
+        name = raw.get("event", "")
         narrator = NARRATORS.get(name)
-        if narrator is None:
+        if narrator is None or _silent(raw):
             continue
+        event = clean(raw)  # names and every other string are data, never terminal codes
         line = narrator(event)
         if name == "attack_resolved":
             yield line
@@ -207,6 +244,11 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
             held.clear()
         elif _opens_attack(event) or (held and name in _HOLDABLE):
             held.append(line)
+            if name == "effect_ended" and event.get("effect") == "mounted":
+                if event.get("reason") == _RIDING_FUMBLE:
+                    yield f"{event['target']} attacks from the saddle and fumbles the riding roll."
+                yield from held
+                held.clear()
         else:
             yield from held
             held.clear()

@@ -63,6 +63,7 @@ class DamageResult(NamedTuple):
     amount: int
     dice: tuple[int, ...]
     armor_piercing: bool = False
+    bonus: int = 0  # the flat part added to the dice, before armor (filled when logging)
 
 
 @attrs.frozen
@@ -208,8 +209,9 @@ class BaseSystem:
             amount += more
             dice = (*dice, more)
         amount += weapon.bonus + bonus
+        flat = amount - sum(dice) if battle.log is not None else 0
         amount = max(0, amount) if piercing else self.absorb(target, amount)
-        return DamageResult(amount, dice, piercing)
+        return DamageResult(amount, dice, piercing, flat)
 
     def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
         """No serious wounds."""

@@ -200,7 +200,8 @@ class D20:
             amount += extra
             dice = (*dice, extra)
         amount += attack.damage_bonus
-        return DamageResult(amount if amount > 0 else 0, dice, weapon.armor_piercing)
+        flat = amount - sum(dice) if battle.log is not None else 0
+        return DamageResult(amount if amount > 0 else 0, dice, weapon.armor_piercing, flat)
 
     def prepare(self, battle: Battle, fighter: Fighter) -> None:
         """With the spirit option, a party member rolls its spirit points for the battle."""

@@ -1,0 +1,64 @@
+"""Terminal-safe text: names and other user strings are shown as data, never as codes.
+
+A scenario or a log written by someone else must not be able to drive the
+terminal: every C0 control (but a newline where one is meant), DEL, every C1
+control (U+0080-U+009F, e.g. U+009B, the one-byte CSI), the bidirectional
+controls (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069) and lone surrogates
+(undecodable file names) are replaced by their visible escape, ``\\x1b`` or
+``\\u202e``. Rich and Textual markup is the other half: user strings go to rich
+as ``Text`` or through ``markup()``, so ``[bold]x[/bold]`` prints as typed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.markup import escape
+
+_UNSAFE = "\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE_LINE = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_ANY = re.compile(f"[\n{_UNSAFE}]")
+# In JSON text these occur only inside strings (JSON escapes C0 itself): a \\u escape there
+# means the same string, so the data is unchanged and the terminal sees plain ASCII.
+_UNSAFE_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe(text: object, newlines: bool = True) -> str:
+    """``str(text)`` with every control, bidi and surrogate character made visible;
+    newlines are kept unless ``newlines`` is False (one name, one line)."""
+    pattern = _UNSAFE_LINE if newlines else _UNSAFE_ANY
+    return pattern.sub(_visible, str(text))
+
+
+def markup(text: object) -> str:
+    """A user string to put inside rich / Textual markup: made safe, brackets escaped."""
+    return escape(safe(text, newlines=False))
+
+
+def clean(value: Any) -> Any:
+    """A copy of a JSON-like value (an event, a summary) whose strings, keys included,
+    are ``safe`` on one line: what the narration and the replay draw from."""
+    if isinstance(value, str):
+        return safe(value, newlines=False)
+    if isinstance(value, dict):
+        return {clean(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    return value
+
+
+def json_text(text: str) -> str:
+    """JSON text with the C1, DEL and bidi characters of its strings written as ``\\uXXXX``:
+    the same JSON value, and nothing a terminal acts on."""
+    return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def echo(text: object, file: Any = None) -> None:
+    """``print`` of a message that may quote user input (paths, names, values)."""
+    print(safe(text), file=file)
