@@ -676,7 +676,8 @@ def empty_aggregate(scenario: Scenario | Day) -> Aggregate:
         return DayAggregate.for_day(scenario)
     party = next((s.name for s in scenario.sides if s.party), None)
     mounts = [c.name for c in scenario.combatants if c.rider is not None]
-    return Aggregate.for_roster(roster_of(scenario), [s.name for s in scenario.sides], party, mounts)
+    return Aggregate.for_roster(roster_of(scenario), [s.name for s in scenario.sides], party, mounts,
+                                scenario.max_rounds)
 
 
 @attrs.define

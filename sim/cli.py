@@ -31,13 +31,14 @@ from sim.batch import (
 )
 from sim.day import Day, Rest, is_day_file, load_day, load_input, run_any
 from sim.errors import InputError, ScenarioError
-from sim.events import write_jsonl
+from sim.events import to_jsonl, write_jsonl
 from sim.model import Scenario
 from sim.narrate import narrate
 from sim.replay import PICKS, pick_battles, read_log, regenerate, verify
 from sim.report import print_summary
 from sim.scenario import IMPLEMENTED_SYSTEMS, validate_file
 from sim.shutdown import StopSignals
+from sim.terminal import echo, json_text, safe
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_MISMATCH = 1  # sim replay --verify: the log and the simulation differ
@@ -125,8 +126,15 @@ def _bestiary_option(parser: argparse.ArgumentParser) -> None:
                              " subfolders, or one of them such as bestiary/d20")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse echoes the arguments it refuses: shown as data, never as terminal codes."""
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(safe(message))
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sim", description="How deadly is this encounter?")
+    parser = _Parser(prog="sim", description="How deadly is this encounter?")
     parser.add_argument("--version", action="version", version=f"combat-sim {__version__}",
                         help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
@@ -233,11 +241,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _say(text: object, stream: object = None) -> None:
-    """One line on ``stream`` (stdout by default); a character the stream cannot encode
-    (a path's lone surrogate) is written as an escape instead of raising."""
+    """One line on ``stream`` (stdout by default), terminal-safe (sim.terminal.safe); a
+    character the stream cannot encode is written as an escape instead of raising."""
     stream = stream or sys.stdout
     encoding = getattr(stream, "encoding", None) or "utf-8"
-    print(str(text).encode(encoding, "backslashreplace").decode(encoding), file=stream)  # type: ignore[call-overload]
+    print(safe(text).encode(encoding, "backslashreplace").decode(encoding), file=stream)  # type: ignore[call-overload]
 
 
 def _warn(text: object) -> None:
@@ -272,8 +280,8 @@ def _narrate(events: list[dict], args: argparse.Namespace) -> None:
 def _emit_log(events: list[dict], target: str | None) -> None:
     """Write events to '-' (stdout) or a path; nothing without a target."""
     if target == "-":
-        sys.stdout.flush()
-        write_jsonl(events, sys.stdout.buffer)
+        sys.stdout.flush()  # the same JSON, with C1 and bidi controls as \u escapes
+        sys.stdout.buffer.write(json_text(to_jsonl(events)).encode("utf-8"))
         sys.stdout.buffer.flush()
     elif target:
         buffer = io.BytesIO()
@@ -305,7 +313,7 @@ def _progress_bar(enabled: bool):
 
 def _show_summary(summary: dict, folder: RunFolder, as_json: bool) -> None:
     if as_json:
-        print(json.dumps(summary, ensure_ascii=False))
+        print(json_text(json.dumps(summary, ensure_ascii=False)))
     else:
         print_summary(summary)
         _say(f"run folder: {folder.path}")
@@ -438,7 +446,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         if args.source.is_dir():
             raise InputError("sim replay: --verify takes a LOG.jsonl, not a run folder")
         identical, told = verify(args.source, args.battle, args.scenario, args.bestiary)
-        print(told, file=sys.stdout if identical else sys.stderr)
+        echo(told, file=sys.stdout if identical else sys.stderr)
         return EXIT_OK if identical else EXIT_MISMATCH
     if args.source.is_dir():
         index = args.battle
@@ -473,7 +481,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         except ScenarioError as exc:
             problems.extend(exc.problems)
         else:
-            print(f"{path}: ok ({kind})")
+            echo(f"{path}: ok ({kind})")
     for problem in problems:
         print(problem, file=sys.stderr)
     return EXIT_INPUT if problems else EXIT_OK
@@ -658,5 +666,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         _warn(f"sim: cannot encode {exc.object[exc.start:exc.end]!r} for the system ({exc.reason})")
         return EXIT_INPUT
     except Exception:  # the last line of defence: a bug, exit 1
-        print(f"sim: internal error, please report it:\n{traceback.format_exc()}", file=sys.stderr)
+        echo(f"sim: internal error, please report it:\n{traceback.format_exc()}", file=sys.stderr)
         return EXIT_INTERNAL

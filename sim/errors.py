@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import attrs
 
+from sim.terminal import safe
+
 
 @attrs.frozen
 class Problem:
@@ -33,7 +35,8 @@ class Problem:
 
     def __str__(self) -> str:
         where = self.path or "(document)"
-        return f"{self.file}:{self.line}:{self.col}: {where}: {self.message}"
+        # File names, keys and quoted values come from the user: printed, they are data.
+        return safe(f"{self.file}:{self.line}:{self.col}: {where}: {self.message}", newlines=False)
 
 
 class SimError(Exception):

@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from sim.replay_state import BattleView, CheckView, CombatantView
+from sim.terminal import clean
 
 BAR_WIDTH = 10
 HELP = ("→/l/n next  ←/h/p previous  ]/[ next/previous round  c next check  k next knock-out"
@@ -82,7 +83,7 @@ class ReplayApp(App[None]):
 
     def __init__(self, events: list[dict[str, Any]]) -> None:
         super().__init__()
-        self.battle = BattleView(events)
+        self.battle = BattleView(clean(events))  # a log is data: no control codes reach the screen
         self.title = str(self.battle.header.get("scenario", "replay"))
 
     def compose(self) -> ComposeResult:
@@ -91,7 +92,7 @@ class ReplayApp(App[None]):
             index = 0
             for side, members in self.battle.sides.items():
                 with Vertical(classes="side") as column:
-                    column.border_title = side
+                    column.border_title = Text(side)  # Text: a name is never markup
                     for _ in members:
                         yield Static(id=f"combatant-{index}", classes="combatant")
                         index += 1

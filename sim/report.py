@@ -7,6 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from sim.terminal import clean
+
 
 def pct(ci: dict[str, float] | None) -> str:
     """``18.9% (17.2-20.7)``: the estimate and its 95% Wilson interval, in percent."""
@@ -165,8 +167,9 @@ def _morale_table(summary: dict[str, Any]) -> Table | None:
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
-    """Print the headline sentence, then the lethality tables."""
-    console = console or Console()
-    console.print(headline(summary), markup=False, highlight=False)
-    for table in summary_tables(summary):
+    """Print the headline sentence, then the lethality tables; names are data, never markup,
+    emoji codes or control characters."""
+    console = console or Console(emoji=False)
+    console.print(headline(clean(summary)), markup=False, highlight=False)
+    for table in summary_tables(clean(summary, rich=True)):
         console.print(table)

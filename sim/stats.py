@@ -12,6 +12,8 @@ import attrs
 from sim.party import difficulty, party_outcome, went_down
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
+# Why a battle ended without a winner (the summary's draws_by).
+DRAW_REASONS = ("no_side_left", "stalemate", "max_rounds")
 
 # One battle as workers send it: (index, seed, winner, rounds, fighters), where each
 # fighter is (final hp, status, cause of death or None, knocked out and survived,
@@ -145,15 +147,26 @@ class Aggregate:
     draws: int = 0
     wins: Counter[str] = attrs.Factory(Counter)
     rounds: Counter[int] = attrs.Factory(Counter)
+    max_rounds: int = 0  # the scenario's, to tell a round-limit draw from a stalemate
+    draws_by: Counter[str] = attrs.Factory(Counter)
 
     @classmethod
     def for_roster(cls, roster: Sequence[tuple[str, str]], sides: Sequence[str], party: str | None,
-                   mounts: Sequence[str] = ()) -> Aggregate:
+                   mounts: Sequence[str] = (), max_rounds: int = 0) -> Aggregate:
         """An empty aggregate for combatants given as (name, side) in scenario order."""
         combatants = [_Combatant(name, side, name in mounts) for name, side in roster]
         members = tuple(i for i, c in enumerate(combatants) if c.side == party and not c.mount)
         fate = _Party(party, members) if party is not None else None
-        return cls(tuple(sides), party, combatants, fate)
+        return cls(tuple(sides), party, combatants, fate, max_rounds=max_rounds)
+
+    def _why_drawn(self, rounds: int, fighters: Sequence[FighterRow]) -> str:
+        """Nobody able on any side; else the engine stopped it: before the last round only
+        for a stalemate (the engine checks for one before every round but the last)."""
+        standing = any(row[1] == "active" and not c.mount
+                       for c, row in zip(self.combatants, fighters, strict=True))
+        if not standing:
+            return "no_side_left"
+        return "max_rounds" if rounds >= self.max_rounds else "stalemate"
 
     def add(self, row: BattleRow) -> None:
         """Count one battle."""
@@ -162,6 +175,7 @@ class Aggregate:
         self.rounds[rounds] += 1
         if winner is None:
             self.draws += 1
+            self.draws_by[self._why_drawn(rounds, fighters)] += 1
         else:
             self.wins[winner] += 1
         if self.fate is not None:
@@ -193,6 +207,7 @@ class Aggregate:
         self.rounds.update(other.rounds)
         if self.fate is not None and other.fate is not None:
             self.fate.merge(other.fate)
+        self.draws_by.update(other.draws_by)
         for mine, theirs in zip(self.combatants, other.combatants, strict=True):
             mine.deaths += theirs.deaths
             mine.downs += theirs.downs
@@ -220,6 +235,7 @@ class Aggregate:
         n = self.battles
         out: dict[str, Any] = {"schema": 1, **header, "battles": n, "draws": self.draws}
         out["draw_rate"] = interval(self.draws, n)
+        out["draws_by"] = {reason: self.draws_by[reason] for reason in DRAW_REASONS}
         out["sides"] = {
             side: {"wins": self.wins[side], "win_rate": interval(self.wins[side], n)}
             for side in self.sides

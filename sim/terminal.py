@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rich.markup import escape
-
 _UNSAFE = "\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _UNSAFE_LINE = re.compile(f"[{_UNSAFE}]")
 _UNSAFE_ANY = re.compile(f"[\n{_UNSAFE}]")
@@ -37,19 +35,22 @@ def safe(text: object, newlines: bool = True) -> str:
 
 
 def markup(text: object) -> str:
-    """A user string to put inside rich / Textual markup: made safe, brackets escaped."""
+    """A user string to put inside rich markup: made safe, brackets escaped."""
+    from rich.markup import escape  # rich loads only where something is drawn
+
     return escape(safe(text, newlines=False))
 
 
-def clean(value: Any) -> Any:
+def clean(value: Any, rich: bool = False) -> Any:
     """A copy of a JSON-like value (an event, a summary) whose strings, keys included,
-    are ``safe`` on one line: what the narration and the replay draw from."""
+    are ``safe`` on one line (and, with ``rich``, escaped for rich markup): what the
+    narration, the tables and the replay draw from."""
     if isinstance(value, str):
-        return safe(value, newlines=False)
+        return markup(value) if rich else safe(value, newlines=False)
     if isinstance(value, dict):
-        return {clean(k): clean(v) for k, v in value.items()}
+        return {clean(k, rich): clean(v, rich) for k, v in value.items()}
     if isinstance(value, list):
-        return [clean(v) for v in value]
+        return [clean(v, rich) for v in value]
     return value
 
 

@@ -1,0 +1,203 @@
+"""Terminal-safe output: names from a scenario or a log are data, never markup or control codes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pathlib
+import re
+
+import pytest
+from textual.widgets import Static
+
+from sim.cli import main
+from sim.engine import run_battle
+from sim.errors import Problem
+from sim.replay_ui import ReplayApp
+from sim.scenario import load_scenario
+from sim.terminal import clean, json_text, markup, safe
+
+DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
+
+# Everything a terminal acts on: C0 but newline, DEL, C1, bidi controls, lone surrogates.
+UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                    "\ud800-\udfff]")
+MARKUP = "[bold]x[/bold]"
+# Hostile names, one per combatant or side: markup (rich and textual), escape sequences
+# (CSI as ESC [ and as the one-byte C1 U+009B, an OSC title), bidi overrides, an emoji code.
+HOSTILE = {
+    "Hero": f"{MARKUP} [link=http://evil.example]Hero[/link] :skull:",
+    "Beast": "\x1b[2J\x1b]0;pwned\x07Beast\u009b31m \u202eevil\u202c [/bold]",
+    "hero": "\u2066heroes\u2069 [$accent]side[/] \u200e\u200f\u202a\u202b\u202d",
+    "beast": "[/]\r\tbeasts\x7f [B]loud[/B] [@click=app.quit]q[/]",
+}
+
+
+def hostile_log(tmp_path: pathlib.Path) -> pathlib.Path:
+    """A log written by someone else: a real duel whose names are replaced by hostile ones."""
+    _, events = run_battle(load_scenario(DUEL), 3, log=True)
+
+    def rename(value: object) -> object:
+        if isinstance(value, str):
+            return HOSTILE.get(value, value)
+        if isinstance(value, list):
+            return [rename(v) for v in value]
+        if isinstance(value, dict):
+            return {k: rename(v) for k, v in value.items()}
+        return value
+
+    path = tmp_path / "hostile.jsonl"
+    path.write_text("".join(json.dumps(rename(e)) + "\n" for e in events), encoding="utf-8")
+    return path
+
+
+def assert_inert(text: str) -> None:
+    """No character a terminal acts on; markup shown as typed."""
+    assert not UNSAFE.search(text), UNSAFE.findall(text)
+    assert MARKUP in text
+
+
+class TestSafe:
+    """safe() and friends: the one place that decides what reaches a terminal."""
+
+    def test_controls_become_visible_escapes(self) -> None:
+        """ESC, BEL, CR, tab, DEL, C1 (U+009B), bidi controls and surrogates are spelled out."""
+        text = "a\x1b[31mb\x07\r\t\x7f\u009b2J\u202e\u2066\u200f\udcff"
+        assert safe(text) == "a\\x1b[31mb\\x07\\x0d\\x09\\x7f\\x9b2J\\u202e\\u2066\\u200f\\udcff"
+
+    def test_newline_kept_only_where_meant(self) -> None:
+        """A message keeps its lines; a name (newlines=False) stays on one line."""
+        assert safe("one\ntwo") == "one\ntwo"
+        assert safe("one\ntwo", newlines=False) == "one\\x0atwo"
+
+    def test_plain_text_unchanged(self) -> None:
+        """Letters, accents, emoji and box drawing pass as they are."""
+        assert safe("Élodie 🐉 ██░░ -> ok") == "Élodie 🐉 ██░░ -> ok"
+
+    def test_markup_is_escaped_for_rich(self) -> None:
+        """markup() lets rich print brackets as typed."""
+        from rich.text import Text
+
+        assert Text.from_markup(markup(f"{MARKUP} [/bold]")).plain == f"{MARKUP} [/bold]"
+
+    def test_clean_reaches_keys_and_nested_values(self) -> None:
+        """clean() makes every string of an event or a summary safe, dict keys included."""
+        value = {"\u202ename": ["\x1bx", {"k": "\u009b"}], "n": 3}
+        assert clean(value) == {"\\u202ename": ["\\x1bx", {"k": "\\x9b"}], "n": 3}
+
+    def test_json_text_is_the_same_json(self) -> None:
+        """json_text() writes C1, DEL and bidi as \\u escapes: the same value, ASCII on screen."""
+        data = {"name": "\u009b31m\u202e\x7f é"}
+        text = json_text(json.dumps(data, ensure_ascii=False))
+        assert not UNSAFE.search(text) and json.loads(text) == data
+
+    def test_problem_line_is_safe(self) -> None:
+        """An input problem quoting a hostile value prints it as data, on one line."""
+        line = str(Problem("f\x1b.yaml", 1, 2, "sides[\u202e]", "got '\x9b2J'\nnext"))
+        assert line == "f\\x1b.yaml:1:2: sides[\\u202e]: got '\\x9b2J'\\x0anext"
+
+
+class TestHostileLog:
+    """A log written by someone else cannot drive the terminal, whatever command shows it."""
+
+    def test_narration(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`sim replay LOG` prints the names escaped, markup as typed."""
+        assert main(["replay", str(hostile_log(tmp_path)), "--no-interactive"]) == 0
+        out = capsys.readouterr().out
+        assert_inert(out)
+        assert "\\x1b[2J\\x1b]0;pwned\\x07Beast\\x9b31m \\u202eevil" in out
+
+    def test_log_to_stdout(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--log -` prints the same events, with C1 and bidi controls as JSON escapes."""
+        path = hostile_log(tmp_path)
+        assert main(["replay", str(path), "--log", "-"]) == 0
+        out = capsys.readouterr().out
+        assert_inert(out)
+        written = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        assert [json.loads(line) for line in out.splitlines()] == written
+
+    def test_textual_replay(self, tmp_path: pathlib.Path) -> None:
+        """The textual replay shows names as data: border titles, combatants, header, event."""
+        from sim.replay import read_log
+
+        app = ReplayApp(read_log(hostile_log(tmp_path)))
+        shown: list[str] = []
+
+        async def session() -> None:
+            async with app.run_test(size=(160, 32)) as pilot:
+                for _ in range(12):
+                    shown.extend(str(s.render()) for s in app.query(Static))
+                    shown.extend(str(c.border_title) for c in app.query(".side"))
+                    await pilot.press("right")
+
+        asyncio.run(session())
+        text = "\n".join(shown)
+        assert_inert(text)
+        assert "[$accent]side[/]" in text and "[@click=app.quit]q[/]" in text
+        assert ":skull:" in text
+
+
+class TestHostileScenario:
+    """Names in a scenario are data in the narration, the tables and the error messages."""
+
+    SCENARIO = """\
+name: "Evil [bold]x[/bold] \\u202eevil \\x9b31m"
+rules: d20
+sides:
+  - name: "[link=http://evil.example]heroes[/link]"
+    party: true
+    members:
+      - {name: "Red \\u009b2J [/bold]", hp: 5, weapons: [{name: "[bold]sword[/bold]", damage: 1d6}]}
+  - name: "\\u2066bidi\\u2069 \\u200e"
+    members:
+      - {name: "[bold]x[/bold] :skull:", hp: 5, weapons: [{name: claws, damage: 1d4}]}
+"""
+
+    def test_run_narration(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`sim run` narrates hostile names literally and escaped."""
+        path = tmp_path / "hostile.yaml"
+        path.write_text(self.SCENARIO, encoding="utf-8")
+        assert main(["run", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert_inert(out)
+        assert "[link=http://evil.example]heroes[/link]" in out and "Red \\x9b2J [/bold]" in out
+
+    def test_batch_tables(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`sim batch` prints the tables with names as typed: no markup, no emoji, no codes."""
+        path = tmp_path / "hostile.yaml"
+        path.write_text(self.SCENARIO, encoding="utf-8")
+        code = main(["batch", str(path), "-n", "20", "--workers", "1", "--no-progress",
+                     "--out", str(tmp_path / "run")])
+        assert code == 0
+        out = capsys.readouterr().out
+        assert_inert(out.replace("\n", ""))  # rich may wrap a long name over two lines
+        assert ":skull:" in out and "💀" not in out
+        assert "\\u2066bidi\\u2069" in out
+
+    def test_batch_json(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`sim batch --json` prints the names with JSON escapes: the same summary."""
+        path = tmp_path / "hostile.yaml"
+        path.write_text(self.SCENARIO, encoding="utf-8")
+        main(["batch", str(path), "-n", "5", "--workers", "1", "--no-progress", "--json",
+              "--out", str(tmp_path / "run")])
+        out = capsys.readouterr().out
+        assert not UNSAFE.search(out)
+        assert "Red \u009b2J [/bold]" in json.loads(out)["combatants"]
+
+    def test_problem_lines(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A refused scenario quotes its hostile values escaped on stderr."""
+        path = tmp_path / "bad\u202e.yaml"
+        path.write_text(self.SCENARIO.replace("rules: d20", "rules: d20\n\"\\e[2Jkey\\u009b\": 1"),
+                        encoding="utf-8")
+        assert main(["validate", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert not UNSAFE.search(err)
+        assert "bad\\u202e.yaml" in err
+
+    def test_usage_errors(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """argparse echoes a refused argument escaped."""
+        with pytest.raises(SystemExit) as exit_info:
+            main(["run", "x.yaml", "--\x1b[2J\u009b\u202e"])
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert not UNSAFE.search(err) and "--\\x1b[2J\\x9b\\u202e" in err
