@@ -8,7 +8,7 @@ import pytest
 from sim import dice
 from sim.effects import OngoingEffect
 from sim.engine import Battle, run_battle
-from sim.model import Surprise, Weapon
+from sim.model import Scripted, Surprise, Weapon
 from tests.builders import battle, duel, fighter, scenario, side
 
 
@@ -725,3 +725,83 @@ class TestWoundsThroughDamage:
         damage = events(b.log, "damage_dealt")[-1]
         assert (damage["source"], damage["kind"]) == ("Hero", "weapon")
         assert monster.cause == "weapon" and hero.morale == tokens + 2
+
+
+def _unarmed(name: str, **fields: object):
+    return fighter(name, weapons=(), **fields)
+
+
+class TestStalemate:
+    """A battle nobody can change any more ends at once as a draw, stopped by stalemate."""
+
+    def test_weaponless_sides_stop_in_round_one(self) -> None:
+        """Weaponless sides: a draw at round 1, battle_ended says stopped: stalemate."""
+        spec = scenario(side("a", *(_unarmed(f"a{i}") for i in range(3)), party=True),
+                        side("b", *(_unarmed(f"b{i}") for i in range(3))), max_rounds=10_000)
+        outcome, log = run_battle(spec, seed=1, log=True)
+        end = log[-1]
+        assert (outcome.winner, outcome.rounds) == (None, 1)
+        assert (end["winner"], end["rounds"], end["stopped"]) == (None, 1, "stalemate")
+        assert end["dead"] == [] and len(end["survivors"]) == 6
+
+    def test_an_armed_side_is_not_a_stalemate(self) -> None:
+        """One weapon on the field: the battle is fought out and the armed side wins."""
+        spec = scenario(side("a", fighter("A", level=5), party=True),
+                        side("b", _unarmed("B", hp=3)), max_rounds=10_000)
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert outcome.winner == "a" and "stopped" not in log[-1]
+
+    def test_scripted_event_delays_the_stalemate(self) -> None:
+        """A timeline entry still to come (round 3) keeps the battle going until it has run."""
+        spec = attrs.evolve(
+            scenario(side("a", _unarmed("A", hp=50), party=True), side("b", _unarmed("B", hp=50)),
+                     max_rounds=100),
+            timeline=(Scripted(round=3, do="explode", side="b", damage=dice.parse("2")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert outcome.rounds == 3 and log[-1]["stopped"] == "stalemate"
+        blast = events(log, "damage_dealt")
+        assert [(e["round"], e["target"], e["amount"]) for e in blast] == [(3, "B", 2)]
+
+    def test_ongoing_effect_delays_the_stalemate(self) -> None:
+        """Somebody still burning can still fall: no stalemate until the fire is out."""
+        spec = attrs.evolve(
+            scenario(side("a", _unarmed("A", hp=200), party=True), side("b", _unarmed("B", hp=50)),
+                     max_rounds=100),
+            timeline=(Scripted(round=1, do="ignite", targets=("A",)),),
+        )
+        outcome, log = run_battle(spec, seed=7, log=True)  # a seed where it burns 9 rounds
+        put_out = [e["round"] for e in events(log, "effect_ended") if e["effect"] == "burning"]
+        assert events(log, "effect_started") and put_out  # it did burn, then went out
+        assert outcome.rounds == put_out[0] + 1 and log[-1]["stopped"] == "stalemate"
+
+    def test_armed_fighter_down_leaves_a_stalemate(self) -> None:
+        """When the last armed fighter falls and nobody else holds a weapon, it stops."""
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=1), _unarmed("A2"), party=True),
+                     side("b", _unarmed("B", hp=500, defense_threshold=99)), max_rounds=100),
+            timeline=(Scripted(round=2, do="explode", targets=("A",), damage=dice.parse("5")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert outcome.winner is None and outcome.rounds == 2
+        assert log[-1]["stopped"] == "stalemate" and log[-1]["knocked_out"] == ["A"]
+
+    def test_max_rounds_draw_says_so(self) -> None:
+        """A draw at the round limit says stopped: max_rounds."""
+        unkillable = scenario(
+            side("a", fighter("A", hp=1000, defense_threshold=60), party=True),
+            side("b", fighter("B", hp=1000, defense_threshold=60)), max_rounds=3)
+        _, log = run_battle(unkillable, seed=1, log=True)
+        assert log[-1]["stopped"] == "max_rounds"
+
+    def test_a_rout_to_come_is_not_a_stalemate(self) -> None:
+        """A side below flee_at still flees at its turns: that decides the battle, not a draw."""
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=1), _unarmed("A2"), _unarmed("A3"), party=True),
+                     side("b", _unarmed("B", hp=500, defense_threshold=99)), max_rounds=100,
+                     flee_at=0.9),
+            timeline=(Scripted(round=2, do="explode", targets=("A",), damage=dice.parse("5")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert outcome.winner == "b" and "stopped" not in log[-1]
+        assert [e["target"] for e in events(log, "fled")] == ["A2", "A3"]

@@ -44,3 +44,109 @@ class TestNarrate:
         pour = {**drink, "target": "Brom", "hp_before": 0, "hp_after": 5, "left": 0, "woke": True}
         assert NARRATORS["item_used"](pour) == (
             "Aria pours a healing potion into Brom: +5 HP (0 -> 5); Brom wakes up, 0 left.")
+
+SCENARIOS = pathlib.Path(__file__).parent.parent / "scenarios"
+
+
+def _hit(**fields: object) -> dict:
+    """A damage_dealt event, 20 -> 11 HP by default."""
+    event = {"event": "damage_dealt", "round": 1, "t": 0.5, "target": "Wolf", "amount": 9,
+             "source": "Bear", "kind": "weapon", "armor_piercing": False, "hp_before": 20,
+             "hp_after": 11, "dice": [6], "bonus": 3}
+    return {**event, **fields}
+
+
+class TestDamageLines:
+    """A damage line tells the roll behind the amount and what the target actually lost."""
+
+    def test_dice_and_bonus(self) -> None:
+        """The natural dice and the flat bonus follow the amount: 9 (6+3)."""
+        assert list(narrate([_hit()])) == ["  Wolf takes 9 (6+3) weapon damage from Bear (20 -> 11 HP)."]
+
+    def test_armor_and_several_dice(self) -> None:
+        """Armor's share is told; several dice are summed in order; a malus is signed."""
+        line = next(narrate([_hit(amount=5, dice=[4, 2], bonus=-1, hp_after=15)]))
+        assert line == "  Wolf takes 5 (4+2-1) weapon damage from Bear (20 -> 15 HP)."
+        line = next(narrate([_hit(amount=7, hp_after=13)]))
+        assert line == "  Wolf takes 7 (6+3, armor -2) weapon damage from Bear (20 -> 13 HP)."
+
+    def test_more_than_the_hp_left(self) -> None:
+        """A blow bigger than the HP left keeps its amount and says what was lost."""
+        line = next(narrate([_hit(hp_before=4, hp_after=0)]))
+        assert line == "  Wolf takes 9 (6+3) weapon damage from Bear, loses 4 HP (4 -> 0)."
+
+    def test_spell_price(self) -> None:
+        """HP paid for a spell is a price, not damage from oneself."""
+        line = next(narrate([_hit(target="Mara", source="Mara", kind="spell_cost", amount=3,
+                                  hp_before=10, hp_after=7, dice=[], bonus=0)]))
+        assert line == "  Mara pays 3 HP for the spell (10 -> 7 HP)."
+
+    def test_old_log_without_bonus(self) -> None:
+        """A log without the bonus field reads as before, without dice."""
+        event = _hit()
+        del event["bonus"]
+        assert next(narrate([event])) == "  Wolf takes 9 weapon damage from Bear (20 -> 11 HP)."
+
+    def test_logged_dice_add_up(self) -> None:
+        """In real battles of every system, dice + bonus - armor is the amount (never below 0)."""
+        for name in ("road_ambush", "mounted_charge", "powder_keg", "witch_wolves",
+                     "toll_bridge_brawl", "wolf_winter"):
+            spec = load_scenario(SCENARIOS / f"{name}.yaml")
+            armor = {c.name: c.armor for c in spec.combatants}
+            for seed in (1, 2):
+                _, events = run_battle(spec, seed, log=True)
+                hits = [e for e in events if e["event"] == "damage_dealt" and e["dice"]]
+                assert hits, name
+                for e in hits:
+                    rolled = sum(e["dice"]) + e["bonus"]
+                    taken = 0 if e["armor_piercing"] or spec.rules == "d20" else armor[e["target"]]
+                    assert e["amount"] == max(0, rolled - taken), (name, e)
+
+
+class TestStoryOrder:
+    """What happens reads in the order of the fiction."""
+
+    def test_riding_fumble_follows_its_attack_line(self) -> None:
+        """A riding roll fumbled before an attack comes after a headline of that attack."""
+        _, events = run_battle(load_scenario(SCENARIOS / "mounted_charge.yaml"), 1, log=True)
+        lines = list(narrate(events))
+        fumbles = [i for i, line in enumerate(lines)
+                   if "rolls riding" in line and line.endswith("critical failure.")]
+        assert fumbles
+        for i in fumbles:
+            assert lines[i - 1].endswith("attacks from the saddle and fumbles the riding roll.")
+            assert "is no longer mounted (fell from the saddle)" in lines[i + 1]
+
+    def test_riding_roll_told_with_its_attack(self) -> None:
+        """A successful riding roll is told after the attack headline, with the attack's dice."""
+        _, events = run_battle(load_scenario(SCENARIOS / "mounted_charge.yaml"), 1, log=True)
+        lines = list(narrate(events))
+        riding = [i for i, line in enumerate(lines) if "rolls riding" in line]
+        for i in riding:
+            before = lines[i - 1]
+            assert " attacks " in before or "is knocked out" in before or "dies" in before, before
+
+    def test_nothing_ends_after_death(self) -> None:
+        """Effects ending because their owner died are not told after "dies"."""
+        events = [
+            {"event": "effect_started", "round": 1, "t": 0.5, "target": "Hob", "effect": "unconscious"},
+            {"event": "died", "round": 2, "t": 1.5, "target": "Hob", "cause": "weapon"},
+            {"event": "effect_ended", "round": 2, "t": 1.5, "target": "Hob", "effect": "unconscious",
+             "reason": "died"},
+            {"event": "effect_ended", "round": 2, "t": 1.5, "target": "Hob", "effect": "burning",
+             "reason": "died"},
+        ]
+        assert list(narrate(events)) == ["  Hob is now unconscious.", "  ** Hob dies (weapon)."]
+
+    def test_stalemate_is_told(self) -> None:
+        """A stalemate says why the battle stopped."""
+        end = {"event": "battle_ended", "round": 1, "t": 1.0, "winner": None, "rounds": 1,
+               "survivors": ["A", "B"], "dead": [], "knocked_out": [], "stopped": "stalemate"}
+        assert next(narrate([end])).strip() == (
+            "== The battle is a draw after 1 round(s): stalemate, nobody can hurt anybody any more. ==")
+
+    def test_caster_pays_for_spells(self) -> None:
+        """A caster out of PSY pays HP for the spell; never "spell_cost damage from herself"."""
+        _, events = run_battle(load_scenario(SCENARIOS / "witch_wolves.yaml"), 1, log=True)
+        text = "\n".join(narrate(events))
+        assert "HP for the spell" in text and "spell_cost" not in text

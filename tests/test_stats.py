@@ -77,6 +77,26 @@ class TestAggregate:
         assert s["combatants"]["B"]["knocked_out"]["p"] == pytest.approx(2 / 3)
         assert s["rounds"] == {"mean": pytest.approx(10 / 3, abs=1e-4), "p50": 3, "p90": 4, "max": 4}
 
+    def test_draws_by_reason(self) -> None:
+        """draws_by tells a draw with nobody standing, a stalemate and the round limit apart;
+        a standing mount does not make a draw a stalemate, and merging keeps the counts."""
+        agg = Aggregate.for_roster([("A", "party"), ("horse", "party"), ("M", "foe")],
+                                   ["party", "foe"], "party", mounts=["horse"], max_rounds=50)
+        agg.add((0, 1, None, 4, (f(0, "dead", "fire", False), f(9, "active", None, False),
+                                 f(0, "dead", "fire", False))))
+        agg.add((1, 2, None, 1, (f(9, "active", None, False), f(9, "active", None, False),
+                                 f(5, "active", None, False))))
+        agg.add((2, 3, None, 50, (f(9, "active", None, False), f(9, "active", None, False),
+                                  f(5, "active", None, False))))
+        other = Aggregate.for_roster([("A", "party"), ("horse", "party"), ("M", "foe")],
+                                     ["party", "foe"], "party", mounts=["horse"], max_rounds=50)
+        other.add((3, 4, None, 7, (f(9, "active", None, False), f(9, "active", None, False),
+                                   f(5, "active", None, False))))
+        agg.merge(other)
+        s = agg.summary({})
+        assert s["draws"] == 4
+        assert s["draws_by"] == {"no_side_left": 1, "stalemate": 2, "max_rounds": 1}
+
     def test_halfwidth_shrinks(self) -> None:
         """The headline half-width shrinks as battles accumulate."""
         agg = self._agg()

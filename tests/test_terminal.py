@@ -11,44 +11,21 @@ import pytest
 from textual.widgets import Static
 
 from sim.cli import main
-from sim.engine import run_battle
 from sim.errors import Problem
 from sim.replay_ui import ReplayApp
-from sim.scenario import load_scenario
 from sim.terminal import clean, json_text, markup, safe
 
-DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
+HOSTILE = pathlib.Path(__file__).parent / "data" / "hostile"
+# A log written by someone else (a real duel, names replaced by hand): markup for rich and
+# textual, ESC/OSC/CSI and the one-byte C1 CSI, bidi overrides, CR, tab, DEL, an emoji code.
+LOG = HOSTILE / "names.jsonl"
+# The same kinds of names in a scenario (validation refuses C0 controls in names, not these).
+SCENARIO = HOSTILE / "names.yaml"
 
 # Everything a terminal acts on: C0 but newline, DEL, C1, bidi controls, lone surrogates.
 UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
                     "\ud800-\udfff]")
 MARKUP = "[bold]x[/bold]"
-# Hostile names, one per combatant or side: markup (rich and textual), escape sequences
-# (CSI as ESC [ and as the one-byte C1 U+009B, an OSC title), bidi overrides, an emoji code.
-HOSTILE = {
-    "Hero": f"{MARKUP} [link=http://evil.example]Hero[/link] :skull:",
-    "Beast": "\x1b[2J\x1b]0;pwned\x07Beast\u009b31m \u202eevil\u202c [/bold]",
-    "hero": "\u2066heroes\u2069 [$accent]side[/] \u200e\u200f\u202a\u202b\u202d",
-    "beast": "[/]\r\tbeasts\x7f [B]loud[/B] [@click=app.quit]q[/]",
-}
-
-
-def hostile_log(tmp_path: pathlib.Path) -> pathlib.Path:
-    """A log written by someone else: a real duel whose names are replaced by hostile ones."""
-    _, events = run_battle(load_scenario(DUEL), 3, log=True)
-
-    def rename(value: object) -> object:
-        if isinstance(value, str):
-            return HOSTILE.get(value, value)
-        if isinstance(value, list):
-            return [rename(v) for v in value]
-        if isinstance(value, dict):
-            return {k: rename(v) for k, v in value.items()}
-        return value
-
-    path = tmp_path / "hostile.jsonl"
-    path.write_text("".join(json.dumps(rename(e)) + "\n" for e in events), encoding="utf-8")
-    return path
 
 
 def assert_inert(text: str) -> None:
@@ -100,27 +77,27 @@ class TestSafe:
 class TestHostileLog:
     """A log written by someone else cannot drive the terminal, whatever command shows it."""
 
-    def test_narration(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def test_narration(self, capsys: pytest.CaptureFixture[str]) -> None:
         """`sim replay LOG` prints the names escaped, markup as typed."""
-        assert main(["replay", str(hostile_log(tmp_path)), "--no-interactive"]) == 0
+        assert main(["replay", str(LOG), "--no-interactive"]) == 0
         out = capsys.readouterr().out
         assert_inert(out)
         assert "\\x1b[2J\\x1b]0;pwned\\x07Beast\\x9b31m \\u202eevil" in out
+        assert "== \\x1b]0;pwned\\x07Duel \\x9b2J [bold]x[/bold] (d20, seed 3) ==" in out
 
-    def test_log_to_stdout(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def test_log_to_stdout(self, capsys: pytest.CaptureFixture[str]) -> None:
         """`--log -` prints the same events, with C1 and bidi controls as JSON escapes."""
-        path = hostile_log(tmp_path)
-        assert main(["replay", str(path), "--log", "-"]) == 0
+        assert main(["replay", str(LOG), "--log", "-"]) == 0
         out = capsys.readouterr().out
         assert_inert(out)
-        written = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        written = [json.loads(line) for line in LOG.read_text(encoding="utf-8").splitlines()]
         assert [json.loads(line) for line in out.splitlines()] == written
 
-    def test_textual_replay(self, tmp_path: pathlib.Path) -> None:
+    def test_textual_replay(self) -> None:
         """The textual replay shows names as data: border titles, combatants, header, event."""
         from sim.replay import read_log
 
-        app = ReplayApp(read_log(hostile_log(tmp_path)))
+        app = ReplayApp(read_log(LOG))
         shown: list[str] = []
 
         async def session() -> None:
@@ -140,33 +117,16 @@ class TestHostileLog:
 class TestHostileScenario:
     """Names in a scenario are data in the narration, the tables and the error messages."""
 
-    SCENARIO = """\
-name: "Evil [bold]x[/bold] \\u202eevil \\x9b31m"
-rules: d20
-sides:
-  - name: "[link=http://evil.example]heroes[/link]"
-    party: true
-    members:
-      - {name: "Red \\u009b2J [/bold]", hp: 5, weapons: [{name: "[bold]sword[/bold]", damage: 1d6}]}
-  - name: "\\u2066bidi\\u2069 \\u200e"
-    members:
-      - {name: "[bold]x[/bold] :skull:", hp: 5, weapons: [{name: claws, damage: 1d4}]}
-"""
-
-    def test_run_narration(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def test_run_narration(self, capsys: pytest.CaptureFixture[str]) -> None:
         """`sim run` narrates hostile names literally and escaped."""
-        path = tmp_path / "hostile.yaml"
-        path.write_text(self.SCENARIO, encoding="utf-8")
-        assert main(["run", str(path)]) == 0
+        assert main(["run", str(SCENARIO)]) == 0
         out = capsys.readouterr().out
         assert_inert(out)
         assert "[link=http://evil.example]heroes[/link]" in out and "Red \\x9b2J [/bold]" in out
 
     def test_batch_tables(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
         """`sim batch` prints the tables with names as typed: no markup, no emoji, no codes."""
-        path = tmp_path / "hostile.yaml"
-        path.write_text(self.SCENARIO, encoding="utf-8")
-        code = main(["batch", str(path), "-n", "20", "--workers", "1", "--no-progress",
+        code = main(["batch", str(SCENARIO), "-n", "20", "--workers", "1", "--no-progress",
                      "--out", str(tmp_path / "run")])
         assert code == 0
         out = capsys.readouterr().out
@@ -176,9 +136,7 @@ sides:
 
     def test_batch_json(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
         """`sim batch --json` prints the names with JSON escapes: the same summary."""
-        path = tmp_path / "hostile.yaml"
-        path.write_text(self.SCENARIO, encoding="utf-8")
-        main(["batch", str(path), "-n", "5", "--workers", "1", "--no-progress", "--json",
+        main(["batch", str(SCENARIO), "-n", "5", "--workers", "1", "--no-progress", "--json",
               "--out", str(tmp_path / "run")])
         out = capsys.readouterr().out
         assert not UNSAFE.search(out)
@@ -187,7 +145,8 @@ sides:
     def test_problem_lines(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
         """A refused scenario quotes its hostile values escaped on stderr."""
         path = tmp_path / "bad\u202e.yaml"
-        path.write_text(self.SCENARIO.replace("rules: d20", "rules: d20\n\"\\e[2Jkey\\u009b\": 1"),
+        text = SCENARIO.read_text(encoding="utf-8")
+        path.write_text(text.replace("rules: d20", 'rules: d20\n"\\e[2Jkey\\u009b": 1'),
                         encoding="utf-8")
         assert main(["validate", str(path)]) == 2
         err = capsys.readouterr().err
