@@ -416,3 +416,14 @@ class TestScheduler:
         assert resumed == 0
         batch(tmp_path, "whole", *args, "--workers", "1")
         assert rows(run) == rows(tmp_path / "whole")
+
+
+class TestStalemate:
+    """A batch of battles nobody can win stops each at round 1 and says why."""
+
+    def test_weaponless_crowd(self, tmp_path: pathlib.Path) -> None:
+        """500 weaponless fighters: every battle a round-1 draw, counted as a stalemate."""
+        summary = batch(tmp_path, "crowd", str(DATA / "hostile" / "weaponless.yaml"), "-n", "4",
+                        "--workers", "1")
+        assert summary["draws"] == 4 and summary["rounds"]["max"] == 1
+        assert summary["draws_by"] == {"no_side_left": 0, "stalemate": 4, "max_rounds": 0}
