@@ -84,14 +84,18 @@ def _attack(e: Event) -> str:
     return f"{e['actor']} attacks {e['target']} with {e['weapon']}{tag} and {how}."
 
 
+def _ints(*values: object) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
 def _dice(e: Event) -> str:
     """`` (6+3)``: the natural dice and the flat bonus behind an amount, and what armor took
     off (`` (6+3, armor -2)``); nothing for a log that does not record them."""
     dice, bonus = e.get("dice"), e.get("bonus")
-    if not dice or not isinstance(dice, list) or not isinstance(bonus, int):
-        return ""
+    if not dice or not _ints(*dice if isinstance(dice, list) else [None], bonus, e["amount"]):
+        return ""  # an older log, or one written by hand: no roll to tell
     told = "+".join(map(str, dice)) + (f"{bonus:+d}" if bonus else "")
-    absorbed = sum(d for d in dice if isinstance(d, int)) + bonus - e["amount"]
+    absorbed = sum(dice) + bonus - e["amount"]
     armor = f", armor -{absorbed}" if absorbed > 0 and not e.get("armor_piercing") else ""
     return f" ({told}{armor})"
 
@@ -103,7 +107,7 @@ def _damage(e: Event) -> str:
         return f"  {e['target']} pays {e['amount']} HP for the spell ({before} -> {after} HP)."
     by = f" from {e['source']}" if e.get("source") else ""
     took = f"  {e['target']} takes {e['amount']}{_dice(e)} {e['kind']} damage{by}"
-    if before - after < e["amount"]:
+    if _ints(before, after, e["amount"]) and before - after < e["amount"]:
         return f"{took}, loses {before - after} HP ({before} -> {after})."
     return f"{took} ({before} -> {after} HP)."
 

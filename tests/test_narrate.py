@@ -87,6 +87,11 @@ class TestDamageLines:
         del event["bonus"]
         assert next(narrate([event])) == "  Wolf takes 9 weapon damage from Bear (20 -> 11 HP)."
 
+    def test_damage_of_wrong_types_still_reads(self) -> None:
+        """A hand-written log with odd types narrates its fields as they are, without dice."""
+        line = next(narrate([_hit(amount="9", dice=["x"], hp_before=None)]))
+        assert line == "  Wolf takes 9 weapon damage from Bear (None -> 11 HP)."
+
     def test_logged_dice_add_up(self) -> None:
         """In real battles of every system, dice + bonus - armor is the amount (never below 0)."""
         for name in ("road_ambush", "mounted_charge", "powder_keg", "witch_wolves",
