@@ -57,6 +57,10 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     for side, stats in summary["sides"].items():
         head.add_row(f"{side} win", pct(stats["win_rate"]))
     head.add_row("draw", pct(summary.get("draw_rate")))
+    why = summary.get("draws_by") or {}
+    if why.get("stalemate") or why.get("max_rounds"):  # say why the draws stopped
+        head.add_row("  draws stopped by", f"stalemate {why.get('stalemate', 0)},"
+                                           f" round limit {why.get('max_rounds', 0)}")
     head.add_row("TPK (whole party dead)", pct(summary.get("tpk")))
     party = summary.get("party")
     if party:

@@ -427,3 +427,10 @@ class TestStalemate:
                         "--workers", "1")
         assert summary["draws"] == 4 and summary["rounds"]["max"] == 1
         assert summary["draws_by"] == {"no_side_left": 0, "stalemate": 4, "max_rounds": 0}
+
+    def test_table_says_why(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """The terminal table tells how many draws a stalemate or the round limit stopped."""
+        code = cli.main(["batch", str(DATA / "hostile" / "weaponless.yaml"), "-n", "3",
+                         "--workers", "1", "--no-progress", "--out", str(tmp_path / "run")])
+        assert code == 0
+        assert "stalemate 3, round limit 0" in capsys.readouterr().out
