@@ -499,12 +499,12 @@ def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
     from sim import decision_report
 
     if args.json:
-        print(json.dumps(result, ensure_ascii=False))
+        print(json_text(json.dumps(result, ensure_ascii=False)))
     else:
         decision_report.print_result(result, kind)
     if args.report is not None:
         path = decision_report.write_page(result, kind, args.report)
-        print(f"report: {path}", file=sys.stderr if args.json else sys.stdout)
+        echo(f"report: {path}", file=sys.stderr if args.json else sys.stdout)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:

@@ -12,12 +12,12 @@ from typing import Any
 
 import attrs
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from sim import __version__
 from sim.batch import write_atomic
 from sim.errors import InputError
+from sim.terminal import markup
 
 PAGES = {"compare": "compare.html", "tune": "tune.html"}
 Result = dict[str, Any]
@@ -105,17 +105,17 @@ def tune_lead(result: Result) -> str:
 
 
 def print_result(result: Result, kind: str, console: Console | None = None) -> None:
-    """The tables on the terminal, names escaped (they are data, never markup)."""
-    console = console or Console()
+    """The tables on the terminal, names escaped (data, never markup, emoji codes or controls)."""
+    console = console or Console(emoji=False)
     grids = compare_grids(result) if kind == "compare" else tune_grids(result)
     for grid in grids:
-        table = Table(title=escape(grid.caption), title_justify="left")
+        table = Table(title=markup(grid.caption), title_justify="left")
         for column in grid.head:
-            table.add_column(escape(column), justify="left")
+            table.add_column(markup(column), justify="left")
         for row in grid.rows:
-            table.add_row(*(escape(cell) for cell in row.cells))
+            table.add_row(*(markup(cell) for cell in row.cells))
         console.print(table)
-    console.print(escape(compare_lead(result) if kind == "compare" else tune_lead(result)))
+    console.print(markup(compare_lead(result) if kind == "compare" else tune_lead(result)))
 
 
 def _compare_plot(result: Result) -> str:

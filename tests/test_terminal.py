@@ -160,3 +160,13 @@ class TestHostileScenario:
         assert exit_info.value.code == 2
         err = capsys.readouterr().err
         assert not UNSAFE.search(err) and "--\\x1b[2J\\x9b\\u202e" in err
+
+    def test_compare_tables(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`sim compare` prints variant and combatant names as typed, escaped."""
+        other = tmp_path / "evil\u202e[bold]v.yaml"
+        other.write_text(SCENARIO.read_text(encoding="utf-8"), encoding="utf-8")
+        code = main(["compare", str(SCENARIO), str(other), "-n", "20", "--workers", "1",
+                     "--no-progress"])
+        assert code == 0
+        out = capsys.readouterr().out.replace("\n", "")
+        assert not UNSAFE.search(out) and "💀" not in out
