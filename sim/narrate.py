@@ -92,7 +92,7 @@ def _dice(e: Event) -> str:
     """`` (6+3)``: the natural dice and the flat bonus behind an amount, and what armor took
     off (`` (6+3, armor -2)``); nothing for a log that does not record them."""
     dice, bonus = e.get("dice"), e.get("bonus")
-    if not dice or not _ints(*dice if isinstance(dice, list) else [None], bonus, e["amount"]):
+    if not isinstance(dice, list) or not dice or not _ints(*dice, bonus, e["amount"]):
         return ""  # an older log, or one written by hand: no roll to tell
     told = "+".join(map(str, dice)) + (f"{bonus:+d}" if bonus else "")
     absorbed = sum(dice) + bonus - e["amount"]
