@@ -44,14 +44,28 @@ def markup(text: object) -> str:
 def clean(value: Any, rich: bool = False) -> Any:
     """A copy of a JSON-like value (an event, a summary) whose strings, keys included,
     are ``safe`` on one line (and, with ``rich``, escaped for rich markup): what the
-    narration, the tables and the replay draw from."""
-    if isinstance(value, str):
-        return markup(value) if rich else safe(value, newlines=False)
-    if isinstance(value, dict):
-        return {clean(k, rich): clean(v, rich) for k, v in value.items()}
-    if isinstance(value, list):
-        return [clean(v, rich) for v in value]
-    return value
+    narration, the tables and the replay draw from. Iterative: a log nested deeper than
+    Python's recursion limit is copied all the same."""
+    todo: list[tuple[Any, Any]] = []
+
+    def fix(item: Any) -> Any:
+        if isinstance(item, str):
+            return markup(item) if rich else safe(item, newlines=False)
+        if isinstance(item, dict | list):
+            copy: Any = type(item)()
+            todo.append((item, copy))
+            return copy
+        return item
+
+    result = fix(value)
+    while todo:
+        original, copy = todo.pop()
+        if isinstance(original, dict):
+            for key, item in original.items():
+                copy[fix(key)] = fix(item)
+        else:
+            copy.extend(fix(item) for item in original)
+    return result
 
 
 def json_text(text: str) -> str:

@@ -62,6 +62,16 @@ class TestSafe:
         value = {"\u202ename": ["\x1bx", {"k": "\u009b"}], "n": 3}
         assert clean(value) == {"\\u202ename": ["\\x1bx", {"k": "\\x9b"}], "n": 3}
 
+    def test_clean_survives_deep_nesting(self) -> None:
+        """A hand-written event nested deeper than the recursion limit is cleaned, not a crash."""
+        deep: list = ["\x1b"]
+        for _ in range(5000):
+            deep = [deep]
+        copy = clean({"event": "died", "extra": deep})["extra"]
+        for _ in range(5000):
+            copy = copy[0]
+        assert copy == ["\\x1b"]
+
     def test_json_text_is_the_same_json(self) -> None:
         """json_text() writes C1, DEL and bidi as \\u escapes: the same value, ASCII on screen."""
         data = {"name": "\u009b31m\u202e\x7f é"}
