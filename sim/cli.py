@@ -38,7 +38,7 @@ from sim.replay import PICKS, pick_battles, read_log, regenerate, verify
 from sim.report import print_summary
 from sim.scenario import IMPLEMENTED_SYSTEMS, validate_file
 from sim.shutdown import StopSignals
-from sim.terminal import echo, json_text, safe
+from sim.terminal import echo, quoted_text, safe
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_MISMATCH = 1  # sim replay --verify: the log and the simulation differ
@@ -281,7 +281,7 @@ def _emit_log(events: list[dict], target: str | None) -> None:
     """Write events to '-' (stdout) or a path; nothing without a target."""
     if target == "-":
         sys.stdout.flush()  # the same JSON, with C1 and bidi controls as \u escapes
-        sys.stdout.buffer.write(json_text(to_jsonl(events)).encode("utf-8"))
+        sys.stdout.buffer.write(quoted_text(to_jsonl(events)).encode("utf-8"))
         sys.stdout.buffer.flush()
     elif target:
         buffer = io.BytesIO()
@@ -313,7 +313,7 @@ def _progress_bar(enabled: bool):
 
 def _show_summary(summary: dict, folder: RunFolder, as_json: bool) -> None:
     if as_json:
-        print(json_text(json.dumps(summary, ensure_ascii=False)))
+        print(quoted_text(json.dumps(summary, ensure_ascii=False)))
     else:
         print_summary(summary)
         _say(f"run folder: {folder.path}")
@@ -499,7 +499,7 @@ def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
     from sim import decision_report
 
     if args.json:
-        print(json_text(json.dumps(result, ensure_ascii=False)))
+        print(quoted_text(json.dumps(result, ensure_ascii=False)))
     else:
         decision_report.print_result(result, kind)
     if args.report is not None:
@@ -627,7 +627,7 @@ def _cmd_bestiary(args: argparse.Namespace) -> int:
         rules, name = None, rules  # `sim bestiary goblin`: a name, in any rules
     dirs, found = bestiary(args.bestiary, [rules] if rules else IMPLEMENTED_SYSTEMS)
     if name is None:
-        print(listing(dirs, found), end="")
+        print(safe(listing(dirs, found)), end="")
         return EXIT_OK
     entry = find_entry(name, dirs, found)
     if isinstance(entry, str):

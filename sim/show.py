@@ -22,6 +22,7 @@ from sim.scenario import (
     rules_folder,
     where_searched,
 )
+from sim.terminal import quoted_text, safe, unsafe
 
 # Bookkeeping fields of a resolved combatant: where it came from, not what it fights with.
 _HIDDEN = frozenset({"side", "group", "kind", "rider"})
@@ -78,15 +79,28 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
     return data
 
 
+class _Dumper(yaml.SafeDumper):
+    """Strings holding control or bidi characters are double-quoted, so that they can be
+    written as escapes (terminal-safe, the same value)."""
+
+
+def _string(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"' if unsafe(value) else None)
+
+
+_Dumper.add_representer(str, _string)
+
+
 def to_yaml(data: Any) -> str:
-    """Block-style YAML, keys in the order given."""
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+    """Block-style YAML, keys in the order given; names are data on the terminal."""
+    return quoted_text(yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                                 default_flow_style=False, width=100))
 
 
 def show_scenario(scenario: Scenario) -> str:
     """``sim show``: the resolved scenario as YAML, headed by a comment naming the file."""
     edits = "".join(f"# --set {text}\n" for text in scenario.overrides)
-    head = f"# {scenario.path}, resolved: every combatant as it will fight\n{edits}"
+    head = f"# {safe(scenario.path, newlines=False)}, resolved: every combatant as it will fight\n{edits}"
     return head + to_yaml(scenario_data(scenario))
 
 
@@ -135,7 +149,8 @@ def listing(dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry
 
 def show_entry(rules: str, entry: Entry) -> str:
     """One entry as YAML, headed by its rules and file."""
-    return f"# {rules} bestiary entry, from {entry.source.file}\n{to_yaml({entry.key: plain(entry.fields)})}"
+    where = safe(entry.source.file, newlines=False)
+    return f"# {rules} bestiary entry, from {where}\n{to_yaml({entry.key: plain(entry.fields)})}"
 
 
 def find_entry(name: str, dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]

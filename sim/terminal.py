@@ -17,14 +17,19 @@ from typing import Any
 _UNSAFE = "\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
 _UNSAFE_LINE = re.compile(f"[{_UNSAFE}]")
 _UNSAFE_ANY = re.compile(f"[\n{_UNSAFE}]")
-# In JSON text these occur only inside strings (JSON escapes C0 itself): a \\u escape there
-# means the same string, so the data is unchanged and the terminal sees plain ASCII.
+# In JSON text these occur only inside strings (JSON escapes C0 itself), in sim show's YAML
+# only inside double-quoted scalars: a \\u escape there means the same string.
 _UNSAFE_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _visible(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def unsafe(text: str) -> bool:
+    """Whether the text holds anything ``safe`` would replace (a newline included)."""
+    return _UNSAFE_ANY.search(text) is not None
 
 
 def safe(text: object, newlines: bool = True) -> str:
@@ -68,9 +73,9 @@ def clean(value: Any, rich: bool = False) -> Any:
     return result
 
 
-def json_text(text: str) -> str:
-    """JSON text with the C1, DEL and bidi characters of its strings written as ``\\uXXXX``:
-    the same JSON value, and nothing a terminal acts on."""
+def quoted_text(text: str) -> str:
+    """JSON (or YAML with such strings double-quoted) whose C1, DEL and bidi characters are
+    written as ``\\uXXXX`` escapes: the same value, and nothing a terminal acts on."""
     return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

@@ -8,12 +8,13 @@ import pathlib
 import re
 
 import pytest
+import yaml
 from textual.widgets import Static
 
 from sim.cli import main
 from sim.errors import Problem
 from sim.replay_ui import ReplayApp
-from sim.terminal import clean, json_text, markup, safe
+from sim.terminal import clean, markup, quoted_text, safe
 
 HOSTILE = pathlib.Path(__file__).parent / "data" / "hostile"
 # A log written by someone else (a real duel, names replaced by hand): markup for rich and
@@ -72,10 +73,10 @@ class TestSafe:
             copy = copy[0]
         assert copy == ["\\x1b"]
 
-    def test_json_text_is_the_same_json(self) -> None:
-        """json_text() writes C1, DEL and bidi as \\u escapes: the same value, ASCII on screen."""
+    def test_quoted_text_is_the_same_json(self) -> None:
+        """quoted_text() writes C1, DEL and bidi as \\u escapes: the same value, ASCII on screen."""
         data = {"name": "\u009b31m\u202e\x7f é"}
-        text = json_text(json.dumps(data, ensure_ascii=False))
+        text = quoted_text(json.dumps(data, ensure_ascii=False))
         assert not UNSAFE.search(text) and json.loads(text) == data
 
     def test_problem_line_is_safe(self) -> None:
@@ -180,3 +181,28 @@ class TestHostileScenario:
         assert code == 0
         out = capsys.readouterr().out.replace("\n", "")
         assert not UNSAFE.search(out) and "💀" not in out
+
+    def test_show_yaml(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`sim show` writes hostile names as YAML escapes: the same values, nothing raw."""
+        assert main(["show", str(SCENARIO)]) == 0
+        out = capsys.readouterr().out
+        assert not UNSAFE.search(out)
+        shown = yaml.safe_load(out)
+        assert shown["name"] == "Evil [bold]x[/bold] \u202eevil \u009b31m"
+        assert shown["sides"][1]["name"] == "\u2066bidi\u2069 \u200e"
+
+    def test_bestiary_listing(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`sim bestiary` lists and shows a hostile entry escaped."""
+        folder = tmp_path / "d20"
+        folder.mkdir()
+        (folder / "evil.yaml").write_text(
+            'rules: d20\ncreatures:\n  "imp \\u202e[bold]x[/bold]":\n'
+            '    {hp: 3, weapons: [{name: "claw \\u009b2J", damage: 1d4}]}\n', encoding="utf-8")
+        assert main(["bestiary", "d20", "--bestiary", str(tmp_path)]) == 0
+        listed = capsys.readouterr().out
+        assert not UNSAFE.search(listed) and "imp \\u202e[bold]x[/bold]" in listed
+        assert main(["bestiary", "d20", "imp \u202e[bold]x[/bold]", "--bestiary", str(tmp_path)]) == 0
+        shown = capsys.readouterr().out
+        assert not UNSAFE.search(shown)
+        entry = yaml.safe_load(shown)["imp \u202e[bold]x[/bold]"]
+        assert entry["weapons"][0]["name"] == "claw \u009b2J"
