@@ -147,7 +147,7 @@ class Aggregate:
     draws: int = 0
     wins: Counter[str] = attrs.Factory(Counter)
     rounds: Counter[int] = attrs.Factory(Counter)
-    max_rounds: int = 0  # the scenario's, to tell a round-limit draw from a stalemate
+    max_rounds: int = 0  # the scenario's, to tell a round-limit draw from a stalemate (0: none)
     draws_by: Counter[str] = attrs.Factory(Counter)
 
     @classmethod
@@ -235,7 +235,8 @@ class Aggregate:
         n = self.battles
         out: dict[str, Any] = {"schema": 1, **header, "battles": n, "draws": self.draws}
         out["draw_rate"] = interval(self.draws, n)
-        out["draws_by"] = {reason: self.draws_by[reason] for reason in DRAW_REASONS}
+        if self.max_rounds:  # one scenario's battles (a day's rows are not battles)
+            out["draws_by"] = {reason: self.draws_by[reason] for reason in DRAW_REASONS}
         out["sides"] = {
             side: {"wins": self.wins[side], "win_rate": interval(self.wins[side], n)}
             for side in self.sides
