@@ -712,9 +712,12 @@ class Battle:
 
     def _stalemate(self) -> bool:
         """Certain that nobody can ever change anybody's HP or status again: nobody able holds
-        a weapon (checked by the caller), nothing is ongoing (fire, poison, water, a serious
-        wound that will wake), no scripted event is left and no side is about to rout."""
-        if self.round < self._last_scripted or any(f.effects for f in self.fighters):
+        a weapon (checked by the caller) nor a potion (it may heal or wake someone), nothing
+        is ongoing (fire, poison, water, a serious wound that will wake), no scripted event is
+        left and no side is about to rout."""
+        if self.round < self._last_scripted:
+            return False
+        if any(f.effects or (f.able and f.items) for f in self.fighters):
             return False
         if self._flee_at is None:
             return True

@@ -8,7 +8,7 @@ import pytest
 from sim import dice
 from sim.effects import OngoingEffect
 from sim.engine import Battle, run_battle
-from sim.model import Scripted, Surprise, Weapon
+from sim.model import Item, Scripted, Surprise, Weapon
 from tests.builders import battle, duel, fighter, scenario, side
 
 
@@ -793,6 +793,19 @@ class TestStalemate:
             side("b", fighter("B", hp=1000, defense_threshold=60)), max_rounds=3)
         _, log = run_battle(unkillable, seed=1, log=True)
         assert log[-1]["stopped"] == "max_rounds"
+
+    def test_a_potion_to_pour_is_not_a_stalemate(self) -> None:
+        """A weaponless ally with a potion can wake the downed armed fighter: no stalemate."""
+        potion = Item(heal=dice.parse("10"))
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=1), _unarmed("A2", items=(potion,)), party=True),
+                     side("b", _unarmed("B", hp=500, defense_threshold=99)), max_rounds=6),
+            timeline=(Scripted(round=2, do="explode", targets=("A",), damage=dice.parse("5")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert [(e["actor"], e["target"], e["round"]) for e in events(log, "item_used")] == [
+            ("A2", "A", 2)]
+        assert outcome.rounds == 6 and log[-1]["stopped"] == "max_rounds"
 
     def test_a_rout_to_come_is_not_a_stalemate(self) -> None:
         """A side below flee_at still flees at its turns: that decides the battle, not a draw."""
