@@ -1118,3 +1118,21 @@ class TestBounds:
         """A number past its cap names the cap."""
         p = arena.one(variant(old, new))
         assert message in p.message
+
+
+class TestReadmeExamples:
+    """The README's scenario example is valid as written: no key in it is refused."""
+
+    def test_writing_a_scenario_example_validates(self, tmp_path, monkeypatch, capsys):
+        """The first YAML block of "Writing a scenario" validates against ./bestiary."""
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        readme = (REPO / "README.md").read_text(encoding="utf-8")
+        section = readme[readme.index("## Writing a scenario"):]
+        start = section.index("```yaml\n") + len("```yaml\n")
+        example = tmp_path / "example.yaml"
+        example.write_text(section[start:section.index("```", start)], encoding="utf-8")
+        monkeypatch.chdir(REPO)
+        code = main(["validate", str(example)])
+        out, err = capsys.readouterr()
+        assert (code, err) == (0, "")
+        assert out.endswith("ok (scenario)\n")
