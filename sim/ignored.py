@@ -259,13 +259,22 @@ def _unused_d20_weapons(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]
     return found
 
 
-def unused_options(rules: str, options: Any, terror: bool) -> list[Unused]:
-    """Options the scenario's creatures leave idle (``spirit`` with no terror to face)."""
+def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
+                   most_enemies: int) -> list[Unused]:
+    """Options the scenario's creatures leave idle: ``spirit`` with no terror to face, an
+    ``outnumbered_at`` no combatant can reach (``most_enemies``: the most armed enemies any
+    combatant has)."""
+    found = []
     if rules == "d20" and options.spirit and not terror:
-        return [Unused(("spirit",), (
+        found.append(Unused(("spirit",), (
             "does nothing: no creature of this scenario has terror (spirit points are lost"
-            " only to terror); give one terror: DICE, or remove it"))]
-    return []
+            " only to terror); give one terror: DICE, or remove it")))
+    if rules == "d20" and "outnumbered_at" in given and most_enemies <= options.outnumbered_at:
+        found.append(Unused(("outnumbered_at",), (
+            f"does nothing: an attack is favoured only after {options.outnumbered_at} enemies"
+            f" attacked the target this round, and no combatant here faces more than"
+            f" {most_enemies} armed enemies; lower it, or remove it")))
+    return found
 
 
 def unused_in_timeline(do: str, given: Iterable[str]) -> list[Unused]:

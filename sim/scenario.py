@@ -981,7 +981,7 @@ def _check_rounds(c: Checker, data: dict, max_rounds: int) -> None:
 
 
 def _check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[_Member, Side]],
-                  options: Options, surprise: Surprise | None) -> None:
+                  options: Options, data_options: object, surprise: Surprise | None) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
     they were written: at the key in the scenario, or at `use:` for a bestiary entry's."""
     system_default = rules == "2d10"  # RuleSystem.morale_default, without importing the rules
@@ -1009,7 +1009,10 @@ def _check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tupl
             for unused in found:
                 _report_unused(c, unused, path, use, written)
     terror = any(m.fields.get("terror") for m, _ in resolved)
-    for unused in ignored.unused_options(rules, options, terror):
+    armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
+    most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
+    given = data_options if isinstance(data_options, dict) else {}
+    for unused in ignored.unused_options(rules, options, given, terror, most_enemies):
         c.fail(("options", *unused.path), unused.message, at_key=True)
 
 
@@ -1090,7 +1093,7 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
         _check_names(c, data, parsed["sides"], roster.failed_names)
         if parsed.get("options/clean", True) and surprise is not INVALID:
             _check_unused(c, rules, parsed["sides"], roster.members,
-                          parsed.get("options", Options()), surprise)
+                          parsed.get("options", Options()), data.get("options"), surprise)
     if parsed.get("max_rounds/clean", True):
         _check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
     if fields is INVALID or problems:
