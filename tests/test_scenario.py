@@ -846,9 +846,9 @@ class TestGoodInput:
     def test_options_given(self, arena):
         """Options given in the scenario are kept."""
         text = variant("rules: d20\n", "rules: d20\nmax_rounds: 7\ndistance: 12.5\n"
-                       "options: {destiny_points: 2, outnumbered_at: 4}\n")
+                       "options: {destiny_points: 2, outnumbered_at: 1}\n")
         scenario = arena.load(text)
-        assert scenario.options == Options(destiny_points=2, outnumbered_at=4)
+        assert scenario.options == Options(destiny_points=2, outnumbered_at=1)
         assert (scenario.max_rounds, scenario.distance) == (7, 12.5)
 
     def test_sha256_and_rules(self, arena):
