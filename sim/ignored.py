@@ -168,8 +168,9 @@ def _skill_hint(rules: str, name: str, weapons: Sequence[Weapon], rolled: list[s
         return (f"; did you mean the weapon '{weapon}'? It rolls '{rolls}': rename the skill,"
                 f" or give the weapon skill: {name}")
     if rolled:
-        return f" (its weapons roll {', '.join(repr(s) for s in rolled)})"
-    return " (it has no weapon)"
+        return (f" (its weapons roll {', '.join(repr(s) for s in rolled)}); remove it, or give a"
+                f" weapon skill: {name}")
+    return " (it has no weapon); remove it"
 
 
 @attrs.frozen
