@@ -3,7 +3,7 @@
 Validation refuses every such key (a GM who writes it expects it to matter).
 Two levels, as the README's "What each system reads" table says:
 
-- the **system** never reads it (``hands`` in d20, ``level`` in d100, a skill no
+- the **system** never reads it (``hands`` in d20, ``heroism`` in d100, a skill no
   weapon and no rule rolls): refused wherever it is written, bestiary included;
 - the **scenario** makes it idle (``terror`` without ``options: {spirit: true}``,
   ``morale`` tokens with morale off, a party member's ``attack_threshold``):
@@ -30,7 +30,6 @@ Path = tuple[str | int, ...]
 
 # Stat keys that only some systems read (every other stat key is read by all four).
 SYSTEM_STAT_KEYS: dict[str, tuple[str, ...]] = {
-    "level": ("d20",),
     "attack_threshold": ("d20",),
     "defense_threshold": ("d20",),
     "heroism": ("d20",),
@@ -48,7 +47,6 @@ SYSTEM_STAT_KEYS: dict[str, tuple[str, ...]] = {
 }
 # Why a system-specific stat key does nothing elsewhere (said after "does nothing in X: ").
 STAT_KEY_WHY = {
-    "level": "only d20 rolls level (checks, attacks, default thresholds, spirit points)",
     "attack_threshold": "thresholds are the d20 attack and defense rolls (seed 003)",
     "defense_threshold": "thresholds are the d20 attack and defense rolls (seed 003)",
     "heroism": "heroism dice are d20's (seed 003)",

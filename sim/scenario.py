@@ -342,6 +342,7 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
 
     common: dict[str, Callable[[object, Path], Any]] = {
         "name": c.text,
+        "level": lambda v, p: c.integer(v, p, 0, 30),  # d20 rolls it; rests of a day, all
         "hp": lambda v, p: c.dice(v, p, lo=1, hi=MAX_HP),
         "armor": lambda v, p: c.integer(v, p, 0, 30),
         "weapons": weapons,
@@ -370,7 +371,6 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
     else:
         table = {
             **common,
-            "level": lambda v, p: c.integer(v, p, 0, 30),
             "attack_threshold": lambda v, p: c.integer(v, p, 0, 60),
             "defense_threshold": lambda v, p: c.integer(v, p, 0, 60),
             "heroism": lambda v, p: c.integer(v, p, 0, 50),
