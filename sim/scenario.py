@@ -995,11 +995,13 @@ def _check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tupl
             party_side=party_side,
             enemies_all_party=all(other.party for other in sides if other is not side),
             rolls_initiative=side is home, group_check=group_check)
-        checks = ((member.fields, member.path, member.use, member.written),
-                  (member.mount, (*member.path, "mount"), member.mount_use, member.mount_written))
-        for fields, path, use, written in checks:
-            if fields is None:
-                continue
+        checks = [((), member.fields, member.path, member.use, member.written)]
+        if member.mount is not None and "mount" in member.written:
+            checks.append(((), member.mount, (*member.path, "mount"), member.mount_use,
+                           member.mount_written))
+        elif member.mount is not None:  # the entry's mount: reported as the entry's key
+            checks.append((("mount",), member.mount, member.path, member.use, frozenset()))
+        for prefix, fields, path, use, written in checks:
             found = ignored.unused_in_block(ctx, fields)
             if written & {"skills", "weapons"}:  # else checked in the bestiary already
                 found += [ignored.Unused(("skills", *u.path), u.message) for u in
@@ -1007,7 +1009,8 @@ def _check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tupl
                                                 fields.get("weapons", ()),
                                                 (group_check,) if group_check else ())]
             for unused in found:
-                _report_unused(c, unused, path, use, written)
+                _report_unused(c, ignored.Unused((*prefix, *unused.path), unused.message), path,
+                               use, written)
     terror = any(m.fields.get("terror") for m, _ in resolved)
     armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
     most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
