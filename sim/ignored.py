@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 
 from sim.model import INITIATIVE_GIFT, Weapon
+from sim.rules import d100, open_d10, quality
 from sim.rules.d20 import MOVEMENT_ARTS
 
 Path = tuple[str | int, ...]
@@ -124,16 +125,14 @@ def system_refusal(key: str, rules: str, table: Mapping[str, tuple[str, ...]],
     return f"does nothing in {rules}: {why[key]} ({read_by(key, systems)}); remove it"
 
 
+# The skill an attack with a weapon rolls, as each system's attack reads it (d20: none).
+ATTACK_SKILL = {"d100": d100.attack_skill, "2d10": quality.attack_skill, "d10": open_d10.attack_skill}
+
+
 def weapon_skill(rules: str, weapon: Weapon) -> str | None:
     """The skill an attack with this weapon rolls in this system (None: no skill)."""
-    if rules == "d100":
-        return weapon.skill or ("magic" if weapon.psy else "ranged" if weapon.range is not None
-                                else "melee")
-    if rules == "2d10":
-        return weapon.skill or weapon.name
-    if rules == "d10":
-        return weapon.skill or ("ranged" if weapon.range is not None else "melee")
-    return None
+    skill_of = ATTACK_SKILL.get(rules)
+    return None if skill_of is None else skill_of(weapon)
 
 
 def unread_skills(rules: str, skills: Mapping[str, int], weapons: Sequence[Weapon],
