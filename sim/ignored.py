@@ -91,15 +91,17 @@ OPTION_WHY = {
     "attacks_per_turn": "only d100 turns may hold more than one attack",
     "difficulty": "only d10 checks fall back on a scenario difficulty",
 }
-# Skills a rule of the system rolls, whatever the weapons.
+# Skills a rule of the system rolls, whatever the weapons: d100 defends with a skill;
+# every system but d20 rolls riding from the saddle.
 RULE_SKILLS: dict[str, tuple[str, ...]] = {
-    "d100": ("defense", "riding"),
-    "2d10": ("riding",),
-    "d10": ("riding",),
+    "d100": (d100.DEFENSE, d100.RIDING),
+    "2d10": (d100.RIDING,),
+    "d10": (d100.RIDING,),
 }
-# Skills a surprise group check usually rolls: a bestiary entry may carry them for any
-# scenario that asks (the scenario's own `group_check` name is accepted too).
-GROUP_CHECK_SKILLS = ("stealth", "perception", "acrobatics", "athletics")
+# Skills a surprise group check usually rolls (the d20 movement arts, and perception): a
+# bestiary entry may carry them for any scenario that asks; a scenario's own
+# `group_check` name is accepted too.
+GROUP_CHECK_SKILLS = (*sorted(MOVEMENT_ARTS), "perception")
 TIMELINE_KEYS = {"damage": ("explode",), "height": ("fall",), "kind": ("expose",),
                  "escape": ("expose",)}
 
