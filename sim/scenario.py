@@ -628,7 +628,7 @@ def _timeline(c: Checker, value: object, path: Path) -> Any:
             "do": lambda v, p: c.choice(v, p, TIMELINE_ACTIONS),
             "targets": c.names,
             "side": c.text,
-            "damage": lambda v, p: c.dice(v, p, lo=0),
+            "damage": lambda v, p: c.dice(v, p, lo=0, hi=MAX_DAMAGE),
             "height": lambda v, p: c.number(v, p, 0, 10_000),
             "kind": lambda v, p: c.choice(v, p, ("water", "smoke")),
             "escape": lambda v, p: c.choice(v, p, ESCAPES),
