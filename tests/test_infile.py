@@ -122,3 +122,18 @@ class TestEveryCommandRefusesAFifo:
             f"{os.devnull}:0:0: (document): cannot read file: a character device, not a regular file",
             "adir:0:0: (document): cannot read file: a directory, not a regular file",
         ]
+
+    def test_run_folder_files_are_fifos(self, tmp_path):
+        """A run folder whose battles.parquet is a FIFO: report and replay --worst exit 2."""
+        shutil.copy(GOLDEN / "skirmish.yaml", tmp_path / "s.yaml")
+        done = sim("batch", "s.yaml", "-n", "3", "--out", "run", "--workers", "1", "--no-progress",
+                   cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        battles = tmp_path / "run" / "battles.parquet"
+        battles.unlink()
+        os.mkfifo(battles)
+        for argv in (("report", "run"), ("replay", "run", "--worst", "--no-interactive")):
+            done = sim(*argv, cwd=tmp_path)
+            assert done.returncode == 2, (argv, done.stderr)
+            assert "not a regular file" in done.stderr
+            assert "Traceback" not in done.stderr
