@@ -222,11 +222,6 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
             refuse("attack_threshold", "does nothing: no side is the party, so every attack"
                                        " rolls against the target's defense_threshold;"
                                        " remove it")
-        elif "armor" in fields and ctx.group_check not in MOVEMENT_ARTS:
-            refuse("armor", "does nothing on a non-party d20 creature: attacks on it roll"
-                            " against its defense_threshold and d20 armor never reduces damage"
-                            " (only a movement-art group check of its side would read it);"
-                            " raise defense_threshold instead, or remove it")
         gifts = fields.get("gifts") or ()
         if INITIATIVE_GIFT in gifts and not (ctx.rolls_initiative or ctx.group_check):
             refuse("gifts", "the 'initiative' gift does nothing here: only the side that rolls"

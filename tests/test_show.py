@@ -42,8 +42,8 @@ sides:
   - name: goblins
     tactics: {target: weakest}
     members:
-      - {use: goblin, count: 2, armor: null, defense_threshold: 13}
-      - {use: ogre, name: Grub, armor: null}
+      - {use: goblin, count: 2, armor: 3}
+      - {use: ogre, name: Grub}
 """
 
 
@@ -90,8 +90,8 @@ class TestShow:
         goblins = data["sides"][1]
         assert goblins["tactics"] == {"target": "weakest"}
         assert goblins["members"][:2] == [
-            {"name": f"goblin {i}", "hp": "2d6",
-             "attack_threshold": 11, "defense_threshold": 13,
+            {"name": f"goblin {i}", "hp": "2d6", "armor": 3,
+             "attack_threshold": 11, "defense_threshold": 11,
              "weapons": [{"name": "rusty blade", "damage": "1d6"}]}
             for i in (1, 2)]
         grub = goblins["members"][2]
