@@ -91,10 +91,11 @@ OPTION_WHY = {
     "attacks_per_turn": "only d100 turns may hold more than one attack",
     "difficulty": "only d10 checks fall back on a scenario difficulty",
 }
-# Skills a rule of the system rolls, whatever the weapons: d100 defends with a skill;
-# every system but d20 rolls riding from the saddle.
+# Skills a rule of the system rolls, whatever the weapons: d100 defends with a skill (and
+# a d100 skill named after a characteristic stands in for it in that check); every system
+# but d20 rolls riding from the saddle.
 RULE_SKILLS: dict[str, tuple[str, ...]] = {
-    "d100": (d100.DEFENSE, d100.RIDING),
+    "d100": (d100.DEFENSE, d100.RIDING, *d100.CHARACTERISTICS),
     "2d10": (d100.RIDING,),
     "d10": (d100.RIDING,),
 }
