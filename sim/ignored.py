@@ -256,11 +256,15 @@ def _unused_d20_weapons(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]
 
 
 def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
-                   most_enemies: int) -> list[Unused]:
-    """Options the scenario's creatures leave idle: ``spirit`` with no terror to face, an
+                   most_enemies: int, party_side: bool) -> list[Unused]:
+    """Options the scenario's sides leave idle: ``spirit`` with no terror to face, an
     ``outnumbered_at`` no combatant can reach (``most_enemies``: the most armed enemies any
-    combatant has)."""
+    combatant has), destiny points with no party to spend them on."""
     found = []
+    if options.destiny_points and not party_side:
+        found.append(Unused(("destiny_points",), (
+            "does nothing: destiny points save party members only, and no side is the party"
+            " (party: true); mark the party, or remove it")))
     if rules == "d20" and options.spirit and not terror:
         found.append(Unused(("spirit",), (
             "does nothing: no creature of this scenario has terror (spirit points are lost"

@@ -1015,7 +1015,8 @@ def _check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tupl
     armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
     most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
     given = data_options if isinstance(data_options, dict) else {}
-    for unused in ignored.unused_options(rules, options, given, terror, most_enemies):
+    for unused in ignored.unused_options(rules, options, given, terror, most_enemies,
+                                         party_side):
         c.fail(("options", *unused.path), unused.message, at_key=True)
 
 
