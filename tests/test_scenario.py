@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
 import pathlib
+import random
 
 import pytest
 import yaml
@@ -1136,3 +1138,45 @@ class TestReadmeExamples:
         out, err = capsys.readouterr()
         assert (code, err) == (0, "")
         assert out.endswith("ok (scenario)\n")
+
+
+class TestMutatedScenarios:
+    """Randomly damaged scenarios are reported, never crash the validator."""
+
+    def test_no_traceback_on_damaged_scenarios(self, tmp_path, monkeypatch):
+        """150 seeded random edits of the corpus and shipped scenarios: a Scenario or a
+        ScenarioError every time, never another exception."""
+        # The corpus bestiary (the cwd's) and the repository's, for the shipped scenarios.
+        monkeypatch.setenv("SIM_BESTIARY", str(REPO / "bestiary"))
+        monkeypatch.chdir(CORPUS)
+        rng = random.Random(20_261_130)
+        values = [None, 0, -1, 2**40, "x", "1d6", [], {}, True, 1.5, [None], {"a": 1}]
+        keys = ["terror", "spirit", "morale", "skills", "weapons", "hands", "psy", "armor",
+                "gifts", "aspects", "heroism", "use", "count", "mount", "round", "do", "targets",
+                "side", "height", "damage", "kind", "party", "members", "outnumbered_at"]
+
+        def damage(node: object) -> object:
+            if isinstance(node, dict):
+                if node and rng.random() < 0.3:
+                    key = rng.choice(list(node))
+                    node[key] = copy.deepcopy(rng.choice(values))
+                if rng.random() < 0.2:
+                    node[rng.choice(keys)] = copy.deepcopy(rng.choice(values))
+                for key in list(node):
+                    if rng.random() < 0.5:
+                        node[key] = damage(node[key])
+            elif isinstance(node, list) and node and rng.random() < 0.5:
+                i = rng.randrange(len(node))
+                node[i] = damage(node[i])
+            return node
+
+        sources = sorted(CORPUS.glob("*.yaml")) + sorted((REPO / "scenarios").glob("*.yaml"))
+        texts = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sources]
+        target = tmp_path / "damaged.yaml"
+        for _ in range(150):
+            data = damage(copy.deepcopy(rng.choice(texts)))
+            target.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+            try:
+                load_scenario(target)
+            except ScenarioError as exc:
+                assert exc.problems
