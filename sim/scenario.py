@@ -118,7 +118,9 @@ class Checker:
             return self.fail(path, f"must be one of {', '.join(choices)} (got {shorten(value)}){hint}")
         return value
 
-    def dice(self, value: object, path: Path, lo: int | None = None, hi: int | None = None) -> Any:
+    def dice(self, value: object, path: Path, lo: int | None = None, hi: int = MAX_DAMAGE) -> Any:
+        """Dice notation, never below ``lo`` nor above ``hi`` (by default every dice value,
+        HP or harm or healing, stays within what battles.parquet's int32 columns hold)."""
         if isinstance(value, bool) or not isinstance(value, int | str):
             return self.fail(path, f"must be dice notation like '1d6+2' (got {shorten(value)})")
         try:
@@ -130,7 +132,7 @@ class Checker:
             return self.fail(path, message)
         if lo is not None and parsed.min < lo:
             return self.fail(path, f"must never be below {lo} (got {shorten(value)}, min {parsed.min})")
-        if hi is not None and parsed.max > hi:
+        if parsed.max > hi:
             return self.fail(path, f"must never exceed {hi:,} (got {shorten(value)}, max {parsed.max:,})")
         return parsed
 
