@@ -930,12 +930,14 @@ def _sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, roster:
             roster.complete = False
             continue
         name = fields["name"]
-        side_weapons = tuple(w for m in members for w in m.fields.get("weapons", ()))
+        if fields.get("tactics") is INVALID:
+            del fields["tactics"]  # reported where it was written
+        side_weapons = tuple(w for m in (*members, *failed) for w in m.fields.get("weapons", ()))
         _check_weapon_names(c, fields.get("tactics"), side_weapons,
                             (*path, "tactics", "weapons"), "any member of this side")
         side_tactics = fields.get("tactics")
         if (side_tactics is not None and side_tactics.potion_at is not None
-                and not any(m.fields.get("items") for m in members)):
+                and not any(m.fields.get("items") for m in (*members, *failed))):
             c.fail((*path, "tactics", "potion_at"), "does nothing: no member of this side "
                                                     "carries items")
         if name in side_names:
@@ -953,10 +955,9 @@ def _sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, roster:
                 first = format_path(seen_names[spec.name])
                 c.fail(member_path, f"duplicate combatant name '{spec.name}' (first at {first})")
             seen_names.setdefault(spec.name, member_path)
-        tactics = fields.get("tactics", Tactics())
         side = Side(
             name=name, party=fields.get("party") or False,
-            tactics=Tactics() if tactics is INVALID else tactics,
+            tactics=fields.get("tactics", Tactics()),
             members=tuple(s for s, _ in specs),
         )
         sides.append(side)
