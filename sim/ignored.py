@@ -91,18 +91,20 @@ OPTION_WHY = {
     "attacks_per_turn": "only d100 turns may hold more than one attack",
     "difficulty": "only d10 checks fall back on a scenario difficulty",
 }
+RIDING = "riding"  # the check the engine rolls from the saddle (sim.engine, sim.effects)
 # Skills a rule of the system rolls, whatever the weapons: d100 defends with a skill (and
 # a d100 skill named after a characteristic stands in for it in that check); every system
 # but d20 rolls riding from the saddle.
 RULE_SKILLS: dict[str, tuple[str, ...]] = {
-    "d100": (d100.DEFENSE, d100.RIDING, *d100.CHARACTERISTICS),
-    "2d10": (d100.RIDING,),
-    "d10": (d100.RIDING,),
+    "d100": (d100.DEFENSE, RIDING, *d100.CHARACTERISTICS),
+    "2d10": (RIDING,),
+    "d10": (RIDING,),
 }
 # Skills a surprise group check usually rolls (the d20 movement arts, and perception): a
 # bestiary entry may carry them for any scenario that asks; a scenario's own
 # `group_check` name is accepted too.
 GROUP_CHECK_SKILLS = (*sorted(MOVEMENT_ARTS), "perception")
+TERROR_WITHOUT_SPIRIT = "does nothing without options: {spirit: true}"
 TIMELINE_KEYS = {"damage": ("explode",), "height": ("fall",), "kind": ("expose",),
                  "escape": ("expose",)}
 
@@ -199,8 +201,8 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     if rules == "d20":
         if not options.spirit:
             for key in ("terror", "spirit"):
-                refuse(key, "does nothing without options: {spirit: true} (terror costs spirit"
-                            " points only then); turn the option on, or remove it")
+                refuse(key, f"{TERROR_WITHOUT_SPIRIT} (terror costs spirit points only then);"
+                            " turn the option on, or remove it")
         elif ctx.party:
             refuse("terror", "does nothing on a party member (terror frightens the party);"
                              " remove it")
@@ -213,13 +215,7 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
         if not fields.get("heroism"):
             refuse("aspects", "does nothing without heroism dice (aspects choose the rolls a"
                               " heroism die may help); add heroism: N, or remove it")
-        if ctx.party:
-            refuse("attack_threshold", "does nothing on a party member: it rolls its own"
-                                       " defense against the attacker's attack_threshold;"
-                                       " remove it")
-            refuse("defense_threshold", "does nothing on a party member: attacks on it are"
-                                        " its own defense rolls (1d20 + armor); remove it")
-        elif not ctx.party_side:
+        if not ctx.party and not ctx.party_side:
             refuse("attack_threshold", "does nothing: no side is the party, so every attack"
                                        " rolls against the target's defense_threshold;"
                                        " remove it")
@@ -261,14 +257,6 @@ def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
     ``outnumbered_at`` no combatant can reach (``most_enemies``: the most armed enemies any
     combatant has), destiny points with no party to spend them on."""
     found = []
-    if options.destiny_points and not party_side:
-        found.append(Unused(("destiny_points",), (
-            "does nothing: destiny points save party members only, and no side is the party"
-            " (party: true); mark the party, or remove it")))
-    if rules == "d20" and options.spirit and not terror:
-        found.append(Unused(("spirit",), (
-            "does nothing: no creature of this scenario has terror (spirit points are lost"
-            " only to terror); give one terror: DICE, or remove it")))
     if rules == "d20" and "outnumbered_at" in given and most_enemies <= options.outnumbered_at:
         found.append(Unused(("outnumbered_at",), (
             f"does nothing: an attack is favoured only after {options.outnumbered_at} enemies"

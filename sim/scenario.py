@@ -973,16 +973,6 @@ def _sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, roster:
     return sides
 
 
-def _check_rounds(c: Checker, data: dict, max_rounds: int) -> None:
-    """A timeline entry after the last round would never happen."""
-    timeline = data.get("timeline")
-    for i, entry in enumerate(timeline if isinstance(timeline, list) else ()):
-        at = entry.get("round") if isinstance(entry, dict) else None
-        if isinstance(at, int) and not isinstance(at, bool) and max_rounds < at <= MAX_ROUNDS:
-            c.fail(("timeline", i, "round"), f"round {at} never comes: the battle stops after"
-                   f" max_rounds {max_rounds}; raise max_rounds, or remove the entry")
-
-
 def _check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[_Member, Side]],
                   options: Options, data_options: object, surprise: Surprise | None) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
@@ -1026,6 +1016,11 @@ def _check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tupl
 def _report_unused(c: Checker, unused: ignored.Unused, path: Path, use: str | None,
                    written: frozenset[str]) -> None:
     key = unused.path[0]
+    if key not in written and use is not None and not (
+            key == "terror" and unused.message.startswith(ignored.TERROR_WITHOUT_SPIRIT)):
+        # A bestiary entry serves any scenario: what it gives is kept quietly, except terror
+        # without the spirit option (RULES 3 makes that a validation error).
+        return
     if key in written or use is None:
         c.fail((*path, *unused.path), unused.message, at_key=True)
         return
@@ -1101,8 +1096,6 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
         if parsed.get("options/clean", True) and surprise is not INVALID:
             _check_unused(c, rules, parsed["sides"], roster.members,
                           parsed.get("options", Options()), data.get("options"), surprise)
-    if parsed.get("max_rounds/clean", True):
-        _check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
     if fields is INVALID or problems:
         raise ScenarioError(_in_file_order(problems))
     return Scenario(
