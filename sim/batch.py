@@ -34,6 +34,7 @@ from sim.day_stats import DayAggregate, DayRow
 from sim.engine import run_battle
 from sim.errors import InputError
 from sim.events import to_jsonl_bytes
+from sim.infile import open_regular
 from sim.manifest import check_manifest, file_sha256, manifest_text, new_run_id, read_json
 from sim.model import Scenario
 from sim.runlock import LOCK, RunLock
@@ -543,7 +544,8 @@ class RunFolder:
 
         path = self.part_path(number)
         try:
-            table = pq.read_table(path)
+            with open_regular(path) as handle:  # a FIFO planted as a part must not hang us
+                table = pq.read_table(handle)
         except (OSError, pa.ArrowException) as exc:
             msg = f"{path}:0:0: (part): unreadable ({exc}); delete it and --resume redoes it"
             raise InputError(msg) from exc
@@ -584,7 +586,8 @@ class RunFolder:
 
         path = self.path / BATTLES
         try:
-            table = pq.read_table(path, columns=list(columns))
+            with open_regular(path) as handle:  # refuses a FIFO or a device at once
+                table = pq.read_table(handle, columns=list(columns))
         except Exception as exc:  # pyarrow raises several types for a missing or bad file
             msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
             raise InputError(msg) from exc

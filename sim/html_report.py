@@ -15,6 +15,7 @@ from typing import Any
 from sim import __version__
 from sim.batch import BATTLES, SUMMARY, RunFolder, load_run_scenario, read_json, write_atomic
 from sim.errors import InputError
+from sim.infile import open_regular
 from sim.narrate import NARRATORS
 from sim.replay import PICKS, pick_battles, regenerate
 from sim.replay_state import BattleView, CombatantView
@@ -84,7 +85,8 @@ def _battle_columns(run_dir: pathlib.Path) -> tuple[Any, list[str], Any]:
 
     path = run_dir / BATTLES
     try:
-        table = pq.read_table(path, columns=["rounds", "combatants"])
+        with open_regular(path) as handle:  # refuses a FIFO or a device at once
+            table = pq.read_table(handle, columns=["rounds", "combatants"])
     except Exception as exc:  # pyarrow raises several types for a missing or bad file
         msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
         raise InputError(msg) from exc

@@ -13,14 +13,13 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import os
 import pathlib
 import re
 import secrets
-import stat
 from typing import Any
 
 from sim.errors import InputError
+from sim.infile import NotRegularFileError, open_regular
 from sim.yamlsrc import shorten
 
 MAX_INT = 2**63 - 1  # seeds, counts and indices: what an int64 Parquet column holds
@@ -36,15 +35,13 @@ def new_run_id() -> str:
 def read_regular(path: pathlib.Path, limit: int) -> bytes:
     """A regular file's bytes, at most ``limit``; anything else (FIFO, device, folder) is refused
     without blocking. OSError for what the OS refuses; InputError for the rest."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            msg = f"{path}:0:0: (document): not a regular file"
-            raise InputError(msg)
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
-    finally:
-        os.close(fd)
+        handle = open_regular(path)  # the one non-blocking opener of inputs (sim.infile)
+    except NotRegularFileError as exc:
+        msg = f"{path}:0:0: (document): not a regular file"
+        raise InputError(msg) from exc
+    with handle:
+        data = handle.read(limit + 1)
     if len(data) > limit:
         msg = f"{path}:0:0: (document): larger than {limit // 1024} kB: not a file of this program"
         raise InputError(msg)

@@ -12,6 +12,7 @@ from sim.batch import RunFolder, battle_seed, load_run_scenario
 from sim.day import load_input, run_any
 from sim.errors import InputError
 from sim.events import SCHEMA, missing_fields, read_jsonl
+from sim.infile import open_regular_text
 from sim.manifest import read_regular
 from sim.yamlsrc import MAX_BYTES, shorten
 
@@ -119,7 +120,7 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
     by its index in the batch.
     """
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open_regular_text(path) as handle:
             events = list(read_jsonl(handle))
     except OSError as exc:
         msg = f"{path}:0:0: (document): cannot read ({exc.strerror})"

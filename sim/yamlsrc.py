@@ -15,6 +15,7 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 
 from sim.errors import Problem, ScenarioError
+from sim.infile import open_regular
 
 Path = tuple[str | int, ...]
 
@@ -116,7 +117,7 @@ def load_yaml(path: pathlib.Path, display: str | None = None) -> Source:
     """Read and load one YAML file; ``display`` is the name used in messages."""
     name = display if display is not None else str(path)
     try:
-        with path.open("rb") as stream:
+        with open_regular(path) as stream:
             # One byte past the limit is enough to know the file is too big.
             raw = stream.read(MAX_BYTES + 1)
     except OSError as exc:

@@ -175,6 +175,13 @@ class TestUsageErrors:
         err = usage_error(capsys, "run", str(AMBUSH), "--seed", seed)
         assert "--seed" in err
 
+    @pytest.mark.parametrize("command", ["batch", "compare", "tune"])
+    @pytest.mark.parametrize("seed", ["-5", str(2**63)])
+    def test_seed_out_of_range_everywhere(self, capsys, command, seed):
+        """Every --seed is 0..2**63-1: a negative one (Random(-5) is Random(5)) is refused."""
+        err = usage_error(capsys, command, str(AMBUSH), "--seed", seed)
+        assert f"must be between 0 and {2**63 - 1} (got {seed})" in err
+
     def test_unknown_subcommand(self, capsys):
         """An unknown subcommand is refused, naming the ones that exist."""
         err = usage_error(capsys, "frobnicate")

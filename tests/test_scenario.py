@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import json
+import os
 import pathlib
+import random
 
 import pytest
 import yaml
@@ -40,12 +44,12 @@ creatures:
   goblin:
     level: 1
     hp: 2d6
-    armor: 1
+    defense_threshold: 11
     weapons: [{name: rusty blade, damage: 1d6}]
   hobgoblin:
     level: 2
     hp: 3d8
-    armor: 2
+    defense_threshold: 12
     weapons: [{name: spear, damage: 1d8}]
 """
 
@@ -309,8 +313,8 @@ class TestUnknownKeys:
 
     def test_unknown_key_in_bestiary_entry(self, arena):
         """An unknown key in a bestiary entry is reported in the bestiary file."""
-        arena.write(variant("armor: 1\n", "armor: 1\n    weapon: []\n", text=BESTIARY),
-                    "bestiary/d20/x.yaml")
+        arena.write(variant("defense_threshold: 11\n", "defense_threshold: 11\n    weapon: []\n",
+                            text=BESTIARY), "bestiary/d20/x.yaml")
         problems = arena.problems(BASE)
         first = problems[0]
         assert first.file == "bestiary/d20/x.yaml"
@@ -516,26 +520,30 @@ class TestBestiary:
 
     def test_bad_bestiary_file_reported_in_place(self, arena):
         """A bad bestiary value is reported with the bestiary's own path and line."""
-        arena.write(variant("armor: 1", "armor: lots", text=BESTIARY), "bestiary/d20/x.yaml")
+        bad = variant("defense_threshold: 11", "defense_threshold: lots", text=BESTIARY)
+        arena.write(bad, "bestiary/d20/x.yaml")
         problems = arena.problems(BASE)
         assert str(problems[0]) == (
-            "bestiary/d20/x.yaml:6:12: creatures.goblin.armor: must be an integer (got 'lots')")
+            "bestiary/d20/x.yaml:6:24: creatures.goblin.defense_threshold: must be an integer"
+            " (got 'lots')")
 
     def test_invalid_entry_not_called_missing(self, arena):
         """An entry that exists but is invalid is not reported as missing."""
-        arena.write(variant("armor: 1", "armor: lots", text=BESTIARY), "bestiary/d20/x.yaml")
+        bad = variant("defense_threshold: 11", "defense_threshold: lots", text=BESTIARY)
+        arena.write(bad, "bestiary/d20/x.yaml")
         problems = arena.problems(BASE)
         assert [p.message for p in problems if "no bestiary entry" in p.message] == []
 
     def test_validate_bestiary_file(self, arena):
         """``sim validate`` on a bad bestiary file reports every problem of it."""
-        bad = variant("armor: 1", "armor: lots", "hp: 3d8", "hp: 0", text=BESTIARY)
+        bad = variant("defense_threshold: 11", "defense_threshold: lots", "hp: 3d8", "hp: 0", text=BESTIARY)
         arena.write(bad, "bestiary/d20/x.yaml")
         code, out, err = arena.cli("validate", "bestiary/d20/x.yaml")
         assert code == 2
         assert out == ""
         assert err.splitlines() == [
-            "bestiary/d20/x.yaml:6:12: creatures.goblin.armor: must be an integer (got 'lots')",
+            "bestiary/d20/x.yaml:6:24: creatures.goblin.defense_threshold: must be an integer"
+            " (got 'lots')",
             "bestiary/d20/x.yaml:10:9: creatures.hobgoblin.hp: must never be below 1 "
             "(got 0, min 0)",
         ]
@@ -757,11 +765,11 @@ class TestGoodInput:
     def test_use_with_overrides(self, arena):
         """Keys given beside ``use:`` win; the rest comes from the bestiary entry."""
         scenario = arena.load(variant("{use: goblin, count: 2}",
-                                      "{use: goblin, name: Boss, hp: 20, armor: 3}"))
+                                      "{use: goblin, name: Boss, hp: 20, defense_threshold: 13}"))
         boss = scenario.sides[1].members[0]
         assert boss.name == "Boss"
         assert boss.hp == dice.parse(20)
-        assert boss.armor == 3
+        assert boss.defense_threshold == 13
         assert boss.level == 1
         assert [(w.name, str(w.damage)) for w in boss.weapons] == [("rusty blade", "1d6")]
         assert boss.side == "goblins"
@@ -840,9 +848,9 @@ class TestGoodInput:
     def test_options_given(self, arena):
         """Options given in the scenario are kept."""
         text = variant("rules: d20\n", "rules: d20\nmax_rounds: 7\ndistance: 12.5\n"
-                       "options: {destiny_points: 2, outnumbered_at: 4}\n")
+                       "options: {destiny_points: 2, outnumbered_at: 1}\n")
         scenario = arena.load(text)
-        assert scenario.options == Options(destiny_points=2, outnumbered_at=4)
+        assert scenario.options == Options(destiny_points=2, outnumbered_at=1)
         assert (scenario.max_rounds, scenario.distance) == (7, 12.5)
 
     def test_sha256_and_rules(self, arena):
@@ -990,3 +998,185 @@ class TestTacticsAndItems:
         code, _, err = arena.cli("validate", "bestiary/d20/x.yaml")
         assert code == 2
         assert "creatures.hobgoblin.tactics.potion_at: does nothing without items" in err
+
+
+CORPUS = REPO / "tests" / "data" / "invalid"
+
+
+def _corpus_files() -> list[pathlib.Path]:
+    return sorted([*CORPUS.glob("*.yaml"), *CORPUS.glob("bad_bestiary/*/*.yaml")])
+
+
+class TestCorpus:
+    """Hostile and careless inputs of tests/data/invalid: exit 2, exactly the expected lines."""
+
+    def test_corpus_found(self):
+        """The corpus is there, with an expected file for each input."""
+        files = _corpus_files()
+        assert len(files) >= 15
+        assert all(f.with_suffix(".expected").exists() for f in files)
+
+    @pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: str(p.relative_to(CORPUS)))
+    def test_refused_with_expected_lines(self, path, capsys, monkeypatch):
+        """``sim validate`` exits 2 and prints the expected problems, in file order."""
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        monkeypatch.chdir(CORPUS)
+        name = str(path.relative_to(CORPUS))
+        code = main(["validate", name])
+        out, err = capsys.readouterr()
+        expected = path.with_suffix(".expected")
+        if os.environ.get("SIM_REGEN_INVALID"):
+            expected.write_text(err, encoding="utf-8")
+        assert (code, out) == (2, "")
+        assert "Traceback" not in err
+        lines = err.splitlines()
+        assert lines == expected.read_text(encoding="utf-8").splitlines()
+        positions = [tuple(map(int, line.split(":")[1:3])) for line in lines]
+        assert positions == sorted(positions), "problems are reported in file order"
+
+
+class TestKeysThatMatter:
+    """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
+
+    def test_terror_and_spirit_with_the_option(self, arena):
+        """With spirit on, a creature's terror and a party member's spirit both matter."""
+        text = variant("rules: d20\n", "rules: d20\noptions: {spirit: true}\n",
+                       "armor: 4\n", "armor: 4\n        spirit: 2d12\n",
+                       "{use: goblin, count: 2}", "{use: goblin, count: 2, terror: 1d4}")
+        scenario = arena.load(text)
+        aria, goblin = scenario.sides[0].members[0], scenario.sides[1].members[0]
+        assert aria.spirit == dice.parse("2d12")
+        assert goblin.terror == dice.parse("1d4")
+
+    def test_null_drops_a_bestiary_key(self, arena):
+        """``terror: null`` next to ``use:`` drops the entry's terror: valid without spirit."""
+        arena.write(BESTIARY.replace("    level: 1\n", "    level: 1\n    terror: 1d6\n"),
+                    "bestiary/d20/x.yaml")
+        problems = arena.problems(BASE)
+        assert [p.path for p in problems] == ["sides[1].members[0].use"]
+        assert "write 'terror: null' here to drop it" in problems[0].message
+        scenario = arena.load(variant("{use: goblin, count: 2}",
+                                      "{use: goblin, count: 2, terror: null}"))
+        assert scenario.sides[1].members[0].terror is None
+
+    def test_heroism_aspects_and_a_weapon_skill(self, arena):
+        """In d20 a weapon's skill matters through aspects, which matter through heroism."""
+        text = variant("armor: 4\n", "armor: 4\n        heroism: 2\n        aspects: [blades]\n",
+                       "{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, skill: blades}")
+        aria = arena.load(text).sides[0].members[0]
+        assert (aria.heroism, aria.aspects, aria.weapons[0].skill) == (2, ("blades",), "blades")
+
+    def test_morale_on_key_is_read(self, arena):
+        """``morale: {on: true, wound_divisor: 3}``: YAML's boolean ``on`` key is the key."""
+        text = variant("rules: d20\n", "rules: d20\noptions: {morale: {on: true, wound_divisor: 3}}\n")
+        options = arena.load(text).options
+        assert (options.morale_on, options.wound_divisor) == (True, 3)
+
+    def test_group_check_skill_on_the_surprising_side(self, arena):
+        """A skill named by the side's surprise group check is read (2d10)."""
+        arena.write("rules: 2d10\ncreatures:\n  rat: {hp: 3, weapons: [{name: bite, damage: 1d2}]}\n",
+                    "bestiary/2d10/x.yaml")
+        text = ("name: T\nrules: 2d10\nsurprise: {side: a, group_check: sneaking}\nsides:\n"
+                "  - name: a\n    party: true\n    members:\n"
+                "      - {name: Wynn, hp: 9, skills: {sneaking: 3, knife: 2},"
+                " weapons: [{name: knife, damage: 1d4}]}\n"
+                "  - name: b\n    members: [{use: rat}]\n")
+        wynn = arena.load(text).sides[0].members[0]
+        assert dict(wynn.skills) == {"sneaking": 3, "knife": 2}
+
+    def test_refused_by_run_and_batch_too(self, arena, tmp_path):
+        """``sim run`` and ``sim batch`` refuse an idle key like validate, before any run."""
+        arena.write(variant("armor: 4\n", "armor: 4\n        spirit: 2d12\n"))
+        for argv in (("run", "s.yaml"), ("batch", "s.yaml", "-n", "2", "--out", "out")):
+            code, out, err = arena.cli(*argv)
+            assert out == ""
+            assert code == 2
+            assert err.startswith("s.yaml:11:9: sides[0].members[0].spirit: does nothing without")
+        assert not (tmp_path / "out").exists()
+
+
+class TestBounds:
+    """Numbers at the caps run through a batch; past them they are refused with the cap."""
+
+    def test_largest_numbers_fit_the_results(self, arena, tmp_path):
+        """HP and damage at 1,000,000 and the last round allowed go through battles.parquet."""
+        text = variant("rules: d20\n", "rules: d20\nmax_rounds: 10000\n",
+                       "hp: 24", "hp: 1000000",
+                       "{name: sword, damage: 1d8}", "{name: sword, damage: 999990+1d10}",
+                       "{use: goblin, count: 2}",
+                       "{use: goblin, count: 2, hp: 1000000, weapons: [{name: maul, damage: 1000000}]}")
+        arena.load(text)
+        code, out, err = arena.cli("batch", "s.yaml", "-n", "3", "--out", "run", "--json",
+                                   "--no-progress", "--workers", "1")
+        assert (code, err) == (0, "")
+        assert json.loads(out)["battles"] == 3
+
+    @pytest.mark.parametrize(("old", "new", "message"), [
+        ("hp: 24", "hp: 1000001", "must never exceed 1,000,000 (got 1000001, max 1,000,001)"),
+        ("damage: 1d8}", "damage: 1001d1000}", "at most 1000 dice per term"),
+        ("damage: 1d8}", "damage: 1000d1000+1}", "must never exceed 1,000,000"),
+    ])
+    def test_past_the_cap(self, arena, old, new, message):
+        """A number past its cap names the cap."""
+        p = arena.one(variant(old, new))
+        assert message in p.message
+
+
+class TestReadmeExamples:
+    """The README's scenario example is valid as written: no key in it is refused."""
+
+    def test_writing_a_scenario_example_validates(self, tmp_path, monkeypatch, capsys):
+        """The first YAML block of "Writing a scenario" validates against ./bestiary."""
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        readme = (REPO / "README.md").read_text(encoding="utf-8")
+        section = readme[readme.index("## Writing a scenario"):]
+        start = section.index("```yaml\n") + len("```yaml\n")
+        example = tmp_path / "example.yaml"
+        example.write_text(section[start:section.index("```", start)], encoding="utf-8")
+        monkeypatch.chdir(REPO)
+        code = main(["validate", str(example)])
+        out, err = capsys.readouterr()
+        assert (code, err) == (0, "")
+        assert out.endswith("ok (scenario)\n")
+
+
+class TestMutatedScenarios:
+    """Randomly damaged scenarios are reported, never crash the validator."""
+
+    def test_no_traceback_on_damaged_scenarios(self, tmp_path, monkeypatch):
+        """150 seeded random edits of the corpus and shipped scenarios: a Scenario or a
+        ScenarioError every time, never another exception."""
+        # The corpus bestiary (the cwd's) and the repository's, for the shipped scenarios.
+        monkeypatch.setenv("SIM_BESTIARY", str(REPO / "bestiary"))
+        monkeypatch.chdir(CORPUS)
+        rng = random.Random(20_261_130)
+        values = [None, 0, -1, 2**40, "x", "1d6", [], {}, True, 1.5, [None], {"a": 1}]
+        keys = ["terror", "spirit", "morale", "skills", "weapons", "hands", "psy", "armor",
+                "gifts", "aspects", "heroism", "use", "count", "mount", "round", "do", "targets",
+                "side", "height", "damage", "kind", "party", "members", "outnumbered_at"]
+
+        def damage(node: object) -> object:
+            if isinstance(node, dict):
+                if node and rng.random() < 0.3:
+                    key = rng.choice(list(node))
+                    node[key] = copy.deepcopy(rng.choice(values))
+                if rng.random() < 0.2:
+                    node[rng.choice(keys)] = copy.deepcopy(rng.choice(values))
+                for key in list(node):
+                    if rng.random() < 0.5:
+                        node[key] = damage(node[key])
+            elif isinstance(node, list) and node and rng.random() < 0.5:
+                i = rng.randrange(len(node))
+                node[i] = damage(node[i])
+            return node
+
+        sources = sorted(CORPUS.glob("*.yaml")) + sorted((REPO / "scenarios").glob("*.yaml"))
+        texts = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sources]
+        target = tmp_path / "damaged.yaml"
+        for _ in range(150):
+            data = damage(copy.deepcopy(rng.choice(texts)))
+            target.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+            try:
+                load_scenario(target)
+            except ScenarioError as exc:
+                assert exc.problems

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
 import time
 
@@ -241,7 +242,27 @@ class TestReadFailures:
         """A directory cannot be read as a file."""
         with pytest.raises(ScenarioError) as info:
             load_yaml(tmp_path, display="dir")
-        assert info.value.problems == [Problem("dir", 0, 0, "", "cannot read file: Is a directory")]
+        assert info.value.problems == [
+            Problem("dir", 0, 0, "", "cannot read file: a directory, not a regular file")
+        ]
+
+    def test_fifo_without_writer_is_refused_at_once(self, tmp_path: pathlib.Path) -> None:
+        """A FIFO nobody writes to is refused, not waited on (a blocking open would hang)."""
+        fifo = tmp_path / "pipe.yaml"
+        os.mkfifo(fifo)
+        with pytest.raises(ScenarioError) as info:
+            load_yaml(fifo, display="pipe.yaml")
+        assert str(info.value) == (
+            "pipe.yaml:0:0: (document): cannot read file: a FIFO (named pipe), not a regular file"
+        )
+
+    def test_character_device_is_refused(self) -> None:
+        """/dev/zero would be read forever: a device is refused before any byte is read."""
+        with pytest.raises(ScenarioError) as info:
+            load_yaml(pathlib.Path(os.devnull), display="null")
+        assert str(info.value) == (
+            "null:0:0: (document): cannot read file: a character device, not a regular file"
+        )
 
     def test_unreadable_file(self, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
         """A permission error is reported like any other read failure."""
@@ -252,7 +273,7 @@ class TestReadFailures:
             raise PermissionError(13, "Permission denied")
 
         # Simulated: the tests may run as root, who can read anything.
-        monkeypatch.setattr(pathlib.Path, "open", refuse)
+        monkeypatch.setattr(os, "open", refuse)
         with pytest.raises(ScenarioError) as info:
             load_yaml(path, display="secret.yaml")
         assert str(info.value) == "secret.yaml:0:0: (document): cannot read file: Permission denied"
@@ -289,11 +310,13 @@ class TestReadFailures:
         assert only_problem(raw).message == "file is larger than 1 MiB"
 
     @pytest.mark.skipif(not pathlib.Path("/dev/zero").exists(), reason="needs /dev/zero")
-    def test_endless_stream_is_not_read_to_the_end(self) -> None:
-        """Reading stops just past the limit, so an endless file cannot hang the load."""
+    def test_endless_stream_is_not_read_at_all(self) -> None:
+        """An endless device is refused before a byte is read, so it cannot hang the load."""
         with pytest.raises(ScenarioError) as info:
             load_yaml(pathlib.Path("/dev/zero"), display="zero")
-        assert str(info.value) == "zero:0:0: (document): file is larger than 1 MiB"
+        assert str(info.value) == (
+            "zero:0:0: (document): cannot read file: a character device, not a regular file"
+        )
 
     def test_invalid_utf8_after_a_bom(self) -> None:
         """Columns of a bad byte on the first line do not count the BOM."""

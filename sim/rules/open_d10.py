@@ -48,6 +48,11 @@ def open_d10(rng: random.Random) -> tuple[int, tuple[int, ...]]:
     return total, tuple(chain)
 
 
+def attack_skill(weapon: Weapon) -> str:
+    """The skill an attack rolls: the weapon's own, else ranged or melee."""
+    return weapon.skill or ("ranged" if weapon.range is not None else "melee")
+
+
 def attribute(who: Fighter, name: str) -> int:
     name = ALIASES.get(name, name)
     return who.spec.attributes.get(name, DEFAULT_ATTRIBUTE)
@@ -112,7 +117,7 @@ class OpenD10(ScoreSystem):
         self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
     ) -> AttackResult:
         """open d10 + attribute + weapon skill against the target's defense."""
-        skill = weapon.skill or ("ranged" if weapon.range is not None else "melee")
+        skill = attack_skill(weapon)
         score = attribute(attacker, weapon.attribute or "agility") + attacker.spec.skills.get(skill, 0)
         check = self.checked(battle, attacker, "attack", score, target.spec.defense, advantage,
                               skill)

@@ -37,6 +37,11 @@ def band(quality: int) -> str:
     return SUCCESS if quality <= EXPLOIT_ABOVE else CRITICAL_SUCCESS
 
 
+def attack_skill(weapon: Weapon) -> str:
+    """The skill an attack rolls: the weapon's own, else the skill named after the weapon."""
+    return weapon.skill or weapon.name
+
+
 def characteristic(who: Fighter, name: str) -> int:
     return who.spec.characteristics.get(name, DEFAULT_CHARACTERISTIC)
 
@@ -93,7 +98,7 @@ class Quality(ScoreSystem):
     ) -> AttackResult:
         """SR = combat + weapon skill - target defense; a hit iff Q >= 0. An exploit adds a
         weapon die; a disaster costs the attacker its next turn."""
-        skill = weapon.skill or weapon.name
+        skill = attack_skill(weapon)
         score = characteristic(attacker, COMBAT) + attacker.spec.skills.get(skill, 0)
         check = self.checked(battle, attacker, "attack", score, -target.spec.defense, advantage,
                               skill)

@@ -1,0 +1,276 @@
+"""Keys that would silently do nothing under a scenario's system and options, and why.
+
+Validation refuses every such key (a GM who writes it expects it to matter).
+Two levels, as the README's "What each system reads" table says:
+
+- the **system** never reads it (``hands`` in d20, ``heroism`` in d100, a skill no
+  weapon and no rule rolls): refused wherever it is written, bestiary included;
+- the **scenario** makes it idle (``terror`` without ``options: {spirit: true}``,
+  ``morale`` tokens with morale off, a party member's ``attack_threshold``):
+  refused in the resolved scenario only, since one bestiary entry serves
+  scenarios with different options.
+
+Functions here take validated values and return ``Unused`` findings with a path
+relative to the stat block (or weapon, option, timeline entry); ``sim.scenario``
+turns them into ``file:line:col`` problems where the key was written.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from sim.model import INITIATIVE_GIFT, Weapon
+from sim.rules import d100, open_d10, quality
+from sim.rules.d20 import MOVEMENT_ARTS
+
+Path = tuple[str | int, ...]
+
+# Stat keys that only some systems read (every other stat key is read by all four).
+SYSTEM_STAT_KEYS: dict[str, tuple[str, ...]] = {
+    "attack_threshold": ("d20",),
+    "defense_threshold": ("d20",),
+    "heroism": ("d20",),
+    "aspects": ("d20",),
+    "gifts": ("d20",),
+    "terror": ("d20",),
+    "spirit": ("d20",),
+    "characteristics": ("d100", "2d10"),
+    "attributes": ("d10",),
+    "skills": ("d100", "2d10", "d10"),
+    "psy": ("d100",),
+    "load": ("d100",),
+    "defense": ("2d10", "d10"),
+    "mount": ("d100", "2d10", "d10"),
+}
+# Why a system-specific stat key does nothing elsewhere (said after "does nothing in X: ").
+STAT_KEY_WHY = {
+    "attack_threshold": "thresholds are the d20 attack and defense rolls (seed 003)",
+    "defense_threshold": "thresholds are the d20 attack and defense rolls (seed 003)",
+    "heroism": "heroism dice are d20's (seed 003)",
+    "aspects": "aspects choose the rolls heroism dice may help, a d20 rule",
+    "gifts": "gifts are d20's (seed 003)",
+    "terror": "terror and spirit points are d20's (seed 003)",
+    "spirit": "terror and spirit points are d20's (seed 003)",
+    "characteristics": "d10 stat blocks have 'attributes', d20 ones 'level'",
+    "attributes": "attributes are d10's; d100 and 2d10 have 'characteristics'",
+    "skills": "d20 rolls level, not skills",
+    "psy": "PSY and spells are d100's (seed 002)",
+    "load": "carrying capacity and fatigue are d100's (seed 002)",
+    "defense": "d100 defends with the 'defense' skill, d20 with defense_threshold or armor",
+    "mount": "d20 stat blocks have no riding or force: a mount would add nothing",
+}
+# Weapon keys only some systems read.
+SYSTEM_WEAPON_KEYS: dict[str, tuple[str, ...]] = {
+    "hands": ("d100",),
+    "attribute": ("d10",),
+    "psy": ("d100",),
+    "armor_piercing": ("d100", "2d10", "d10"),
+}
+WEAPON_KEY_WHY = {
+    "hands": "only d100 counts hands (a two-handed weapon or a bow is a full action and tires);"
+             " elsewhere every attack is the turn's one attack",
+    "attribute": "only d10 adds an attribute to the attack (d100 rolls the skill, 2d10 combat"
+                 " + skill, d20 level + bonus)",
+    "psy": "spells and PSY are d100's (seed 002)",
+    "armor_piercing": "d20 armor never reduces damage (it feeds the defense roll)",
+}
+# Options only one system reads.
+SYSTEM_OPTIONS: dict[str, tuple[str, ...]] = {
+    "spirit": ("d20",),
+    "outnumbered_at": ("d20",),
+    "attacks_per_turn": ("d100",),
+    "difficulty": ("d10",),
+}
+OPTION_WHY = {
+    "spirit": "terror and spirit points are d20's (seed 003)",
+    "outnumbered_at": "the outnumbered rule is d20's (seed 003)",
+    "attacks_per_turn": "only d100 turns may hold more than one attack",
+    "difficulty": "only d10 checks fall back on a scenario difficulty",
+}
+RIDING = "riding"  # the check the engine rolls from the saddle (sim.engine, sim.effects)
+# Skills a rule of the system rolls, whatever the weapons: d100 defends with a skill (and
+# a d100 skill named after a characteristic stands in for it in that check); every system
+# but d20 rolls riding from the saddle.
+RULE_SKILLS: dict[str, tuple[str, ...]] = {
+    "d100": (d100.DEFENSE, RIDING, *d100.CHARACTERISTICS),
+    "2d10": (RIDING,),
+    "d10": (RIDING,),
+}
+# Skills a surprise group check usually rolls (the d20 movement arts, and perception): a
+# bestiary entry may carry them for any scenario that asks; a scenario's own
+# `group_check` name is accepted too.
+GROUP_CHECK_SKILLS = (*sorted(MOVEMENT_ARTS), "perception")
+TERROR_WITHOUT_SPIRIT = "does nothing without options: {spirit: true}"
+TIMELINE_KEYS = {"damage": ("explode",), "height": ("fall",), "kind": ("expose",),
+                 "escape": ("expose",)}
+
+
+@attrs.frozen
+class Unused:
+    """A key that would do nothing: its path (relative to what was checked) and why."""
+
+    path: Path
+    message: str
+
+
+def read_by(key: str, systems: tuple[str, ...]) -> str:
+    return f"'{key}' is read only by {', '.join(systems)}"
+
+
+def system_refusal(key: str, rules: str, table: Mapping[str, tuple[str, ...]],
+                   why: Mapping[str, str]) -> str | None:
+    """The message refusing ``key`` in ``rules``, or None when the system reads it."""
+    systems = table.get(key)
+    if systems is None or rules in systems:
+        return None
+    return f"does nothing in {rules}: {why[key]} ({read_by(key, systems)}); remove it"
+
+
+# The skill an attack with a weapon rolls, as each system's attack reads it (d20: none).
+ATTACK_SKILL = {"d100": d100.attack_skill, "2d10": quality.attack_skill, "d10": open_d10.attack_skill}
+
+
+def weapon_skill(rules: str, weapon: Weapon) -> str | None:
+    """The skill an attack with this weapon rolls in this system (None: no skill)."""
+    skill_of = ATTACK_SKILL.get(rules)
+    return None if skill_of is None else skill_of(weapon)
+
+
+def unread_skills(rules: str, skills: Mapping[str, int], weapons: Sequence[Weapon],
+                  group_checks: Iterable[str] = ()) -> list[Unused]:
+    """Skills that no weapon of the block, no rule of the system and no group check rolls."""
+    rolled = {weapon_skill(rules, w) for w in weapons}
+    known = rolled | set(RULE_SKILLS.get(rules, ())) | set(GROUP_CHECK_SKILLS) | set(group_checks)
+    found = []
+    for name in skills:
+        if name in known:
+            continue
+        message = (f"no weapon and no rule of {rules} rolls the skill '{name}'"
+                   f"{_skill_hint(rules, name, weapons, sorted(s for s in rolled if s))}")
+        found.append(Unused((name,), message))
+    return found
+
+
+def _skill_hint(rules: str, name: str, weapons: Sequence[Weapon], rolled: list[str]) -> str:
+    """Point at the weapon the GM probably meant (``club`` -> the weapon ``great club``)."""
+    names = [w.name for w in weapons]
+    near = [n for n in names if name.lower() in n.lower() or n.lower() in name.lower()]
+    near = near or difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+    if near:
+        weapon = near[0]
+        rolls = weapon_skill(rules, next(w for w in weapons if w.name == weapon))
+        if rules == "2d10" and rolls == weapon:
+            return (f"; did you mean the weapon '{weapon}'? In 2d10 a weapon rolls the skill of"
+                    f" its own name: write skills: {{{weapon}: ...}}, or give the weapon"
+                    f" skill: {name}")
+        return (f"; did you mean the weapon '{weapon}'? It rolls '{rolls}': rename the skill,"
+                f" or give the weapon skill: {name}")
+    if rolled:
+        return (f" (its weapons roll {', '.join(repr(s) for s in rolled)}); remove it, or give a"
+                f" weapon skill: {name}")
+    return " (it has no weapon); remove it"
+
+
+@attrs.frozen
+class Context:
+    """What of the scenario decides whether a stat block's keys matter."""
+
+    rules: str
+    options: Any  # sim.model.Options
+    morale_on: bool
+    party: bool  # the block's side is the party
+    party_side: bool  # the scenario has a party side
+    enemies_all_party: bool  # every other side is the party
+    rolls_initiative: bool  # its side rolls initiative (the party, else the first side)
+    group_check: str | None  # the surprise group check its side makes, if any
+
+
+def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
+    """Keys of a resolved stat block that the scenario's options or sides leave idle."""
+    found: list[Unused] = []
+    rules, options = ctx.rules, ctx.options
+
+    def refuse(key: str, message: str) -> None:
+        if key in fields:
+            found.append(Unused((key,), message))
+
+    if rules == "d20":
+        if not options.spirit:
+            for key in ("terror", "spirit"):
+                refuse(key, f"{TERROR_WITHOUT_SPIRIT} (terror costs spirit points only then);"
+                            " turn the option on, or remove it")
+        elif ctx.party:
+            refuse("terror", "does nothing on a party member (terror frightens the party);"
+                             " remove it")
+        else:
+            refuse("spirit", "does nothing on a non-party member (only the party has spirit"
+                             " points); remove it")
+            if not ctx.party_side:
+                refuse("terror", "does nothing: no side is the party (party: true), and"
+                                 " terror frightens only the party; remove it")
+        if not fields.get("heroism"):
+            refuse("aspects", "does nothing without heroism dice (aspects choose the rolls a"
+                              " heroism die may help); add heroism: N, or remove it")
+        if not ctx.party and not ctx.party_side:
+            refuse("attack_threshold", "does nothing: no side is the party, so every attack"
+                                       " rolls against the target's defense_threshold;"
+                                       " remove it")
+        gifts = fields.get("gifts") or ()
+        if INITIATIVE_GIFT in gifts and not (ctx.rolls_initiative or ctx.group_check):
+            refuse("gifts", "the 'initiative' gift does nothing here: only the side that rolls"
+                            " initiative (the party, else the first side) or makes a surprise"
+                            " group check uses it; remove it")
+        found += _unused_d20_weapons(ctx, fields)
+    if "morale" in fields and not ctx.morale_on:
+        refuse("morale", "does nothing with morale off (starting morale tokens); set options:"
+                         " {morale: true}, or remove it")
+    if rules == "d100" and fields.get("psy") and not any(w.psy for w in fields.get("weapons", ())):
+        refuse("psy", "does nothing: no weapon of this stat block is a spell (psy: COST on a"
+                      " weapon); add a spell, or remove it")
+    return found
+
+
+def _unused_d20_weapons(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
+    found = []
+    heroism_on_weapons = fields.get("heroism") and fields.get("aspects") is not None
+    for i, weapon in enumerate(fields.get("weapons", ())):
+        if weapon.skill is not None and not heroism_on_weapons:
+            found.append(Unused(("weapons", i, "skill"), (
+                "does nothing: d20 rolls level, not skills; a weapon's skill only matches an"
+                " aspect for heroism dice (this stat block has no aspects, or no heroism); remove"
+                " it")))
+        if weapon.bonus and not ctx.party and ctx.enemies_all_party:
+            found.append(Unused(("weapons", i, "bonus"), (
+                "does nothing: its enemies are all party members, who defend against its"
+                " attack_threshold (d20 adds a weapon bonus to attack rolls only); raise"
+                " attack_threshold instead, or remove it")))
+    return found
+
+
+def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
+                   most_enemies: int, party_side: bool) -> list[Unused]:
+    """Options the scenario's sides leave idle: ``spirit`` with no terror to face, an
+    ``outnumbered_at`` no combatant can reach (``most_enemies``: the most armed enemies any
+    combatant has), destiny points with no party to spend them on."""
+    found = []
+    if rules == "d20" and "outnumbered_at" in given and most_enemies <= options.outnumbered_at:
+        found.append(Unused(("outnumbered_at",), (
+            f"does nothing: an attack is favoured only after {options.outnumbered_at} enemies"
+            f" attacked the target this round, and no combatant here faces more than"
+            f" {most_enemies} armed enemies; lower it, or remove it")))
+    return found
+
+
+def unused_in_timeline(do: str, given: Iterable[str]) -> list[Unused]:
+    """Keys of a timeline entry its action does not read (``height`` on an ignite...)."""
+    found = []
+    for key in given:
+        actions = TIMELINE_KEYS.get(key)
+        if actions is not None and do not in actions:
+            found.append(Unused((key,), f"does nothing for do: {do} (only do: {actions[0]}"
+                                        f" reads '{key}'); remove it"))
+    return found

@@ -1,0 +1,91 @@
+"""The README's "What each system reads" tables say what validation refuses, key by key."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+from sim import ignored
+from sim.model import RULE_SYSTEMS, Weapon
+from sim.scenario import Checker, _options, _weapon_fields, stat_fields
+from sim.yamlsrc import load_yaml_text
+
+README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+
+
+def readme_table(title: str) -> dict[str, dict[str, bool]]:
+    """``{key: {system: read?}}`` from the README table whose first header cell is ``title``."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"| {title} | {' | '.join(RULE_SYSTEMS)} |")
+    table: dict[str, dict[str, bool]] = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        for key in re.findall(r"`([a-z_]+)`", cells[0]):
+            table[key] = {s: cell == "yes" for s, cell in zip(RULE_SYSTEMS, cells[1:], strict=True)}
+    return table
+
+
+def refused(table: dict, key: str, rules: str) -> bool:
+    """Whether the field of ``key`` refuses it in ``rules`` as a key that would do nothing."""
+    problems: list = []
+    c = Checker(load_yaml_text("a: 1\n", "x.yaml"), problems, rules)
+    field = table(c).get(key)
+    assert field is not None, f"{key} is not a key of {rules} at all"
+    field(None, ("k",))
+    return any("does nothing in" in p.message for p in problems)
+
+
+def option_fields(c: Checker) -> dict:
+    """The option fields, reached through _options with each key alone."""
+    return {key: (lambda v, p, key=key: _options(c, {key: v}, p))
+            for key in ("destiny_points", "morale", "flee_at", "spirit", "outnumbered_at",
+                        "attacks_per_turn", "difficulty")}
+
+
+class TestReadmeAgreesWithValidation:
+    """Each yes/no cell of the README tables is what validation does in that system."""
+
+    @pytest.mark.parametrize(("title", "fields"), [
+        ("stat key", stat_fields), ("weapon key", _weapon_fields), ("option", option_fields),
+    ])
+    def test_table(self, title, fields):
+        """A "no" cell is refused as doing nothing; a "yes" cell is a key the system reads."""
+        table = readme_table(title)
+        assert table, f"no README table '{title}'"
+        for key, cells in table.items():
+            for rules, read in cells.items():
+                assert refused(fields, key, rules) == (not read), (title, key, rules)
+
+    def test_every_stat_and_weapon_key_is_in_a_table(self):
+        """No key of the schema is missing from the README tables."""
+        stat_keys = set(readme_table("stat key"))
+        weapon_keys = set(readme_table("weapon key"))
+        for rules in RULE_SYSTEMS:
+            c = Checker(load_yaml_text("a: 1\n", "x.yaml"), [], rules)
+            assert set(stat_fields(c)) <= stat_keys, rules
+            assert set(_weapon_fields(c)) <= weapon_keys, rules
+
+
+class TestSkills:
+    """A skill must be rolled by a weapon, a rule of the system or a group check."""
+
+    def test_club_points_at_great_club(self):
+        """2d10: ``club`` next to the weapon ``great club`` names the weapon."""
+        club = Weapon(name="great club", damage=None)  # type: ignore[arg-type]
+        (found,) = ignored.unread_skills("2d10", {"club": 3, "great club": 2}, [club])
+        assert found.path == ("club",)
+        assert "did you mean the weapon 'great club'?" in found.message
+
+    @pytest.mark.parametrize(("rules", "weapon", "skill"), [
+        ("d100", Weapon(name="bow", damage=None, range=30), "ranged"),  # type: ignore[arg-type]
+        ("d100", Weapon(name="bolt", damage=None, range=20, psy=2), "magic"),  # type: ignore[arg-type]
+        ("d10", Weapon(name="axe", damage=None), "melee"),  # type: ignore[arg-type]
+        ("2d10", Weapon(name="axe", damage=None, skill="hafted"), "hafted"),  # type: ignore[arg-type]
+    ])
+    def test_weapon_default_skills_are_read(self, rules, weapon, skill):
+        """The skill a weapon rolls by default (or names) is read; a rule skill is too."""
+        assert ignored.unread_skills(rules, {skill: 3, "riding": 2}, [weapon]) == []
