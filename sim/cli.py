@@ -35,7 +35,7 @@ from sim.events import to_jsonl, write_jsonl
 from sim.model import Scenario
 from sim.narrate import narrate
 from sim.replay import PICKS, pick_battles, read_log, regenerate, verify
-from sim.report import print_summary
+from sim.report import decision, print_summary, write_report
 from sim.scenario import IMPLEMENTED_SYSTEMS, validate_file
 from sim.shutdown import StopSignals
 from sim.terminal import echo, quoted_text, safe
@@ -426,8 +426,6 @@ def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
 
 def _write_report(run_dir: pathlib.Path, to: object = None,
                   bestiary: Sequence[pathlib.Path] = ()) -> None:
-    from sim.html_report import write_report  # matplotlib loads only when a report is asked
-
     path = write_report(run_dir, bestiary)
     _say(f"report: {path}", to)
 
@@ -496,14 +494,12 @@ def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
 
 def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
     """Print a compare or tune result (JSON or tables); write its page with --report."""
-    from sim import decision_report
-
     if args.json:
         print(quoted_text(json.dumps(result, ensure_ascii=False)))
     else:
-        decision_report.print_result(result, kind)
+        decision.print_result(result, kind)
     if args.report is not None:
-        path = decision_report.write_page(result, kind, args.report)
+        path = decision.write_page(result, kind, args.report)
         echo(f"report: {path}", file=sys.stderr if args.json else sys.stdout)
 
 

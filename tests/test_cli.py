@@ -413,7 +413,7 @@ class TestEnvironmentErrors:
         code, _, _ = run(capsys, "batch", "--resume", str(out), "--json", "--no-progress")
         assert code == 0 and json.loads((out / "summary.json").read_text())["battles"] == 40
 
-    @pytest.mark.parametrize("where", ["sim.cli.write_atomic", "sim.html_report.write_atomic"])
+    @pytest.mark.parametrize("where", ["sim.cli.write_atomic", "sim.report.page.write_atomic"])
     def test_disk_full_on_log_and_report(self, capsys, tmp_path, monkeypatch, where):
         """ENOSPC writing a log or a report: exit 2, one line."""
         import errno
@@ -451,7 +451,7 @@ class TestEnvironmentErrors:
     @pytest.mark.parametrize(("argv", "target"), [
         (["run", str(AMBUSH)], "sim.cli.run_any"),
         (["validate", str(AMBUSH)], "sim.cli.validate_file"),
-        (["report", "."], "sim.html_report.write_report"),
+        (["report", "."], "sim.cli.write_report"),
     ])
     def test_ctrl_c(self, capsys, monkeypatch, argv, target):
         """Ctrl-C during run, validate or report: exit 130 and one line."""

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import html
+import base64
+import hashlib
 import json
 import pathlib
 import re
 from typing import TYPE_CHECKING
 
 import pytest
+from markupsafe import escape
 
 from sim import cli
 from sim.errors import InputError
-from sim.html_report import _verdict, explain, viewer_states, write_report
 from sim.replay import PICKS, pick_battles, regenerate
 from sim.replay_state import BattleView
-from sim.report import difficulty_text, dist_text, pct
+from sim.report import difficulty_text, dist_text, explain, pct, viewer_states, write_report
+from sim.report.page import _verdict
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -143,7 +145,7 @@ class TestTables:
                     f" someone goes down in {pct(party['any_down'])}, someone dies in"
                     f" {pct(party['any_death'])}, total party kill in {pct(party['tpk'])} of battles.")
         header = page[page.index("<header>"):page.index("</header>")]
-        assert f'<p class="verdict">{html.escape(sentence)}</p>' in header
+        assert f'<p class="verdict">{escape(sentence)}</p>' in header
 
     def test_verdict_of_an_older_summary(self) -> None:
         """A summary written before ``party`` existed keeps the old verdict: win rate and TPK."""
@@ -162,14 +164,14 @@ class TestTables:
                     "party members down": dist_text(party["downs"]),
                     "difficulty": difficulty_text(party)}
         for label, value in expected.items():
-            assert f"<td>{label}</td><td>{html.escape(value)}</td>" in rows
+            assert f"<td>{label}</td><td>{escape(value)}</td>" in rows
 
     def test_every_combatant_row(self, run: pathlib.Path, page: str) -> None:
         """Each combatant has its escaped name, death and knock-out intervals and mean HP left."""
         summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
         rows = re.findall(r"<tr>(.*?)</tr>", page)
         for name, c in summary["combatants"].items():
-            row = next(r for r in rows if r.startswith(f"<td>{html.escape(name)}</td>"))
+            row = next(r for r in rows if r.startswith(f"<td>{escape(name)}</td>"))
             assert pct(c["death"]) in row and pct(c["knocked_out"]) in row
             assert f"<td>{pct(c['death'])}</td><td>{pct(c['down'])}</td>" in row
             assert f"{c['hp_left']['mean']:.1f}" in row
@@ -198,7 +200,7 @@ class TestSafety:
 
     def test_names_escaped(self, page: str) -> None:
         """The hostile names appear escaped and never raw."""
-        assert html.escape(EVIL) in page and html.escape(ZOE) in page
+        assert escape(EVIL) in page and escape(ZOE) in page
         assert EVIL not in page and "<b>Bold</b>" not in page and "<i>brawl" not in page
         assert "<script>alert" not in page and "</script><script>" not in page
 
@@ -206,6 +208,13 @@ class TestSafety:
         """The page has exactly its own script plus three JSON blocks per picked battle."""
         assert len(re.findall(r"<script\b", page)) == 1 + 3 * len(PICKS)
         assert len(re.findall(r"</script>", page)) == 1 + 3 * len(PICKS)
+
+    def test_policy_allows_exactly_the_inline_script(self, page: str) -> None:
+        """The Content-Security-Policy names the SHA-256 of the page's one script as inlined."""
+        script = re.search(r"<script>(.*?)</script>", page, re.DOTALL)
+        assert script is not None
+        digest = base64.b64encode(hashlib.sha256(script.group(1).encode("utf-8")).digest()).decode("ascii")
+        assert f"script-src 'sha256-{digest}';" in page
 
     def test_json_cannot_end_its_script(self, page: str) -> None:
         """Inside the JSON blocks <, > and & only appear as \\u escapes."""

@@ -1,8 +1,8 @@
 """Showing ``sim compare`` and ``sim tune`` results: terminal tables and an HTML page.
 
-The page is a Jinja2 template (``templates/decision.html``) with autoescape on,
-so every name is escaped by default; the only raw value is the SVG plot that
-matplotlib drew from numbers and escaped labels.
+The page is a Jinja2 template (``templates/decision.html``, see render.py) with
+autoescape on, so every name is escaped by default; the only raw value is the SVG
+plot that matplotlib drew from numbers and escaped labels (plots.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from rich.table import Table
 from sim import __version__
 from sim.batch import write_atomic
 from sim.errors import InputError
+from sim.report.plots import new_figure, percent_axis, plot_label, to_svg
+from sim.report.render import render
 from sim.terminal import markup
 
 PAGES = {"compare": "compare.html", "tune": "tune.html"}
@@ -119,31 +121,27 @@ def print_result(result: Result, kind: str, console: Console | None = None) -> N
 
 
 def _compare_plot(result: Result) -> str:
-    from sim.html_report import _figure, _label, _svg
-
     names = result["variants"]
     metrics = result["headline"]
-    fig = _figure(0.8 + 0.35 * len(metrics) * (len(names) - 1))
+    fig = new_figure(0.8 + 0.35 * len(metrics) * (len(names) - 1))
     ax = fig.add_subplot()
     labels, y = [], 0
     for metric in metrics:
         for j, d in enumerate(result["metrics"][metric]["diffs"]):
             ax.errorbar([d["d"] * 100], [y], xerr=[[(d["d"] - d["lo"]) * 100], [(d["hi"] - d["d"]) * 100]],
                         fmt="o", color="#1f77b4", capsize=3)
-            labels.append(_label(f"{metric}: {names[j + 1]}", 40))
+            labels.append(plot_label(f"{metric}: {names[j + 1]}", 40))
             y += 1
     ax.axvline(0, color="#777", linewidth=1)
     ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
-    ax.set_xlabel(f"difference to {_label(names[0], 30)} (percentage points, 95% paired interval)")
-    return _svg(fig, "compare")
+    ax.set_xlabel(f"difference to {plot_label(names[0], 30)} (percentage points, 95% paired interval)")
+    return to_svg(fig, "compare")
 
 
 def _tune_plot(result: Result) -> str:
-    from sim.html_report import _figure, _percent_axis, _svg
-
     points = result["points"]
-    fig = _figure(3.2)
+    fig = new_figure(3.2)
     ax = fig.add_subplot()
     xs = [p["value"] for p in points]
     ps = [p["metric"]["p"] for p in points]
@@ -153,16 +151,13 @@ def _tune_plot(result: Result) -> str:
     bound = float(result["target"].replace("<=", " ").replace(">=", " ").split()[-1])
     ax.axhline(bound, color="#d62728", linestyle="--", linewidth=1, label=f"target {result['target']}")
     ax.set_xlabel("value")
-    _percent_axis(ax, "y")
+    percent_axis(ax, "y")
     ax.legend(loc="best")
-    return _svg(fig, "tune")
+    return to_svg(fig, "tune")
 
 
 def render_page(result: Result, kind: str) -> str:
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.PackageLoader("sim", "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined)
+    """The compare or tune page as text."""
     if kind == "compare":
         title = "Comparison: " + " vs ".join(result["variants"])
         grids, lead, plot = compare_grids(result), compare_lead(result), _compare_plot(result)
@@ -173,9 +168,8 @@ def render_page(result: Result, kind: str) -> str:
         grids, lead, plot = tune_grids(result), tune_lead(result), _tune_plot(result)
         caption = "The metric against the value, with 95% intervals and the target"
         battles = result["battles"]
-    return env.get_template("decision.html").render(
-        title=title, lead=lead, tables=grids, plot=plot, plot_caption=caption,
-        version=__version__, seed=result["seed"], battles=battles)
+    return render("decision.html", title=title, lead=lead, tables=grids, plot=plot, plot_caption=caption,
+                  version=__version__, seed=result["seed"], battles=battles)
 
 
 def write_page(result: Result, kind: str, folder: pathlib.Path) -> pathlib.Path:

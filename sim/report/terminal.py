@@ -1,4 +1,7 @@
-"""Presenting a batch: the lethality table on the terminal (plots and HTML come later)."""
+"""A batch on the terminal: the headline sentence and the lethality tables (rich).
+
+The texts here (``pct``, ``headline``, ``step_rows``...) are shared with the HTML page.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,191 @@
+"""The self-contained HTML lethality report of a batch run: tables, inline SVG plots, a battle viewer.
+
+This module gathers what the page says (the verdict, the lethality tables, the day's steps);
+plots.py draws the figures and viewer.py embeds the picked battles. ``templates/report.html``
+lays them out with the stylesheet and the viewer's script inlined (one file, nothing loaded
+from the network) and escapes every value: a name in a scenario is text, never markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from sim import __version__
+from sim.batch import SUMMARY, RunFolder, load_run_scenario, read_json, write_atomic
+from sim.errors import InputError
+from sim.report.plots import attrition_plot, figures
+from sim.report.render import environment, render
+from sim.report.terminal import (
+    STEP_COLUMNS,
+    difficulty_text,
+    dist_text,
+    headline,
+    morale_rows,
+    pct,
+    step_rows,
+)
+from sim.report.viewer import viewer
+
+REPORT = "report.html"
+SCRIPT = "static/viewer.js"
+Summary = dict[str, Any]
+# A cell is a text, or lines of text shown one under the other.
+Cell = str | tuple[str, ...]
+
+
+@attrs.frozen
+class Table:
+    """A table of the page; the template escapes every caption, heading and cell."""
+
+    caption: str
+    head: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+
+def write_report(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -> pathlib.Path:
+    """Write ``run_dir/report.html`` atomically (one file, loads nothing from the network); its path.
+
+    ``bestiary``: extra folders searched first when the run's scenario is loaded again."""
+    run_dir = pathlib.Path(run_dir)
+    summary = _read_summary(run_dir)
+    page = render_page(run_dir, summary, bestiary)
+    target = run_dir / REPORT
+    write_atomic(target, page.encode("utf-8"))
+    return target
+
+
+def render_page(run_dir: pathlib.Path, summary: Summary, bestiary: Sequence[pathlib.Path] = ()) -> str:
+    """The whole page as text."""
+    return render(
+        "report.html", script_hash=_script_hash(), scenario=summary.get("scenario"),
+        rules=summary.get("rules"), battles=summary.get("battles"), seed=summary.get("seed"),
+        verdict=_verdict(summary, _party_side(run_dir, bestiary)), day=_day(summary),
+        tables=_tables(summary), figures=figures(run_dir, summary), viewer=viewer(run_dir, bestiary),
+        version=__version__, run_name=run_dir.name, stopped_early=summary.get("stopped_by") == "precision")
+
+
+def _script_hash() -> str:
+    """The viewer script's SHA-256 for the page's Content-Security-Policy: only that script,
+    exactly as the template inlines it, may run."""
+    script = environment().get_template(SCRIPT).render()
+    return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+
+
+# -- input -----------------------------------------------------------------------------------
+
+
+def _read_summary(run_dir: pathlib.Path) -> Summary:
+    """The run's summary.json; a missing or damaged one is an input error."""
+    path = run_dir / SUMMARY
+    summary = read_json(path, "summary", f"no {SUMMARY}: not a finished batch run folder")
+    if not isinstance(summary, dict) or summary.get("schema") != 1:
+        msg = f"{path}:0:0: (document): not a schema 1 summary of this program"
+        raise InputError(msg)
+    return summary
+
+
+def _party_side(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> str | None:
+    """The party side's name, or None when the scenario has no party or cannot be loaded."""
+    folder = RunFolder(run_dir)
+    try:
+        scenario = load_run_scenario(folder, folder.read_manifest(), bestiary)
+    except InputError:
+        return None
+    return next((side.name for side in scenario.sides if side.party), None)
+
+
+# -- text ------------------------------------------------------------------------------------
+
+
+def _verdict(summary: Summary, party: str | None) -> str:
+    """The headline sentence (``sim.report.headline``); a summary older than ``party`` gets
+    the party's win rate and TPK, or every side's win rate without a party."""
+    if "party" in summary:
+        return headline(summary)
+    sides = summary.get("sides", {})
+    tpk = summary.get("tpk")
+    if tpk is not None:
+        name = party if party in sides else next(iter(sides), "the party")
+        win = sides.get(name, {}).get("win_rate")
+        return f"{name} win {pct(win)} of battles; total party kill {pct(tpk)}."
+    wins = [f"{side} win {pct(stats['win_rate'])}" for side, stats in sides.items()]
+    return "; ".join([*wins, f"draw {pct(summary.get('draw_rate'))}"]) + "."
+
+
+# -- tables ----------------------------------------------------------------------------------
+
+
+def _tables(summary: Summary) -> list[Table]:
+    """The lethality section: outcomes, battle length, who falls, and morale when it mattered."""
+    tables = [_outcome_table(summary), _rounds_table(summary), _people_table(summary)]
+    morale = _morale_table(summary)
+    return tables if morale is None else [*tables, morale]
+
+
+def _outcome_table(summary: Summary) -> Table:
+    rows = [(f"{side} win", pct(stats["win_rate"])) for side, stats in summary["sides"].items()]
+    rows.append(("draw", pct(summary.get("draw_rate"))))
+    rows.append(("TPK (whole party dead)", pct(summary.get("tpk"))))
+    party = summary.get("party")
+    if party:
+        rows += [("someone in the party goes down", pct(party["any_down"])),
+                 ("someone in the party dies", pct(party["any_death"])),
+                 ("party members dead", dist_text(party["deaths"])),
+                 ("party members down", dist_text(party["downs"])),
+                 ("difficulty", difficulty_text(party))]
+    return Table("Outcomes", ("outcome", "rate (95% CI)"), tuple(rows))
+
+
+def _rounds_table(summary: Summary) -> Table:
+    r = summary["rounds"]
+    row = (f"{r['mean']:.1f}", str(r["p50"]), str(r["p90"]), str(r["max"]))
+    return Table("Battle length (rounds)", ("mean", "median (p50)", "p90", "max"), (row,))
+
+
+def _people_table(summary: Summary) -> Table:
+    head = ("combatant", "side", "dies (95% CI)", "goes down (95% CI)", "knocked out, survives (95% CI)",
+            "causes of death", "HP left: mean (p10 / p50 / p90)")
+    rows = tuple((name, c["side"], pct(c["death"]), pct(c.get("down")), pct(c["knocked_out"]),
+                  _causes(c), _hp_left(c["hp_left"])) for name, c in summary["combatants"].items())
+    return Table("Who falls, and of what", head, rows)
+
+
+def _causes(c: dict[str, Any]) -> Cell:
+    """One line per cause of death, with its interval when the summary has one."""
+    intervals = c.get("death_causes_ci") or {}
+    lines = tuple(f"{cause} {pct(intervals[cause]) if cause in intervals else f'{p * 100:.1f}%'}"
+                  for cause, p in c["death_causes"].items())
+    return lines or "-"
+
+
+def _hp_left(hp: dict[str, Any]) -> str:
+    spread = " / ".join(str(hp.get(key, "-")) for key in ("p10", "p50", "p90"))
+    return f"{hp['mean']:.1f} ({spread})"
+
+
+def _morale_table(summary: Summary) -> Table | None:
+    """Who ends demoralized or despairing, and which skills get a learning tick; None when nobody."""
+    rows = []
+    for name, demoralized, despairing, learning in morale_rows(summary):
+        ticks = ", ".join(f"{skill} {pct(ci)}" for skill, ci in learning.items())
+        rows.append((name, pct(demoralized), pct(despairing), ticks or "-"))
+    if not rows:
+        return None
+    head = ("combatant", "ends demoralized", "ends despairing", "learning tick (95% CI)")
+    return Table("Morale and learning", head, tuple(rows))
+
+
+def _day(summary: Summary) -> dict[str, Any] | None:
+    """Attrition over an adventuring day: per step, who gets there and with how much left; None
+    for a run of single battles."""
+    if not summary.get("steps"):
+        return None
+    table = Table("Each step of the day (95% intervals; HP as p10 / p50 / p90 of the days that"
+                  " reached it)", STEP_COLUMNS, tuple(step_rows(summary)))
+    return {"table": table, "plot": attrition_plot(summary)}

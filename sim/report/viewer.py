@@ -1,0 +1,118 @@
+"""The report's battle viewer: the worst, a median and the best battle of a run, embedded in
+the page as their events, a line of text per event, and what the viewer shows after each.
+
+The page's script (``templates/static/viewer.js``) only applies these; the state of each
+combatant comes from the terminal replay's view (sim.replay_state), so both replays agree.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import markupsafe
+
+from sim.errors import InputError
+from sim.narrate import NARRATORS
+from sim.replay import PICKS, pick_battles, regenerate
+from sim.replay_state import BattleView, CombatantView
+from sim.report.render import json_script
+
+Event = dict[str, Any]
+
+
+@attrs.frozen
+class Picked:
+    """One battle the viewer offers: its pick (worst, median, best), its index in the run, how
+    it ended, and its three JSON blocks (events, narration, states)."""
+
+    key: str
+    index: int
+    outcome: str
+    events: markupsafe.Markup
+    narration: markupsafe.Markup
+    states: markupsafe.Markup
+
+
+@attrs.frozen
+class Viewer:
+    """The picked battles, or why the run's battles cannot be replayed."""
+
+    battles: tuple[Picked, ...] = ()
+    problem: str | None = None
+
+
+def viewer(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> Viewer:
+    """The worst, a median and the best battle, regenerated from the run's seeds."""
+    try:
+        picks = pick_battles(run_dir, bestiary)
+        logs = {index: regenerate(run_dir, index, bestiary) for index in sorted(set(picks.values()))}
+    except InputError as exc:
+        return Viewer(problem=str(exc))
+    return Viewer(tuple(
+        Picked(key, picks[key], _outcome(events), json_script(events),
+               json_script([explain(e) for e in events]), json_script(viewer_states(events)))
+        for key, events in ((key, logs[picks[key]]) for key in PICKS)))
+
+
+def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
+    """What the viewer shows after each event, as changes: entry k lists ``[name, shown]`` for
+    each combatant event k changed (entry 0: everyone) and, when it changed, the shared pools.
+
+    ``shown`` is the terminal replay's view of a combatant (sim.replay_state): HP, status and
+    its details (effects, prone, heroism, PSY, fatigue, morale...), so both replays agree.
+    """
+    view = BattleView(events)
+    shown = {name: _shown(c) for name, c in view.combatants.items()}
+    states: list[dict[str, Any]] = [{"cast": [[n, s] for n, s in shown.items()], "shared": {}}]
+    shared: dict[str, int] = {}
+    for k in range(1, len(events)):
+        view.goto(k)
+        # Only combatants an event names can change (as actor, target, source...).
+        named = {v for v in events[k].values() if isinstance(v, str) and v in shown}
+        if events[k]["event"] == "battle_started":  # a later fight of a day: its whole cast
+            named |= {c["name"] for c in events[k]["combatants"]}
+        changed = []
+        for name in sorted(named):
+            now = _shown(view.combatants[name])
+            if now != shown[name]:
+                shown[name] = now
+                changed.append([name, now])
+        state: dict[str, Any] = {"cast": changed}
+        if view.shared != shared:
+            shared = dict(view.shared)
+            state["shared"] = shared
+        states.append(state)
+    return states
+
+
+def _shown(c: CombatantView) -> dict[str, Any]:
+    return {"hp": c.hp, "max": c.max_hp, "status": c.status, "details": c.details()}
+
+
+def _outcome(events: list[Event]) -> str:
+    last = events[-1] if events else {}
+    if last.get("event") == "day_ended":
+        return "the day seen through" if last.get("completed") else "the day ends early"
+    if last.get("event") != "battle_ended":
+        return "unfinished"
+    head = f"{last['winner']} win" if last.get("winner") else "draw"
+    return f"{head} after {last.get('rounds')} round(s)"
+
+
+def explain(event: Event) -> str:
+    """One event in words: narrate's line for it, or a plain rendering of its fields."""
+    name = event.get("event", "")
+    narrator = NARRATORS.get(name)
+    if narrator is not None:
+        try:
+            return narrator(event).strip()
+        except (KeyError, TypeError, ValueError, AttributeError):
+            pass  # an event missing an optional field: fall back to its fields
+    if name == "turn_started" and "actor" in event:
+        return f"{event['actor']}'s turn."
+    fields = ", ".join(f"{key} {value}" for key, value in event.items()
+                       if key not in ("event", "round", "t") and isinstance(value, str | int | float))
+    return f"{name.replace('_', ' ').capitalize()}" + (f": {fields}." if fields else ".")
