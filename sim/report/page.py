@@ -48,6 +48,14 @@ class Table:
     rows: tuple[tuple[Cell, ...], ...]
 
 
+@attrs.frozen
+class Day:
+    """The day section of a run of adventuring days: its step table and attrition plot (SVG)."""
+
+    table: Table
+    plot: str
+
+
 def write_report(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -> pathlib.Path:
     """Write ``run_dir/report.html`` atomically (one file, loads nothing from the network); its path.
 
@@ -181,11 +189,11 @@ def _morale_table(summary: Summary) -> Table | None:
     return Table("Morale and learning", head, tuple(rows))
 
 
-def _day(summary: Summary) -> dict[str, Any] | None:
+def _day(summary: Summary) -> Day | None:
     """Attrition over an adventuring day: per step, who gets there and with how much left; None
     for a run of single battles."""
     if not summary.get("steps"):
         return None
     table = Table("Each step of the day (95% intervals; HP as p10 / p50 / p90 of the days that"
                   " reached it)", STEP_COLUMNS, tuple(step_rows(summary)))
-    return {"table": table, "plot": attrition_plot(summary)}
+    return Day(table, attrition_plot(summary))
