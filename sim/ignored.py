@@ -215,7 +215,13 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
         if not fields.get("heroism"):
             refuse("aspects", "does nothing without heroism dice (aspects choose the rolls a"
                               " heroism die may help); add heroism: N, or remove it")
-        if not ctx.party and not ctx.party_side:
+        if ctx.party:
+            refuse("attack_threshold", "does nothing on a party member: it rolls its own"
+                                       " defense against the attacker's attack_threshold;"
+                                       " remove it")
+            refuse("defense_threshold", "does nothing on a party member: attacks on it are"
+                                        " its own defense rolls (1d20 + armor); remove it")
+        elif not ctx.party_side:
             refuse("attack_threshold", "does nothing: no side is the party, so every attack"
                                        " rolls against the target's defense_threshold;"
                                        " remove it")
@@ -257,6 +263,14 @@ def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
     ``outnumbered_at`` no combatant can reach (``most_enemies``: the most armed enemies any
     combatant has), destiny points with no party to spend them on."""
     found = []
+    if options.destiny_points and not party_side:
+        found.append(Unused(("destiny_points",), (
+            "does nothing: destiny points save party members only, and no side is the party"
+            " (party: true); mark the party, or remove it")))
+    if rules == "d20" and options.spirit and not terror:
+        found.append(Unused(("spirit",), (
+            "does nothing: no creature of this scenario has terror (spirit points are lost"
+            " only to terror); give one terror: DICE, or remove it")))
     if rules == "d20" and "outnumbered_at" in given and most_enemies <= options.outnumbered_at:
         found.append(Unused(("outnumbered_at",), (
             f"does nothing: an attack is favoured only after {options.outnumbered_at} enemies"

@@ -973,6 +973,16 @@ def _sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, roster:
     return sides
 
 
+def _check_rounds(c: Checker, data: dict, max_rounds: int) -> None:
+    """A timeline entry after the last round would never happen."""
+    timeline = data.get("timeline")
+    for i, entry in enumerate(timeline if isinstance(timeline, list) else ()):
+        at = entry.get("round") if isinstance(entry, dict) else None
+        if isinstance(at, int) and not isinstance(at, bool) and max_rounds < at <= MAX_ROUNDS:
+            c.fail(("timeline", i, "round"), f"round {at} never comes: the battle stops after"
+                   f" max_rounds {max_rounds}; raise max_rounds, or remove the entry")
+
+
 def _check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[_Member, Side]],
                   options: Options, data_options: object, surprise: Surprise | None) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
@@ -1096,6 +1106,8 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
         if parsed.get("options/clean", True) and surprise is not INVALID:
             _check_unused(c, rules, parsed["sides"], roster.members,
                           parsed.get("options", Options()), data.get("options"), surprise)
+    if parsed.get("max_rounds/clean", True):
+        _check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
     if fields is INVALID or problems:
         raise ScenarioError(_in_file_order(problems))
     return Scenario(

@@ -77,7 +77,7 @@ class TestRoundClock:
 
         text = (
             "name: stalemate\nrules: d20\nsides:\n"
-            "  - {name: a, party: true, members: [{name: A, hp: 999, defense_threshold: 19,"
+            "  - {name: a, party: true, members: [{name: A, hp: 999,"
             " weapons: [{name: stick, damage: '1'}]}]}\n"
             "  - {name: b, members: [{name: B, hp: 999, defense_threshold: 19, attack_threshold: 19,"
             " weapons: [{name: stick, damage: '1'}]}]}\n"

@@ -226,21 +226,26 @@ def scenario_texts(draw, rules: str | None = None) -> tuple[str, str]:
     """A small valid scenario of any system: 2 or 3 sides of bestiary creatures, options."""
     rules = rules or draw(st.sampled_from(RULE_SYSTEMS))
     spirit = rules == "d20" and draw(st.booleans())
-    pool = [n.removeprefix("terror:") for n in creatures(rules)
-            if spirit or not n.startswith("terror:")]
+    pool = [n for n in creatures(rules) if spirit or not n.startswith("terror:")]
     count = draw(st.integers(2, 3))
     party = draw(st.integers(-1, count - 1))  # -1: no party side
     sides = []
+    frightening = False  # a creature with terror outside the party: else spirit does nothing
     for i in range(count):
-        members = [{"use": draw(st.sampled_from(pool)), "name": f"s{i}m{j}"}
-                   for j in range(draw(st.integers(1, 2)))]
+        members = []
+        for j in range(draw(st.integers(1, 2))):
+            # Terror frightens the party: a party member never carries it (refused).
+            drawn = draw(st.sampled_from([n for n in pool if i != party or not n.startswith("terror:")]
+                                         or pool))
+            frightening = frightening or drawn.startswith("terror:")
+            members.append({"use": drawn.removeprefix("terror:"), "name": f"s{i}m{j}"})
         sides.append({"name": f"side{i}", "party": i == party, "members": members})
     options: dict[str, object] = {"morale": draw(st.booleans())}
-    if spirit:
+    if spirit and frightening:
         options["spirit"] = True
     if draw(st.booleans()):
         options["flee_at"] = draw(st.sampled_from([0.25, 0.5, 1.0]))
-    if draw(st.booleans()):
+    if party >= 0 and draw(st.booleans()):  # destiny points with no party are refused
         options["destiny_points"] = draw(st.integers(0, 2))
     doc: dict[str, object] = {
         "name": "generated", "rules": rules, "max_rounds": draw(st.integers(1, 25)),
@@ -250,7 +255,7 @@ def scenario_texts(draw, rules: str | None = None) -> tuple[str, str]:
     if draw(st.booleans()):
         doc["surprise"] = f"side{draw(st.integers(0, count - 1))}"
     if draw(st.booleans()):
-        doc["timeline"] = [{"round": draw(st.integers(1, 3)),
+        doc["timeline"] = [{"round": draw(st.integers(1, min(3, doc["max_rounds"]))),
                             "do": draw(st.sampled_from(["ignite", "poison", "explode"])),
                             "side": f"side{draw(st.integers(0, count - 1))}"}]
     if rules == "d100" and draw(st.booleans()):
