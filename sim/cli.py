@@ -83,21 +83,26 @@ def _add_set(command: argparse.ArgumentParser) -> None:
                               "sides[goblins].members[goblin].count=4 (repeatable; VALUE is YAML)")
 
 
-def _add_runner(command: argparse.ArgumentParser) -> None:
+def _add_execution(command: argparse.ArgumentParser) -> None:
+    """Where and how many battles run: shared by batch, compare and tune."""
     command.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
     command.add_argument("--workers", type=_positive, default=None,
                          help="processes (default: all cores)")
     command.add_argument("--executor", choices=("process", "dask"), default="process",
-                         help="where chunks run: local processes, or a Dask cluster")
+                         help="where chunks run: local processes (default), or a Dask cluster")
     command.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
     command.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK,
                          help=f"battles per work unit sent to a worker (default {DEFAULT_CHUNK})")
-    command.add_argument("--json", action="store_true", help="print only the result JSON on stdout")
-    command.add_argument("--report", type=pathlib.Path, metavar="DIR",
-                         help="also write an HTML page into DIR")
     command.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     _bestiary_option(command)
     _add_set(command)
+
+
+def _add_runner(command: argparse.ArgumentParser) -> None:
+    _add_execution(command)
+    command.add_argument("--json", action="store_true", help="print only the result JSON on stdout")
+    command.add_argument("--report", type=pathlib.Path, metavar="DIR",
+                         help="also write an HTML page into DIR")
 
 
 def _index(text: str) -> int:
@@ -151,25 +156,16 @@ def _parser() -> argparse.ArgumentParser:
     batch = commands.add_parser("batch", help="run many battles and tell how deadly it is")
     batch.add_argument("scenario", type=pathlib.Path, nargs="?", help=SCENARIO_HELP + " (not with --resume)")
     batch.add_argument("-n", type=_positive, default=1000, help="battles to run (the cap with --precision)")
-    batch.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
-    batch.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
+    _add_execution(batch)
     batch.add_argument("--out", type=pathlib.Path, help="run folder (default runs/<scenario>-s<seed>-<time>)")
     batch.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
     batch.add_argument("--logs", default="none", help="event logs to keep: none, all or sample:N")
     batch.add_argument("--precision", type=_fraction,
                        help="stop once the win, TPK and someone-dies intervals are within +-P")
-    batch.add_argument("--executor", choices=("process", "dask"), default="process",
-                       help="run battles in local processes (default) or on Dask")
-    batch.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
-    batch.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK,
-                       help=f"battles per work unit sent to a worker (default {DEFAULT_CHUNK})")
     batch.add_argument("--resume", type=pathlib.Path, metavar="RUN_DIR",
                        help="finish an interrupted run, with the settings it began with")
-    batch.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     batch.add_argument("--report", action="store_true",
                        help="also write the self-contained report.html into the run folder")
-    _bestiary_option(batch)
-    _add_set(batch)
 
     replay = commands.add_parser("replay", help="replay a logged battle or battle I of a batch",
                                  epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
