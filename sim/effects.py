@@ -168,12 +168,16 @@ class KnockedOut(OngoingEffect):
         if self.ticks <= self.rounds:
             return
         self.end("woke up")
+        if self.owner.hp > 0 and self.owner.status == UNCONSCIOUS:
+            self.weaken()
+
+    def weaken(self) -> None:
+        """Awake again after a serious wound: weakened (-20) for the rest of the battle."""
         battle, owner = self.battle, self.owner
-        if owner.hp > 0 and owner.status == UNCONSCIOUS:
-            battle.wake(owner)
-            owner.weakened = True
-            if battle.log is not None:
-                battle.emit("effect_started", target=owner.name, effect="weakened")
+        battle.wake(owner)
+        owner.weakened = True
+        if battle.log is not None:
+            battle.emit("effect_started", target=owner.name, effect="weakened")
 
 
 ESCAPABLE = (Asphyxiating, InFire)
@@ -216,8 +220,9 @@ def explode(battle: Battle, targets: list[Fighter], damage: Dice) -> None:
     for target in targets:
         if target.present:
             raw, dice = damage.roll_dice(battle.rng)
+            bonus = raw - sum(dice) if battle.log is not None else 0  # only the log shows it
             battle.deal_damage(target, battle.rules.absorb(target, raw), None, "explosion", False,
-                               dice, raw - sum(dice))
+                               dice, bonus)
 
 
 def fall(battle: Battle, target: Fighter, height: float) -> None:

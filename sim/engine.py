@@ -265,7 +265,7 @@ class Battle:
 
     def _initiative(self) -> list[Fighter]:
         """Group initiative: the party (else the first side) rolls 1d6, 1d8 with the gift."""
-        gifted = any(f.conscious for f in self._gifted)
+        gifted = any(f.able for f in self._gifted)
         die = 8 if gifted else 6
         roll = roll_die(self.rng, die)
         won = roll >= INITIATIVE_WINS_ON
@@ -666,7 +666,9 @@ class Battle:
         self._unseat(fighter, "mount knocked out")
 
     def wake(self, fighter: Fighter) -> None:
-        """Back in the fight after a knock-out that left it HP."""
+        """Back in the fight after a knock-out that left it HP. A destiny point spent on it
+        saved it once: should it fall again, that save no longer keeps it alive (RULES 5)."""
+        fighter.saved = False
         self._set_status(fighter, ACTIVE)
 
     def _set_status(self, fighter: Fighter, status: str) -> None:

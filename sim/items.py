@@ -80,10 +80,9 @@ def use_item(battle: Battle, actor: Fighter, item: Item, target: Fighter) -> Non
 
 def wake(battle: Battle, fighter: Fighter) -> None:
     """Back in the fight; a serious wound's knock-out ends, its weakness stays (RULES.md §3)."""
-    for effect in list(fighter.effects):
-        if effect.name == UNCONSCIOUS:
-            effect.end("potion")
-            fighter.weakened = True
-            if battle.log is not None:
-                battle.emit("effect_started", target=fighter.name, effect="weakened")
-    battle.wake(fighter)
+    knock_outs = [e for e in fighter.effects if e.name == UNCONSCIOUS]
+    for effect in knock_outs:
+        effect.end("potion")
+        effect.weaken()  # the wound's weakness stays, as when it wakes by itself
+    if not knock_outs:
+        battle.wake(fighter)

@@ -117,7 +117,7 @@ def fallen(battle: Battle, fighter: Fighter, source: Fighter | None) -> None:
     if source is not None and source.side != fighter.side:
         change(battle, source, KILL_GAIN, "kill")
     for ally in battle.fighters:
-        if ally is not fighter and ally.side == fighter.side and ally.conscious:
+        if ally is not fighter and ally.side == fighter.side and ally.able:
             change(battle, ally, -ALLY_FELL_LOSS, "ally_fell")
 
 

@@ -134,12 +134,6 @@ class Fighter:
         self.learned: set[str] = set()  # skills whose learning box was ticked
 
     @property
-    def conscious(self) -> bool:
-        """Conscious, present and in its right mind: a broken mind counts as out (RULES 3),
-        for the initiative gift and its allies' morale losses alike."""
-        return self.status == ACTIVE
-
-    @property
     def present(self) -> bool:
         """Still on the battlefield, whatever its state (not dead, not fled)."""
         return self.status not in (DEAD, FLED)

@@ -142,7 +142,7 @@ class TestInitiative:
         b = battle(spec)
         b._initiative()
         assert b.log[-1]["die"] == 8
-        b.fighters[0].status = "unconscious"
+        b._set_status(b.fighters[0], "unconscious")
         b._initiative()
         assert b.log[-1]["die"] == 6
 
@@ -331,6 +331,22 @@ class TestDestinyPoints:
         b.deal_damage(a, 99, m2, "weapon")
         assert b._decided() and b.winner == "m"
         assert m1.status == "unconscious" and b.log[-1]["dead"] == []
+
+    def test_a_save_lasts_one_fall(self) -> None:
+        """A point saves a character once: woken again (a potion), then knocked out by a
+        serious wound, it dies with the unconscious if its side loses (RULES 5)."""
+        spec = scenario(side("h", fighter("A"), party=True), side("m", fighter("M")),
+                        destiny_points=1)
+        b = battle(spec)
+        a, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        assert a.saved and a.status == "unconscious"
+        a.hp = 5
+        b.wake(a)  # what a healing potion does
+        assert not a.saved
+        b.set_unconscious(a, "weapon")  # a serious wound: knocked out with HP left
+        assert b._decided() and b.winner == "m"
+        assert a.status == "dead"
 
     def test_party_spends_a_point_to_save(self) -> None:
         """The party spends a point: the character survives unconscious, even if the side loses."""

@@ -6,6 +6,7 @@ from collections import Counter
 
 import attrs
 import icepool
+import pytest
 
 from sim import dice
 from sim.engine import Battle
@@ -159,11 +160,12 @@ class TestGiving:
         b._take_turn(b.fighters[0])
         assert len(events(b, "item_used")) == 1 and events(b, "attack_resolved") == []
 
-    def test_only_within_2_m(self) -> None:
-        """Items: a downed ally farther than 2 m gets nothing."""
-        b = self.pair("d100", gap=3.0)
+    @pytest.mark.parametrize(("gap", "given"), [(2.0, 1), (2.5, 0), (3.0, 0)])
+    def test_only_within_2_m(self, gap: float, given: int) -> None:
+        """Items: a downed ally exactly 2 m away gets the potion; farther, nothing."""
+        b = self.pair("d100", gap=gap)
         b._take_turn(b.fighters[0])
-        assert events(b, "item_used") == []
+        assert len(events(b, "item_used")) == given
 
     def test_potion_ends_a_serious_wounds_knock_out(self) -> None:
         """Items (d100): a potion wakes an ally knocked out by a serious wound; the wound's

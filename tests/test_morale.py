@@ -230,7 +230,7 @@ class TestGainsAndLosses:
         for f in b.fighters:
             f.morale = 6
         b.lose_spirit(broken, 999, x)
-        assert not broken.conscious and not broken.able
+        assert not broken.able
         b.deal_damage(a, 99, x, "weapon")
         fell = [(who, delta) for who, delta, reason, _ in changes(b.log) if reason == "ally_fell"]
         assert fell == [("C", -4)] and broken.morale == 6
