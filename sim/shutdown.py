@@ -21,6 +21,8 @@ import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
+from sim.terminal import safe
+
 EXIT_INTERRUPTED = 130
 WATCH_EVERY_S = 0.5
 STOPPED_AT_ONCE = "stopped at once"
@@ -71,7 +73,8 @@ def hard_exit(message: str) -> None:
     with contextlib.suppress(OSError, ValueError):
         if sys.stderr.isatty():
             sys.stderr.write("\x1b[?25h")  # the progress bar hid the cursor
-        sys.stderr.write(f"{STOPPED_AT_ONCE}{'; ' + message if message else ''}\n")
+        # The message names the run folder, a user's path: made safe for the terminal.
+        sys.stderr.write(safe(f"{STOPPED_AT_ONCE}{'; ' + message if message else ''}") + "\n")
         sys.stderr.flush()
     os._exit(EXIT_INTERRUPTED)
 
