@@ -345,6 +345,9 @@ def dask_runner(scheduler: str | None, workers: int) -> Runner:
             yield from _windowed(lambda t: client.submit(run_chunk, t, pure=False), wait_one,
                                  result, cancel, tasks, window)
         finally:
+            # The run is over (done, interrupted or lost, each already told in one line):
+            # what Dask logs while it tears down is noise, tracebacks of cancelled comms.
+            logging.getLogger("distributed").setLevel(logging.CRITICAL)
             with contextlib.suppress(*lost):
                 client.close(timeout=DASK_CONNECT_S)
             if cluster is not None:
