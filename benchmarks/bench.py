@@ -5,6 +5,7 @@
     python -m benchmarks.bench logs         # sim batch: --logs all vs none
     python -m benchmarks.bench memory       # peak RSS at 100,000 vs 10,000 battles
     python -m benchmarks.bench all
+    python -m benchmarks.bench workers -n 2000   # fewer battles (throughput, workers, logs)
 
 Nothing here is a test: figures are printed for the issue notes, never asserted.
 """
@@ -107,10 +108,14 @@ def memory() -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("what", choices=("throughput", "workers", "logs", "memory", "all"))
-    what = parser.parse_args().what
-    jobs = {"throughput": throughput, "workers": workers, "logs": logs, "memory": memory}
+    parser.add_argument("-n", type=int, help="battles for throughput, workers and logs (defaults 12000,"
+                        " 40000, 10000); memory always compares 10,000 with 100,000")
+    args = parser.parse_args()
+    sized = {} if args.n is None else {"n": args.n}
+    jobs = {"throughput": lambda: throughput(**sized), "workers": lambda: workers(**sized),
+            "logs": lambda: logs(**sized), "memory": memory}
     for name, job in jobs.items():
-        if what in (name, "all"):
+        if args.what in (name, "all"):
             print(name, json.dumps(job()), flush=True)
 
 

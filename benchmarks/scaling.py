@@ -26,17 +26,16 @@ The issue's target is cli/bare >= 0.55 at 4v6. Figures, never asserted.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
 import pathlib
 import tempfile
-import time
 
+from benchmarks import harness
 from benchmarks.bare_d20 import battle, compile_roster
 from sim import cli
-from sim.batch import DEFAULT_CHUNK, ChunkTask, LogPlan, battle_seed, run_chunk
+from sim.batch import ChunkTask, LogPlan, battle_seed, run_chunk
 from sim.engine import run_battle
 from sim.model import Scenario
 from sim.scenario import load_scenario
@@ -50,26 +49,17 @@ SIZES = {
 REFERENCE_COMBATANTS = 10
 
 
-def rates(battles: int, combatant_rounds: int, seconds: float) -> dict[str, float]:
-    return {"s": round(seconds, 3), "battles_per_s": round(battles / seconds, 1),
-            "combatant_rounds_per_s": round(combatant_rounds / seconds)}
-
-
-def cli_batch(path: pathlib.Path, n: int, seed: int, chunk: int) -> float:
-    """CPU seconds of ``sim batch --workers 1`` run in this process (no interpreter start-up)."""
+def cli_batch(path: pathlib.Path, n: int, seed: int, chunk: int) -> None:
+    """``sim batch --workers 1`` run in this process (no interpreter start-up)."""
     with tempfile.TemporaryDirectory() as tmp:
         argv = ["batch", str(path), "-n", str(n), "--seed", str(seed), "--workers", "1",
                 "--chunk", str(chunk), "--out", f"{tmp}/run", "--json", "--no-progress"]
         out = io.StringIO()
-        began = time.process_time()
         with contextlib.redirect_stdout(out):
             code = cli.main(argv)
-        seconds = time.process_time() - began
-    summary = json.loads(out.getvalue())
-    if code != 0 or summary["battles"] != n:
-        msg = f"sim {' '.join(argv)} exited {code} after {summary.get('battles')} battles"
+    if code != 0 or json.loads(out.getvalue())["battles"] != n:
+        msg = f"sim {' '.join(argv)} exited {code}"
         raise RuntimeError(msg)
-    return seconds
 
 
 def bare_roster(scenario: Scenario) -> list[tuple] | None:
@@ -87,40 +77,40 @@ def measure(name: str, reference_n: int, seed: int, chunk: int) -> dict:
     size = len(scenario.combatants)
     n = max(1, reference_n * REFERENCE_COMBATANTS // size)
     roster = bare_roster(scenario)
-    seconds = {"engine": 0.0, "chunk": 0.0, "bare": 0.0}
+    clock = harness.Stopwatch()
     rounds = bare_rounds = same = 0
     for start in range(0, n, chunk):
         stop = min(n, start + chunk)
         seeds = [battle_seed(seed, i) for i in range(start, stop)]
-        began = time.process_time()
-        outcomes = [run_battle(scenario, s)[0] for s in seeds]
-        seconds["engine"] += time.process_time() - began
+        with clock.timing("engine"):
+            outcomes = [run_battle(scenario, s)[0] for s in seeds]
         rounds += sum(o.rounds for o in outcomes)
-        began = time.process_time()
-        result = run_chunk(ChunkTask(scenario, seed, start, stop, LogPlan()))
-        seconds["chunk"] += time.process_time() - began
+        with clock.timing("chunk"):
+            result = run_chunk(ChunkTask(scenario, seed, start, stop, LogPlan()))
         assert result.battles == stop - start
         if roster is None:
             continue
-        began = time.process_time()
-        bare = [battle(scenario, roster, s) for s in seeds]
-        seconds["bare"] += time.process_time() - began
+        with clock.timing("bare"):
+            bare = [battle(scenario, roster, s) for s in seeds]
         bare_rounds += sum(r for _, r in bare)
         winners = [None if w is None else scenario.sides[w].name for w, _ in bare]
         same += sum((o.winner, o.rounds) == (w, r)
                     for o, w, (_, r) in zip(outcomes, winners, bare, strict=True))
-    seconds["cli"] = cli_batch(path, n, seed, chunk)
-    found = {"size": name, "scenario": str(path.relative_to(ROOT)), "combatants": size, "battles": n,
-             "mean_rounds": round(rounds / n, 3)}
-    for way in ("engine", "chunk", "cli"):
-        found[way] = rates(n, rounds * size, seconds[way])
-    found["chunk_over_engine"] = round(seconds["chunk"] / seconds["engine"], 3)
-    found["cli_over_engine"] = round(seconds["cli"] / seconds["engine"], 3)
+    with clock.timing("cli"):
+        cli_batch(path, n, seed, chunk)
+    found = {"size": name, "scenario": str(path.relative_to(ROOT)), "combatants": size,
+             "battles": n, "mean_rounds": round(rounds / n, 3)}
+    ways = ("engine", "chunk", "cli") if roster is None else ("engine", "chunk", "cli", "bare")
+    for way in ways:
+        fought = size * (bare_rounds if way == "bare" else rounds)
+        found[way] = {"s": round(clock.seconds[way], 3), "battles_per_s": clock.rate(way, n),
+                      "combatant_rounds_per_s": round(clock.rate(way, fought))}
+    found["chunk_over_engine"] = clock.ratio("chunk", "engine")
+    found["cli_over_engine"] = clock.ratio("cli", "engine")
     if roster is not None:
-        found["bare"] = rates(n, bare_rounds * size, seconds["bare"])
         found["bare"]["same"] = same
         for way in ("engine", "chunk", "cli"):  # battles/s of the way over the bare loop's
-            found[f"{way}_vs_bare"] = round(seconds["bare"] / seconds[way], 3)
+            found[f"{way}_vs_bare"] = clock.ratio("bare", way)
     return found
 
 
@@ -145,30 +135,14 @@ def show(found: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-n", type=int, default=4000, help="battles at 4v6 (default 4000)")
-    parser.add_argument("--seed", type=int, default=1, help="the batch's master seed (default 1)")
-    parser.add_argument("--chunk", type=int, default=DEFAULT_CHUNK,
-                        help=f"battles per chunk, as sim batch --chunk (default {DEFAULT_CHUNK})")
+    parser = harness.parser(__doc__, "battles at 4v6", 4000)
     parser.add_argument("--size", choices=tuple(SIZES), action="append",
                         help="only this size (repeatable; default all)")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
-    if args.n < 1 or args.chunk < 1:
-        parser.error("-n and --chunk must be at least 1")
-    # The first chunk and the first batch import pyarrow and friends: not a cost per battle.
-    warm_up = load_scenario(SIZES["4v6"])
-    run_chunk(ChunkTask(warm_up, args.seed, 0, 1, LogPlan()))
-    cli_batch(SIZES["4v6"], 1, args.seed, 1)
-    results = []
-    for name in args.size or SIZES:
-        found = measure(name, args.n, args.seed, args.chunk)
-        results.append(found)
-        if not args.json:
-            print(show(found), flush=True)
-    if args.json:
-        print(json.dumps({"seed": args.seed, "chunk": args.chunk, "sizes": results}, indent=2))
+    args = harness.options(parser)
+    harness.warm_up(load_scenario(SIZES["4v6"]))
+    cli_batch(SIZES["4v6"], 1, args.seed, 1)  # the first batch imports what the command needs
+    figures = (measure(name, args.n, args.seed, args.chunk) for name in args.size or SIZES)
+    harness.report(args, "sizes", figures, show)
 
 
 if __name__ == "__main__":
