@@ -10,18 +10,18 @@ CPU time (``process_time``), logs off:
 - engine: ``sim.engine.run_battle`` in a loop;
 - chunk:  ``sim.batch.run_chunk`` (what ``sim batch --workers 1`` runs per chunk:
   seeds, battles, rows into Arrow, the Parquet part, the chunk's counts);
-- cli:    the whole ``sim batch --workers 1`` in this process (run folder, parts
-  on disk, merge, summary), the issue's yardstick;
+- batch:  the whole ``sim batch --workers 1`` in this process (scenario loading,
+  run folder, parts on disk, merge, summary), the issue's yardstick;
 - bare:   benchmarks/bare_d20.py, an independent bare loop of the same rules.
 
 Engine, chunk and bare alternate chunk by chunk on the same seeds, so a busy
-neighbour slows them alike instead of skewing the ratios; cli runs once, after.
+neighbour slows them alike instead of skewing the ratios; batch runs once, after.
 Each reports battles/s and combatant-rounds/s (the sum over battles of rounds x
 combatants). ``-n`` is the number of 4v6 battles; a larger size plays
 N x 10 / combatants battles, so every size fights about as many combatants.
 The bare loop draws its dice in the engine's order: ``same`` counts the battles
 it ends with the engine's winner in the engine's number of rounds.
-The issue's target is cli/bare >= 0.55 at 4v6. Figures, never asserted.
+The issue's target is batch >= 0.55x bare at 4v6. Figures, never asserted.
 """
 
 from __future__ import annotations
@@ -96,20 +96,20 @@ def measure(name: str, reference_n: int, seed: int, chunk: int) -> dict:
         winners = [None if w is None else scenario.sides[w].name for w, _ in bare]
         same += sum((o.winner, o.rounds) == (w, r)
                     for o, w, (_, r) in zip(outcomes, winners, bare, strict=True))
-    with clock.timing("cli"):
+    with clock.timing("batch"):
         cli_batch(path, n, seed, chunk)
     found = {"size": name, "scenario": str(path.relative_to(ROOT)), "combatants": size,
              "battles": n, "mean_rounds": round(rounds / n, 3)}
-    ways = ("engine", "chunk", "cli") if roster is None else ("engine", "chunk", "cli", "bare")
+    ways = ("engine", "chunk", "batch") if roster is None else ("engine", "chunk", "batch", "bare")
     for way in ways:
         fought = size * (bare_rounds if way == "bare" else rounds)
         found[way] = {"s": round(clock.seconds[way], 3), "battles_per_s": clock.rate(way, n),
                       "combatant_rounds_per_s": round(clock.rate(way, fought))}
     found["chunk_over_engine"] = clock.ratio("chunk", "engine")
-    found["cli_over_engine"] = clock.ratio("cli", "engine")
+    found["batch_over_engine"] = clock.ratio("batch", "engine")
     if roster is not None:
         found["bare"]["same"] = same
-        for way in ("engine", "chunk", "cli"):  # battles/s of the way over the bare loop's
+        for way in ("engine", "chunk", "batch"):  # battles/s of the way over the bare loop's
             found[f"{way}_vs_bare"] = clock.ratio("bare", way)
     return found
 
@@ -118,14 +118,14 @@ def show(found: dict) -> str:
     """One block of text per size."""
     lines = [f"{found['size']} ({found['combatants']} combatants, {found['battles']} battles,"
              f" {found['mean_rounds']} rounds on average)"]
-    for way in ("engine", "chunk", "cli", "bare"):
+    for way in ("engine", "chunk", "batch", "bare"):
         if way in found:
             r = found[way]
             vs = f"  {found[f'{way}_vs_bare']:.3f}x bare" if f"{way}_vs_bare" in found else ""
             lines.append(f"  {way:6} {r['battles_per_s']:9.1f} battles/s"
                          f" {r['combatant_rounds_per_s']:10d} combatant-rounds/s  ({r['s']:.2f} s){vs}")
     lines.append(f"  batch overhead over the engine: chunk {found['chunk_over_engine']:.3f}x,"
-                 f" sim batch {found['cli_over_engine']:.3f}x")
+                 f" sim batch {found['batch_over_engine']:.3f}x")
     if "bare" in found:
         lines.append(f"  bare loop: {found['bare']['same']} of {found['battles']} battles the"
                      " engine's (same winner, same rounds)")
