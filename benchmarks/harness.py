@@ -11,11 +11,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 
 from sim.batch import DEFAULT_CHUNK, ChunkTask, LogPlan, run_chunk
 from sim.day import Day
+from sim.errors import InputError
 from sim.model import Scenario
 
 
@@ -66,11 +68,18 @@ def options(parser: argparse.ArgumentParser) -> argparse.Namespace:
 
 
 def report(args: argparse.Namespace, key: str, figures: Iterable[dict], show: Callable[[dict], str]) -> None:
-    """Print each subject's figures as they come, or all of them as one JSON object at the end."""
+    """Print each subject's figures as they come, or all of them as one JSON object at the end.
+
+    A subject that does not load is reported as the CLI does: its problems, exit code 2.
+    """
     results = []
-    for found in figures:
-        results.append(found)
-        if not args.json:
-            print(show(found), flush=True)
+    try:
+        for found in figures:
+            results.append(found)
+            if not args.json:
+                print(show(found), flush=True)
+    except InputError as exc:
+        print(exc, file=sys.stderr)
+        raise SystemExit(2) from None
     if args.json:
         print(json.dumps({"seed": args.seed, "chunk": args.chunk, key: results}, indent=2))
