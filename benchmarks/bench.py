@@ -4,6 +4,7 @@
     python -m benchmarks.bench workers      # sim batch: 2 workers vs 1
     python -m benchmarks.bench logs         # sim batch: --logs all vs none
     python -m benchmarks.bench memory       # peak RSS at 100,000 vs 10,000 battles
+    python -m benchmarks.bench memory_day   # the same for days (scenarios/days/goblin_warren.yaml)
     python -m benchmarks.bench all
     python -m benchmarks.bench workers -n 2000   # fewer battles (throughput, workers, logs)
 
@@ -27,6 +28,7 @@ from sim.scenario import load_scenario
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "scenarios" / "road_ambush.yaml"  # 4 level-2/3 heroes vs 6 goblins, d20
+DAY = ROOT / "scenarios" / "days" / "goblin_warren.yaml"  # the reference fight, a rest, two more
 
 
 def throughput(n: int = 12_000, block: int = 250) -> dict[str, float]:
@@ -86,8 +88,8 @@ def logs(n: int = 10_000) -> dict[str, float]:
             "cost": round(on / off, 2)}
 
 
-def memory() -> dict[str, float]:
-    """Peak RSS of a one-worker batch (all work in one process) at 10k and 100k battles."""
+def memory(subject: pathlib.Path = REFERENCE) -> dict[str, float]:
+    """Peak RSS of a one-worker batch (all work in one process) at 10k and 100k battles (or days)."""
     probe = ("import resource, sys\n"
              "from sim.cli import main\n"
              "code = main(sys.argv[1:])\n"
@@ -96,7 +98,7 @@ def memory() -> dict[str, float]:
     for n in (10_000, 100_000):
         with tempfile.TemporaryDirectory() as tmp:
             out = subprocess.run(
-                [sys.executable, "-c", probe, "batch", str(REFERENCE), "-n", str(n), "--workers", "1",
+                [sys.executable, "-c", probe, "batch", str(subject), "-n", str(n), "--workers", "1",
                  "--out", f"{tmp}/run", "--no-progress", "--json"],
                 capture_output=True, text=True, check=True,
             ).stdout.strip().splitlines()[-1]
@@ -107,13 +109,13 @@ def memory() -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("what", choices=("throughput", "workers", "logs", "memory", "all"))
+    parser.add_argument("what", choices=("throughput", "workers", "logs", "memory", "memory_day", "all"))
     parser.add_argument("-n", type=int, help="battles for throughput, workers and logs (defaults 12000,"
                         " 40000, 10000); memory always compares 10,000 with 100,000")
     args = parser.parse_args()
     sized = {} if args.n is None else {"n": args.n}
     jobs = {"throughput": lambda: throughput(**sized), "workers": lambda: workers(**sized),
-            "logs": lambda: logs(**sized), "memory": memory}
+            "logs": lambda: logs(**sized), "memory": memory, "memory_day": lambda: memory(DAY)}
     for name, job in jobs.items():
         if args.what in (name, "all"):
             print(name, json.dumps(job()), flush=True)
