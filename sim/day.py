@@ -596,7 +596,7 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
         rounds += outcome.rounds
         if events is not None:
             events.extend(battle.log or [])
-            events.append({"event": "encounter_ended", "round": outcome.rounds, "t": battle.t,
+            events.append({"event": "encounter_ended", "round": outcome.rounds, "t": battle.table.t,
                            "step": step.step, "winner": outcome.winner, "rounds": outcome.rounds})
         results.append(StepResult(step.step, True, won, outcome.winner, outcome.rounds, any_down,
                                   any_death, hp_start, heroism_start, psy_start))

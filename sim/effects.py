@@ -1,8 +1,13 @@
-"""Ongoing effects as SimPy processes that tick at the start of their owner's turns."""
+"""Ongoing effects as SimPy processes that tick at the start of their owner's turns, and the
+one-off harms of seed 002 (fire, poison, water and smoke, explosions, falls, throws).
+
+An effect acts on the battle only through ``Host``: the table (dice, log), the SimPy
+environment, a check, and the engine's ways to harm, knock out and wake a fighter.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from sim.dice import roll_die
 from sim.state import UNCONSCIOUS
@@ -13,8 +18,39 @@ if TYPE_CHECKING:
     import simpy
 
     from sim.dice import Dice
-    from sim.engine import Battle
+    from sim.rules import CheckResult
     from sim.state import Fighter
+    from sim.table import Table
+
+
+class Host(Protocol):
+    """What effects need of the battle they run in (``sim.engine.Battle`` is one)."""
+
+    table: Table
+    env: simpy.Environment
+    ended: bool
+
+    def check(self, who: Fighter, what: str, modifier: int = 0) -> CheckResult:
+        """A check of the battle's rule system."""
+        ...
+
+    def absorb(self, target: Fighter, amount: int) -> int:
+        """What armor leaves of ``amount``, as the rule system says."""
+        ...
+
+    def deal_damage(self, target: Fighter, amount: int, source: Fighter | None, kind: str,
+                    armor_piercing: bool = False, dice: tuple[int, ...] = (), bonus: int = 0,
+                    ) -> None:
+        """Take HP; at 0 the target drops."""
+        ...
+
+    def set_unconscious(self, fighter: Fighter, cause: str) -> None:
+        """Knocked out with HP left (a serious wound)."""
+        ...
+
+    def wake(self, fighter: Fighter) -> None:
+        """Back in the fight."""
+        ...
 
 
 class OngoingEffect:
@@ -27,8 +63,8 @@ class OngoingEffect:
 
     name: ClassVar[str] = "effect"
 
-    def __init__(self, battle: Battle, owner: Fighter) -> None:
-        self.battle = battle
+    def __init__(self, host: Host, owner: Fighter) -> None:
+        self.host = host
         self.owner = owner
         self.active = False
         self.ticks = 0
@@ -37,9 +73,9 @@ class OngoingEffect:
         """Attach to the owner, log ``effect_started`` and begin waiting for its turns."""
         self.active = True
         self.owner.effects.append(self)
-        if self.battle.log is not None:
-            self.battle.emit("effect_started", target=self.owner.name, effect=self.name, **fields)
-        self.battle.env.process(self._run())
+        if self.host.table.log is not None:
+            self.host.table.emit("effect_started", target=self.owner.name, effect=self.name, **fields)
+        self.host.env.process(self._run())
 
     def end(self, reason: str) -> None:
         """Detach from the owner and log ``effect_ended`` with why it ended."""
@@ -47,16 +83,16 @@ class OngoingEffect:
             return
         self.active = False
         self.owner.effects.remove(self)
-        if self.battle.log is not None:
-            self.battle.emit("effect_ended", target=self.owner.name, effect=self.name, reason=reason)
+        if self.host.table.log is not None:
+            self.host.table.emit("effect_ended", target=self.owner.name, effect=self.name, reason=reason)
 
     def _run(self) -> Generator[simpy.Event, object, None]:
         while self.active:
-            yield self.owner.next_turn(self.battle.env)
-            if self.active and self.owner.present and not self.battle.ended:
+            yield self.owner.next_turn(self.host.env)
+            if self.active and self.owner.present and not self.host.ended:
                 self.ticks += 1
-                if self.battle.log is not None:  # every tick is logged, even a quiet one
-                    self.battle.emit("effect_ticked", target=self.owner.name, effect=self.name,
+                if self.host.table.log is not None:  # every tick is logged, even a quiet one
+                    self.host.table.emit("effect_ticked", target=self.owner.name, effect=self.name,
                                      tick=self.ticks)
                 self.tick()
 
@@ -79,19 +115,19 @@ class Burning(OngoingEffect):
     name = "burning"
 
     def tick(self) -> None:
-        battle, owner = self.battle, self.owner
-        amount = roll_die(battle.rng, 6)
+        host, owner = self.host, self.owner
+        amount = roll_die(host.table.rng, 6)
         before = owner.hp
-        battle.deal_damage(owner, amount, None, "fire", True, (amount,))
+        host.deal_damage(owner, amount, None, "fire", True, (amount,))
         owner.fire_damage += before - owner.hp  # HP lost, not dice rolled at 0 HP (RULES 6)
         if not owner.social_lost and owner.fire_damage * 2 > owner.max_hp:
             # Past half its maximum HP in fire damage: 1d10 social, once.
-            owner.social_lost = loss = roll_die(battle.rng, 10)
-            if battle.log is not None:
-                battle.emit("characteristic_lost", target=owner.name, characteristic="social",
+            owner.social_lost = loss = roll_die(host.table.rng, 10)
+            if host.table.log is not None:
+                host.table.emit("characteristic_lost", target=owner.name, characteristic="social",
                             amount=loss, cause="fire")
         # "takes 1d6, then rolls physique": even unconscious, as drowning and poison roll.
-        if self.active and owner.present and battle.rules.check(battle, owner, "physique").success:
+        if self.active and owner.present and host.check(owner, "physique").success:
             self.end("put out")
 
 
@@ -102,8 +138,8 @@ class Asphyxiating(OngoingEffect):
 
     name = "asphyxiating"
 
-    def __init__(self, battle: Battle, owner: Fighter, kind: str, escape: str) -> None:
-        super().__init__(battle, owner)
+    def __init__(self, host: Host, owner: Fighter, kind: str, escape: str) -> None:
+        super().__init__(host, owner)
         self.kind = kind  # water or smoke
         self.escape = escape
         self.failed = False
@@ -113,14 +149,14 @@ class Asphyxiating(OngoingEffect):
         return "drowning" if self.kind == "water" else "asphyxia"
 
     def tick(self) -> None:
-        battle, owner = self.battle, self.owner
+        host, owner = self.host, self.owner
         if not self.failed:
             modifier = -min(10 * (self.ticks - 1), 50)
-            if battle.rules.check(battle, owner, "physique", modifier).success:
+            if host.check(owner, "physique", modifier).success:
                 return
             self.failed = True
-        amount = roll_die(battle.rng, 6)
-        battle.deal_damage(owner, amount, None, self.damage_kind, True, (amount,))
+        amount = roll_die(host.table.rng, 6)
+        host.deal_damage(owner, amount, None, self.damage_kind, True, (amount,))
 
 
 class Poisoned(OngoingEffect):
@@ -129,12 +165,12 @@ class Poisoned(OngoingEffect):
     name = "poisoned"
 
     def tick(self) -> None:
-        battle, owner = self.battle, self.owner
-        if battle.rules.check(battle, owner, "force").success:
+        host, owner = self.host, self.owner
+        if host.check(owner, "force").success:
             self.end("beaten")
             return
-        amount = roll_die(battle.rng, 4)
-        battle.deal_damage(owner, amount, None, "poison", True, (amount,))
+        amount = roll_die(host.table.rng, 4)
+        host.deal_damage(owner, amount, None, "poison", True, (amount,))
 
 
 class InFire(OngoingEffect):
@@ -142,12 +178,12 @@ class InFire(OngoingEffect):
 
     name = "in_fire"
 
-    def __init__(self, battle: Battle, owner: Fighter, escape: str) -> None:
-        super().__init__(battle, owner)
+    def __init__(self, host: Host, owner: Fighter, escape: str) -> None:
+        super().__init__(host, owner)
         self.escape = escape
 
     def tick(self) -> None:
-        ignite(self.battle, self.owner, None)
+        ignite(self.host, self.owner, None)
 
 
 class KnockedOut(OngoingEffect):
@@ -155,13 +191,13 @@ class KnockedOut(OngoingEffect):
 
     name = "unconscious"
 
-    def __init__(self, battle: Battle, owner: Fighter, rounds: int, cause: str) -> None:
-        super().__init__(battle, owner)
+    def __init__(self, host: Host, owner: Fighter, rounds: int, cause: str) -> None:
+        super().__init__(host, owner)
         self.rounds = rounds
         self.cause = cause
 
     def start(self, **fields: object) -> None:
-        self.battle.set_unconscious(self.owner, self.cause)
+        self.host.set_unconscious(self.owner, self.cause)
         super().start(rounds=self.rounds, **fields)
 
     def tick(self) -> None:
@@ -173,81 +209,81 @@ class KnockedOut(OngoingEffect):
 
     def weaken(self) -> None:
         """Awake again after a serious wound: weakened (-20) for the rest of the battle."""
-        battle, owner = self.battle, self.owner
-        battle.wake(owner)
+        host, owner = self.host, self.owner
+        host.wake(owner)
         owner.weakened = True
-        if battle.log is not None:
-            battle.emit("effect_started", target=owner.name, effect="weakened")
+        if host.table.log is not None:
+            host.table.emit("effect_started", target=owner.name, effect="weakened")
 
 
 ESCAPABLE = (Asphyxiating, InFire)
 
 
-def ignite(battle: Battle, target: Fighter, source: Fighter | None) -> None:
+def ignite(host: Host, target: Fighter, source: Fighter | None) -> None:
     """Touched by fire: a physique check; failure sets it burning (once at a time)."""
     if not target.present or has_effect(target, Burning.name):
         return
-    if not battle.rules.check(battle, target, "physique").success:
-        Burning(battle, target).start(source=None if source is None else source.name)
+    if not host.check(target, "physique").success:
+        Burning(host, target).start(source=None if source is None else source.name)
 
 
-def poison(battle: Battle, target: Fighter, source: Fighter | None) -> None:
+def poison(host: Host, target: Fighter, source: Fighter | None) -> None:
     """Poison on contact: a force check beats it; failure deals 1d4 and it lingers."""
     if not target.present or has_effect(target, Poisoned.name):
         return
-    if battle.rules.check(battle, target, "force").success:
+    if host.check(target, "force").success:
         return
-    amount = roll_die(battle.rng, 4)
-    battle.deal_damage(target, amount, source, "poison", True, (amount,))
+    amount = roll_die(host.table.rng, 4)
+    host.deal_damage(target, amount, source, "poison", True, (amount,))
     if target.present:
-        Poisoned(battle, target).start(source=None if source is None else source.name)
+        Poisoned(host, target).start(source=None if source is None else source.name)
 
 
-def expose(battle: Battle, target: Fighter, kind: str, escape: str) -> None:
+def expose(host: Host, target: Fighter, kind: str, escape: str) -> None:
     """Put a fighter in water or smoke (or a burning zone) until it gets out."""
     if not target.present:
         return
     if kind == "fire":
         if not has_effect(target, InFire.name):
-            InFire(battle, target, escape).start(escape=escape)
+            InFire(host, target, escape).start(escape=escape)
     elif not has_effect(target, Asphyxiating.name):
-        Asphyxiating(battle, target, kind, escape).start(kind=kind, escape=escape)
+        Asphyxiating(host, target, kind, escape).start(kind=kind, escape=escape)
 
 
-def explode(battle: Battle, targets: list[Fighter], damage: Dice) -> None:
+def explode(host: Host, targets: list[Fighter], damage: Dice) -> None:
     """An explosion: the damage dice for each fighter in the blast; armor applies as the
     system applies it (d20: not at all, it only feeds the defense roll)."""
     for target in targets:
         if target.present:
-            raw, dice = damage.roll_dice(battle.rng)
-            bonus = raw - sum(dice) if battle.log is not None else 0  # only the log shows it
-            battle.deal_damage(target, battle.rules.absorb(target, raw), None, "explosion", False,
+            raw, dice = damage.roll_dice(host.table.rng)
+            bonus = raw - sum(dice) if host.table.log is not None else 0  # only the log shows it
+            host.deal_damage(target, host.absorb(target, raw), None, "explosion", False,
                                dice, bonus)
 
 
-def fall(battle: Battle, target: Fighter, height: float) -> None:
+def fall(host: Host, target: Fighter, height: float) -> None:
     """A fall: 1d6 per full 3 m; a physique check cancels 1d6 when under 6 m."""
     if not target.present:
         return
     dice_count = int(height // 3)
-    if dice_count > 0 and height < 6 and battle.rules.check(battle, target, "physique").success:
+    if dice_count > 0 and height < 6 and host.check(target, "physique").success:
         dice_count -= 1
-    rolls = tuple(roll_die(battle.rng, 6) for _ in range(dice_count))
-    battle.deal_damage(target, sum(rolls), None, "fall", True, rolls)
+    rolls = tuple(roll_die(host.table.rng, 6) for _ in range(dice_count))
+    host.deal_damage(target, sum(rolls), None, "fall", True, rolls)
 
 
-def throw_off(battle: Battle, rider: Fighter, reason: str, check: bool) -> None:
+def throw_off(host: Host, rider: Fighter, reason: str, check: bool) -> None:
     """Off the saddle: 1d10 armor-piercing (unless a riding check, when asked, succeeds)."""
     mount = rider.mounted_on
     if mount is None:
         return
     # A rider already down just slides off: it rolls nothing and 0 HP cannot go lower.
-    hurt = rider.able and (not check or not battle.rules.check(battle, rider, "riding").success)
+    hurt = rider.able and (not check or not host.check(rider, "riding").success)
     mount.ridden_by = None
     rider.mounted_on = None
     rider.prone = True
-    if battle.log is not None:
-        battle.emit("effect_ended", target=rider.name, effect="mounted", reason=reason)
+    if host.table.log is not None:
+        host.table.emit("effect_ended", target=rider.name, effect="mounted", reason=reason)
     if hurt:
-        amount = roll_die(battle.rng, 10)
-        battle.deal_damage(rider, amount, None, "fall", True, (amount,))
+        amount = roll_die(host.table.rng, 10)
+        host.deal_damage(rider, amount, None, "fall", True, (amount,))

@@ -4,7 +4,8 @@ Drinking or giving is a half-action in d100 and the turn's action elsewhere
 (``ActionEconomy.item_turn_cost``). The default policy, before attacking:
 drink at or below ``tactics.potion_at`` of maximum HP (0.33 unless set), then
 pour a potion into an unconscious ally within 2 m, which heals and wakes it.
-What is left is battle state (``Fighter.items``), not the spec's.
+What is left is battle state (``Fighter.items``), not the spec's. Items take the
+table, the fighters concerned and the engine's ``wake``; never the battle.
 """
 
 from __future__ import annotations
@@ -15,19 +16,24 @@ from sim.model import MELEE_REACH_M
 from sim.state import UNCONSCIOUS
 
 if TYPE_CHECKING:
-    from sim.engine import Battle
+    from collections.abc import Callable, Sequence
+
     from sim.model import Item
     from sim.state import Fighter
+    from sim.table import Table
+
+    Wake = Callable[[Fighter], None]  # the engine's: back in the fight
 
 
-def use_items(battle: Battle, fighter: Fighter, budget: int) -> int:
-    """Spend what the policy asks of this turn's budget on items; returns the budget left."""
-    cost = battle.economy.item_turn_cost
+def use_items(table: Table, fighter: Fighter, allies: Sequence[Fighter], cost: int, budget: int,
+              wake: Wake) -> int:
+    """Spend what the policy asks of this turn's ``budget`` on items, ``cost`` half-actions a
+    drink or a gift; returns the budget left. ``allies``: the fighter's side, itself included."""
     while budget >= cost and fighter.items and fighter.able:
-        target = fighter if wants_to_drink(fighter) else downed_ally(battle, fighter)
+        target = fighter if wants_to_drink(fighter) else downed_ally(allies, fighter)
         if target is None:
             break
-        use_item(battle, fighter, next_item(fighter), target)
+        use_item(table, fighter, next_item(fighter), target, wake)
         budget -= cost
     return budget
 
@@ -43,9 +49,9 @@ def wants_to_drink(fighter: Fighter) -> bool:
     return fighter.hp <= fighter.potion_at * fighter.max_hp and fighter.hp < heal_ceiling(fighter)
 
 
-def downed_ally(battle: Battle, fighter: Fighter) -> Fighter | None:
+def downed_ally(allies: Sequence[Fighter], fighter: Fighter) -> Fighter | None:
     """The first unconscious ally (not a mount) within 2 m that a potion could bring back."""
-    for ally in battle.allies_of(fighter):
+    for ally in allies:
         if (ally.status == UNCONSCIOUS and ally.counts and ally is not fighter
                 and abs(ally.x - fighter.x) <= MELEE_REACH_M and ally.hp < heal_ceiling(ally)):
             return ally
@@ -57,10 +63,10 @@ def next_item(fighter: Fighter) -> Item:
     return next(item for item in fighter.spec.items if fighter.items.get(item.name))
 
 
-def use_item(battle: Battle, actor: Fighter, item: Item, target: Fighter) -> None:
+def use_item(table: Table, actor: Fighter, item: Item, target: Fighter, wake: Wake) -> None:
     """Drink (``target`` is ``actor``) or pour a potion: heal its dice, never above the
     ceiling; an unconscious target with HP again wakes up."""
-    rolled, dice = item.heal.roll_dice(battle.rng)
+    rolled, dice = item.heal.roll_dice(table.rng)
     before = target.hp
     target.hp = after = max(before, min(heal_ceiling(target), before + rolled))
     left = actor.items[item.name] - 1
@@ -70,19 +76,19 @@ def use_item(battle: Battle, actor: Fighter, item: Item, target: Fighter) -> Non
         del actor.items[item.name]  # empty: ``if fighter.items`` stays a cheap test
     actor.items_used += 1
     woke = target.status == UNCONSCIOUS and after > 0
-    if battle.log is not None:
-        battle.emit("item_used", actor=actor.name, item=item.name, target=target.name,
+    if table.log is not None:
+        table.emit("item_used", actor=actor.name, item=item.name, target=target.name,
                     healed=after - before, hp_before=before, hp_after=after, left=left,
                     rolled=rolled, dice=list(dice), woke=woke)
     if woke:
-        wake(battle, target)
+        revive(target, wake)
 
 
-def wake(battle: Battle, fighter: Fighter) -> None:
+def revive(fighter: Fighter, wake: Wake) -> None:
     """Back in the fight; a serious wound's knock-out ends, its weakness stays (RULES.md §3)."""
     knock_outs = [e for e in fighter.effects if e.name == UNCONSCIOUS]
     for effect in knock_outs:
         effect.end("potion")
         effect.weaken()  # the wound's weakness stays, as when it wakes by itself
     if not knock_outs:
-        battle.wake(fighter)
+        wake(fighter)

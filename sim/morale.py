@@ -1,22 +1,25 @@
 """Morale tokens (RULES.md §4, seed 000): rerolls, despair, gains and losses, learning ticks.
 
 On by default with the 2d10 system and with ``options: {morale: true}`` elsewhere.
-Every system's check ends in ``after_check``, which rerolls a failed check once
-while the combatant has tokens (spending one only if the reroll fails too), or
-by despair when it has none.
+Morale listens to what happens and is never called by a rule system: every check
+ends in ``table.on_check``, which the engine points at ``after_check`` when morale
+is on (it rerolls a failed check once while the combatant has tokens, spending one
+only if the reroll fails too, or by despair when it has none); the engine tells it
+of falls (``fallen``) and wounds (``wounded``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sim import dice
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, CheckResult
 
 if TYPE_CHECKING:
-    from sim.engine import Battle
+    from collections.abc import Callable, Sequence
+
     from sim.state import Fighter
+    from sim.table import Table
 
 STARTING_TOKENS = dice.parse("2d6")
 EXPLOIT_GAIN = 1
@@ -28,29 +31,29 @@ DEMORALIZED = "demoralized"
 DESPAIRING = "despairing"
 
 
-def give_tokens(battle: Battle, fighter: Fighter) -> None:
+def give_tokens(table: Table, fighter: Fighter) -> None:
     """Roll a combatant's tokens for this battle: its ``morale`` dice, else 2d6.
 
     One starting with none is demoralized: ``announce_demoralized`` says so once
     ``battle_started`` is logged (it must stay the first line).
     """
-    fighter.morale = (fighter.spec.morale or STARTING_TOKENS).roll(battle.rng)
+    fighter.morale = (fighter.spec.morale or STARTING_TOKENS).roll(table.rng)
 
 
-def announce_demoralized(battle: Battle) -> None:
+def announce_demoralized(table: Table, fighters: Sequence[Fighter]) -> None:
     """Log who starts the battle with no token."""
-    for fighter in battle.fighters:
+    for fighter in fighters:
         if fighter.morale == 0:
-            _mark(battle, fighter, DEMORALIZED, True)
+            _mark(table, fighter, DEMORALIZED, True)
 
 
-def _mark(battle: Battle, fighter: Fighter, state: str, on: bool) -> None:
-    if battle.log is not None:
+def _mark(table: Table, fighter: Fighter, state: str, on: bool) -> None:
+    if table.log is not None:
         event = "effect_started" if on else "effect_ended"
-        battle.emit(event, target=fighter.name, effect=state)
+        table.emit(event, target=fighter.name, effect=state)
 
 
-def change(battle: Battle, fighter: Fighter, delta: int, reason: str) -> None:
+def change(table: Table, fighter: Fighter, delta: int, reason: str) -> None:
     """Add or take tokens (never below 0); 0 demoralizes, a gain ends demoralized and despair."""
     before = fighter.morale
     if before is None:
@@ -59,20 +62,20 @@ def change(battle: Battle, fighter: Fighter, delta: int, reason: str) -> None:
     if after == before:
         return
     fighter.morale = after
-    if battle.log is not None:
-        battle.emit("morale_changed", actor=fighter.name, delta=after - before, reason=reason,
+    if table.log is not None:
+        table.emit("morale_changed", actor=fighter.name, delta=after - before, reason=reason,
                     tokens=after)
     if before > 0 and after == 0:
-        _mark(battle, fighter, DEMORALIZED, True)
+        _mark(table, fighter, DEMORALIZED, True)
     elif before == 0 and after > 0:
-        _mark(battle, fighter, DEMORALIZED, False)
+        _mark(table, fighter, DEMORALIZED, False)
         if fighter.despairing:
             fighter.despairing = False
-            _mark(battle, fighter, DESPAIRING, False)
+            _mark(table, fighter, DESPAIRING, False)
 
 
 def after_check(
-    battle: Battle, who: Fighter, skill: str, result: CheckResult,
+    table: Table, who: Fighter, skill: str, result: CheckResult,
     again: Callable[[str], CheckResult],
 ) -> CheckResult:
     """The morale reroll of a failed check, then what the final result earns or costs.
@@ -84,47 +87,48 @@ def after_check(
             result = again("morale_reroll")
             if not result.success:  # the token is spent only when the reroll fails too
                 who.morale -= 1
-                if battle.log is not None:
-                    battle.emit("resource_spent", actor=who.name, resource="morale", amount=1,
+                if table.log is not None:
+                    table.emit("resource_spent", actor=who.name, resource="morale", amount=1,
                                 left=who.morale)
                 if who.morale == 0:
-                    _mark(battle, who, DEMORALIZED, True)
+                    _mark(table, who, DEMORALIZED, True)
         else:
             result = again("despair")
             if result.success:
-                change(battle, who, DESPAIR_GAIN, "despair")
+                change(table, who, DESPAIR_GAIN, "despair")
             else:
                 who.despairing = True
-                _mark(battle, who, DESPAIRING, True)
+                _mark(table, who, DESPAIRING, True)
     if result.degree == CRITICAL_SUCCESS:
-        change(battle, who, EXPLOIT_GAIN, "exploit")
-        tick_learning(battle, who, skill)
+        change(table, who, EXPLOIT_GAIN, "exploit")
+        tick_learning(table, who, skill)
     elif result.degree == CRITICAL_FAILURE:
-        change(battle, who, -DISASTER_LOSS, "disaster")
-        tick_learning(battle, who, skill)
+        change(table, who, -DISASTER_LOSS, "disaster")
+        tick_learning(table, who, skill)
     return result
 
 
-def tick_learning(battle: Battle, fighter: Fighter, skill: str) -> None:
+def tick_learning(table: Table, fighter: Fighter, skill: str) -> None:
     """Every exploit or disaster ticks the learning box of the skill used."""
     fighter.learned.add(skill)
-    if battle.log is not None:
-        battle.emit("learning_ticked", actor=fighter.name, skill=skill)
+    if table.log is not None:
+        table.emit("learning_ticked", actor=fighter.name, skill=skill)
 
 
-def fallen(battle: Battle, fighter: Fighter, source: Fighter | None) -> None:
+def fallen(table: Table, allies: Sequence[Fighter], fighter: Fighter, source: Fighter | None
+           ) -> None:
     """A combatant dropped: its killer gains 2, each of its conscious allies loses 4."""
     if source is not None and source.side != fighter.side:
-        change(battle, source, KILL_GAIN, "kill")
-    for ally in battle.fighters:
+        change(table, source, KILL_GAIN, "kill")
+    for ally in allies:
         if ally is not fighter and ally.side == fighter.side and ally.able:
-            change(battle, ally, -ALLY_FELL_LOSS, "ally_fell")
+            change(table, ally, -ALLY_FELL_LOSS, "ally_fell")
 
 
-def wounded(battle: Battle, fighter: Fighter, amount: int, divisor: int) -> None:
+def wounded(table: Table, fighter: Fighter, amount: int, divisor: int) -> None:
     """A wound of k damage costs floor(k / divisor) tokens (divisor 2 by default)."""
     if fighter.able and amount >= divisor:
-        change(battle, fighter, -(amount // divisor), "wound")
+        change(table, fighter, -(amount // divisor), "wound")
 
 
 def state_of(fighter: Fighter) -> str | None:

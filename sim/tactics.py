@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from sim.rules.d100 import attack_score
 
 if TYPE_CHECKING:
-    from sim.engine import Battle
+    import random
+
     from sim.model import Combatant, Weapon
     from sim.rules import ActionEconomy
     from sim.state import Fighter
@@ -17,20 +18,21 @@ def _by_hp(enemy: Fighter) -> tuple[int, int]:
     return enemy.hp, enemy.index
 
 
-def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
-    """Pick an able enemy, preferring those already within the fighter's reach.
+def choose_target(fighter: Fighter, enemies: list[Fighter], spread: bool, rng: random.Random,
+                  focus: dict[str, Fighter]) -> Fighter | None:
+    """Pick one of the able ``enemies``, preferring those already within the fighter's reach
+    (``spread``: False while everyone stands at one spot, all within reach).
 
     - ``random``: uniform among the candidates (no draw when there is one).
     - ``weakest`` / ``strongest``: lowest / highest current HP, ties in listed order.
     - ``focus``: the whole side keeps one shared target while it stays able,
-      then shares the weakest candidate as the next one. A fighter with an enemy
-      in reach keeps to it (the weakest in reach) rather than walk off after the
-      shared target.
+      then shares the weakest candidate as the next one (``focus``: side -> shared
+      target, the battle's). A fighter with an enemy in reach keeps to it (the weakest
+      in reach) rather than walk off after the shared target.
     """
-    enemies = battle.enemies_cache.get(fighter.side) or battle.able_enemies(fighter)
     if not enemies:
         return None
-    if battle.spread:
+    if spread:
         reach, x = fighter.reach, fighter.x
         pool = [e for e in enemies if abs(e.x - x) <= reach] or enemies
     else:
@@ -38,14 +40,14 @@ def choose_target(battle: Battle, fighter: Fighter) -> Fighter | None:
     policy = fighter.policy  # the member's own tactics, else its side's
     if policy == "random":
         # roll_die(rng, len(pool)) - 1, inlined: this runs on every attack.
-        return pool[0] if len(pool) == 1 else pool[int(battle.rng.random() * len(pool))]
+        return pool[0] if len(pool) == 1 else pool[int(rng.random() * len(pool))]
     if policy == "strongest":
         return min(pool, key=lambda e: (-e.hp, e.index))
     if policy == "focus":
-        shared = battle.focus.get(fighter.side)
+        shared = focus.get(fighter.side)
         if shared is None or not shared.able:
             shared = min(pool, key=_by_hp)
-            battle.focus[fighter.side] = shared
+            focus[fighter.side] = shared
         elif pool is not enemies and abs(shared.x - fighter.x) > fighter.reach:
             return min(pool, key=_by_hp)  # an enemy in reach comes first: keep contact
         return shared

@@ -8,40 +8,43 @@ from sim import dice
 from sim.effects import explode, expose, fall, ignite, poison
 
 if TYPE_CHECKING:
-    from sim.engine import Battle
+    from collections.abc import Sequence
+
+    from sim.effects import Host
     from sim.model import Scripted
     from sim.state import Fighter
 
 DEFAULT_EXPLOSION = dice.parse("3d6+4")  # "un bricolage artisanal avec de la poudre noire"
 
 
-def targets_of(battle: Battle, entry: Scripted) -> list[Fighter]:
+def targets_of(fighters: Sequence[Fighter], entry: Scripted) -> list[Fighter]:
     """The fighters an entry names, or every member of its side, still on the field."""
     if entry.side is not None:
-        chosen = [f for f in battle.fighters if f.side == entry.side]
+        chosen = [f for f in fighters if f.side == entry.side]
     else:
         wanted = set(entry.targets)
-        chosen = [f for f in battle.fighters if f.name in wanted]
+        chosen = [f for f in fighters if f.name in wanted]
     return [f for f in chosen if f.present]
 
 
-def run_timeline(battle: Battle, number: int) -> None:
-    """Play this round's entries, in listed order, at the start of the round."""
-    for entry in battle.scenario.timeline:
+def run_timeline(host: Host, fighters: Sequence[Fighter], timeline: Sequence[Scripted],
+                 number: int) -> None:
+    """Play round ``number``'s entries, in listed order, at the start of the round."""
+    for entry in timeline:
         if entry.round != number:
             continue
-        targets = targets_of(battle, entry)
-        if battle.log is not None:
-            battle.emit("scripted", do=entry.do, targets=[f.name for f in targets])
+        targets = targets_of(fighters, entry)
+        if host.table.log is not None:
+            host.table.emit("scripted", do=entry.do, targets=[f.name for f in targets])
         if entry.do == "explode":
-            explode(battle, targets, entry.damage or DEFAULT_EXPLOSION)
+            explode(host, targets, entry.damage or DEFAULT_EXPLOSION)
             continue
         for target in targets:
             if entry.do == "ignite":
-                ignite(battle, target, None)
+                ignite(host, target, None)
             elif entry.do == "poison":
-                poison(battle, target, None)
+                poison(host, target, None)
             elif entry.do == "expose":
-                expose(battle, target, entry.kind, entry.escape)
+                expose(host, target, entry.kind, entry.escape)
             elif entry.do == "fall":
-                fall(battle, target, entry.height)
+                fall(host, target, entry.height)

@@ -10,6 +10,8 @@ import attrs
 from sim import dice
 from sim.engine import Battle
 from sim.model import Combatant, Options, Scenario, Side, Surprise, Tactics, Weapon
+from sim.state import Fighter
+from sim.tactics import choose_target
 
 SWORD = Weapon(name="sword", damage=dice.parse("1d8"))
 
@@ -82,3 +84,8 @@ class ScriptedRandom(random.Random):
     @property
     def unused(self) -> int:
         return len(self._faces)
+
+
+def target_of(b: Battle, fighter: Fighter) -> Fighter | None:
+    """The target the fighter's tactics choose now, as the engine asks on its turn."""
+    return choose_target(fighter, b.able_enemies(fighter), b.spread, b.table.rng, b.focus)

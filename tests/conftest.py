@@ -30,7 +30,7 @@ def scripted():
 
     def install(b: Battle, *faces: tuple[int, int]) -> ScriptedRandom:
         rng = ScriptedRandom(faces)
-        b.rng = rng
+        b.table.rng = rng
         return rng
 
     return install

@@ -597,7 +597,7 @@ def run_scripted(spec: Scenario, *faces: tuple[int, int]):
     """Run a whole battle on scripted dice; returns the battle and its scripted Random."""
     b = Battle(spec, seed=0, log=True)
     rng = ScriptedRandom(faces)
-    b.rng = rng
+    b.table.rng = rng
     b.run()
     return b, rng
 

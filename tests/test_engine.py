@@ -9,7 +9,7 @@ from sim import dice
 from sim.effects import OngoingEffect
 from sim.engine import Battle, run_battle
 from sim.model import Item, Scripted, Surprise, Weapon
-from tests.builders import battle, duel, fighter, scenario, side
+from tests.builders import battle, duel, fighter, scenario, side, target_of
 
 
 def events(log: list[dict], name: str) -> list[dict]:
@@ -244,12 +244,12 @@ class TestSurprise:
         spec = attrs.evolve(scenario(*duel().sides, surprise="heroes"), rules=rules)
         b = battle(spec)
         hero, monster = b.fighters
-        b.round, b.surprise_side, b.surprising = 1, "heroes", "heroes"
+        b.table.round, b.surprise_side, b.table.surprising = 1, "heroes", "heroes"
         b.attack(hero, monster, hero.spec.weapons[0])
         first = next(e for e in b.log if e["event"] == "check_rolled")
         assert (first["purpose"], first["advantage"]) == ("attack", 1)
         assert events(b.log, "attack_resolved")[-1]["surprise"] is True
-        b.round, b.surprising = 2, None
+        b.table.round, b.table.surprising = 2, None
         start = len(b.log)
         b.attack(hero, monster, hero.spec.weapons[0])
         later = next(e for e in b.log[start:] if e["event"] == "check_rolled")
@@ -300,9 +300,8 @@ class TestUnconsciousAndDeath:
         for seed in range(10):
             b = battle(spec, seed=seed)
             b.deal_damage(b.fighters[0], 99, None, "fall")
-            from sim.tactics import choose_target
 
-            assert choose_target(b, b.fighters[2]).name == "B"
+            assert target_of(b, b.fighters[2]).name == "B"
 
 
 class TestDestinyPoints:
@@ -369,7 +368,7 @@ class Counting(OngoingEffect):
     name = "bleeding"
 
     def tick(self) -> None:
-        self.battle.deal_damage(self.owner, 1, None, "bleeding")
+        self.host.deal_damage(self.owner, 1, None, "bleeding")
         if self.ticks == 3:
             self.end("stopped")
 

@@ -76,17 +76,17 @@ class TestDrinking:
         """Items: a potion heals its dice, never above maximum HP (less HP paid for spells)."""
         b = hurt_hero(hp=29, items=(Item(heal=dice.parse("10")),))
         hero = b.fighters[0]
-        use_item(b, hero, hero.spec.items[0], hero)
+        use_item(b.table, hero, hero.spec.items[0], hero, b.wake)
         assert hero.hp == 30
         used = events(b, "item_used")[0]
         assert (used["healed"], used["hp_before"], used["hp_after"], used["left"]) == (1, 29, 30, 0)
         b = hurt_hero(hp=10, items=(Item(heal=dice.parse("10"), count=2),))
         hero = b.fighters[0]
         hero.unhealable = 5
-        use_item(b, hero, hero.spec.items[0], hero)
+        use_item(b.table, hero, hero.spec.items[0], hero, b.wake)
         assert hero.hp == 20
         hero.hp = 24
-        use_item(b, hero, hero.spec.items[0], hero)  # the ceiling holds
+        use_item(b.table, hero, hero.spec.items[0], hero, b.wake)  # the ceiling holds
         assert hero.hp == 25
 
     def test_potion_heals_its_dice(self) -> None:
@@ -98,7 +98,7 @@ class TestDrinking:
         healed = Counter()
         for _ in range(n):
             hero.hp = 1
-            use_item(b, hero, hero.spec.items[0], hero)
+            use_item(b.table, hero, hero.spec.items[0], hero, b.wake)
             healed[hero.hp - 1] += 1
         for value, p in (icepool.d4 + icepool.d4).items():
             p = p / 16

@@ -16,7 +16,8 @@ from sim.cli import main
 from sim.engine import Battle, run_battle
 from sim.model import Options, Scenario
 from sim.morale import give_tokens
-from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, system_for
+from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS
+from sim.rules.systems import system_for
 from tests.builders import ScriptedRandom, battle, duel, fighter, scenario, side
 
 QUALITY = system_for("2d10")
@@ -30,11 +31,11 @@ class TestTokens:
     def test_2d6_per_combatant_in_listed_order(self) -> None:
         """Tokens: 2d6 rolled for each combatant at set-up, in listed order."""
         b = Battle(duel2d10(), 1, log=True)
-        b.rng = ScriptedRandom([(3, 6), (4, 6), (6, 6), (2, 6)])  # HP are fixed: only tokens roll
+        b.table.rng = ScriptedRandom([(3, 6), (4, 6), (6, 6), (2, 6)])  # HP are fixed: only tokens roll
         b._setup()
         assert [f.morale for f in b.fighters] == [7, 8]
         assert [c["morale"] for c in b.log[0]["combatants"]] == [7, 8]
-        assert b.rng.unused == 0
+        assert b.table.rng.unused == 0
 
     def test_2d6_distribution(self) -> None:
         """Tokens: the starting stock follows 2d6 exactly (icepool), rolled anew each battle."""
@@ -42,7 +43,7 @@ class TestTokens:
         hero = b.fighters[0]
         counts = Counter()
         for _ in range(N):
-            give_tokens(b, hero)
+            give_tokens(b.table, hero)
             counts[hero.morale] += 1
         die = 2 @ icepool.d6
         assert set(counts) <= set(range(2, 13))
@@ -87,7 +88,7 @@ class TestReroll:
         """Morale reroll: a failed check rerolled into a success spends no token."""
         b, hero = one_hero(5)
         rng = scripted(b, (6, 10), (6, 10), (5, 10), (5, 10))  # Q = -1, then Q = +1
-        result = QUALITY.check(b, hero, "physique")
+        result = QUALITY.check(b.table, hero, "physique")
         assert (result.success, result.margin, result.dice) == (True, 1, (5, 5))
         assert hero.morale == 5
         assert names(b.log) == ["check_rolled", "check_rolled"]
@@ -100,7 +101,7 @@ class TestReroll:
         """Morale reroll: a failed reroll spends exactly one token (`resource_spent` morale)."""
         b, hero = one_hero(5)
         rng = scripted(b, (6, 10), (6, 10), (7, 10), (6, 10))  # Q = -1, then Q = -2
-        result = QUALITY.check(b, hero, "physique")
+        result = QUALITY.check(b.table, hero, "physique")
         assert (result.success, result.margin) == (False, -2)
         assert hero.morale == 4
         assert names(b.log) == ["check_rolled", "check_rolled", "resource_spent"]
@@ -114,7 +115,7 @@ class TestReroll:
         """Morale reroll: a successful check is kept as it is."""
         b, hero = one_hero(5)
         rng = scripted(b, (5, 10), (6, 10))
-        assert QUALITY.check(b, hero, "physique").success
+        assert QUALITY.check(b.table, hero, "physique").success
         assert names(b.log) == ["check_rolled"] and hero.morale == 5 and rng.unused == 0
 
     def test_reroll_keeps_the_new_result(self, scripted) -> None:
@@ -122,7 +123,7 @@ class TestReroll:
         disaster: one token for the reroll, one for the disaster)."""
         b, hero = one_hero(5)
         scripted(b, (6, 10), (6, 10), (10, 10), (10, 10))  # Q = -1, then Q = -9
-        result = QUALITY.check(b, hero, "physique")
+        result = QUALITY.check(b.table, hero, "physique")
         assert (result.margin, result.degree) == (-9, CRITICAL_FAILURE)
         assert hero.morale == 3
         assert names(b.log) == ["check_rolled", "check_rolled", "resource_spent",
@@ -145,7 +146,7 @@ class TestReroll:
         hero = b.fighters[0]
         hero.morale = 3
         scripted(b, (5, 20), (9, 20))  # 6 and 10, both <= 16
-        assert not D20.check(b, hero, "persuasion").success
+        assert not D20.check(b.table, hero, "persuasion").success
         assert [e["purpose"] for e in b.log if e["event"] == "check_rolled"][-2:] == [
             "persuasion", "morale_reroll"]
         assert hero.morale == 2
@@ -156,7 +157,7 @@ class TestReroll:
         b = battle(duel2d10(hero={"characteristics": {"physique": 11}, "morale": dice.parse(10**6)}),
                    seed=9)
         hero = b.fighters[0]
-        successes = sum(QUALITY.check(b, hero, "physique").success for _ in range(N))
+        successes = sum(QUALITY.check(b.table, hero, "physique").success for _ in range(N))
         spent = sum(1 for e in b.log if e["event"] == "resource_spent")
         assert within(successes, N, 1 - 0.45**2)
         assert within(spent, N, 0.45**2)
@@ -169,14 +170,14 @@ class TestGainsAndLosses:
         """Gains: an exploit (Q > 7) gives +1 token."""
         b, hero = one_hero(5)
         scripted(b, (1, 10), (1, 10))
-        assert QUALITY.check(b, hero, "physique").degree == CRITICAL_SUCCESS
+        assert QUALITY.check(b.table, hero, "physique").degree == CRITICAL_SUCCESS
         assert changes(b.log) == [("Hero", 1, "exploit", 6)] and hero.morale == 6
 
     def test_disaster_loses_one(self, scripted) -> None:
         """Losses: a disaster (Q < -7) costs 1 token, on top of the token its failed reroll spent."""
         b, hero = one_hero(5)
         scripted(b, (10, 10), (10, 10), (10, 10), (10, 10))
-        assert QUALITY.check(b, hero, "physique").degree == CRITICAL_FAILURE
+        assert QUALITY.check(b.table, hero, "physique").degree == CRITICAL_FAILURE
         assert names(b.log).count("resource_spent") == 1
         assert changes(b.log) == [("Hero", -1, "disaster", 3)] and hero.morale == 3
 
@@ -184,8 +185,8 @@ class TestGainsAndLosses:
         """Gains and losses: a plain success or a plain failure moves no token by itself."""
         b, hero = one_hero(5)
         scripted(b, (3, 10), (3, 10), (9, 10), (9, 10), (9, 10), (9, 10))  # Q = 5, then -7 twice
-        QUALITY.check(b, hero, "physique")
-        QUALITY.check(b, hero, "physique")
+        QUALITY.check(b.table, hero, "physique")
+        QUALITY.check(b.table, hero, "physique")
         assert changes(b.log) == [] and hero.morale == 4  # only the failed reroll's token
 
     def test_kill_gains_two(self) -> None:
@@ -280,7 +281,7 @@ class TestDemoralized:
         """Demoralized: the token a failed reroll spends can be the last one."""
         b, hero = one_hero(1)
         scripted(b, (6, 10), (6, 10), (6, 10), (6, 10))
-        QUALITY.check(b, hero, "physique")
+        QUALITY.check(b.table, hero, "physique")
         assert hero.morale == 0
         assert effects(b.log) == [("effect_started", "Hero", "demoralized")]
 
@@ -312,7 +313,7 @@ class TestDespair:
         demoralized."""
         b, hero = one_hero(0)
         rng = scripted(b, (6, 10), (6, 10), (5, 10), (5, 10))
-        assert QUALITY.check(b, hero, "physique").success
+        assert QUALITY.check(b.table, hero, "physique").success
         assert [e["purpose"] for e in b.log if e["event"] == "check_rolled"] == ["physique", "despair"]
         assert names(b.log)[:2] == ["check_rolled", "check_rolled"]
         assert changes(b.log) == [("Hero", 1, "despair", 1)]
@@ -324,7 +325,7 @@ class TestDespair:
         """Despair: a failed despair reroll starts `despairing` (no token to spend)."""
         b, hero = one_hero(0)
         rng = scripted(b, (6, 10), (6, 10), (6, 10), (7, 10))
-        assert not QUALITY.check(b, hero, "physique").success
+        assert not QUALITY.check(b.table, hero, "physique").success
         assert [e["purpose"] for e in b.log if e["event"] == "check_rolled"] == ["physique", "despair"]
         assert effects(b.log) == [("effect_started", "Hero", "despairing")]
         assert hero.despairing and hero.morale == 0
@@ -335,7 +336,7 @@ class TestDespair:
         b, hero = one_hero(0)
         hero.despairing = True
         rng = scripted(b, (6, 12), (6, 12))  # a d10 would read these draws as 5s
-        result = QUALITY.check(b, hero, "physique")
+        result = QUALITY.check(b.table, hero, "physique")
         assert result.dice == (6, 6) and b.log[-1]["advantage"] == -1
         assert rng.unused == 0
 
@@ -354,7 +355,7 @@ class TestDespair:
         hero = b.fighters[0]
         hero.despairing = True
         rng = scripted(b, *faces)
-        system_for(rules).check(b, hero, "physique", advantage=advantage)
+        system_for(rules).check(b.table, hero, "physique", advantage=advantage)
         check = [e for e in b.log if e["event"] == "check_rolled"][-1]
         assert (check["kept"], check["advantage"]) == (kept, -1 if advantage <= 0 else 0)
         assert rng.unused == 0
@@ -364,14 +365,14 @@ class TestDespair:
         b, hero = one_hero(0)
         hero.despairing = True
         scripted(b, (7, 10), (3, 10))
-        assert QUALITY.check(b, hero, "physique", advantage=1).dice == (7, 3)
+        assert QUALITY.check(b.table, hero, "physique", advantage=1).dice == (7, 3)
 
     def test_despairing_makes_no_despair_reroll(self, scripted) -> None:
         """Convention: a despairing combatant cannot use despair again: its failures stand."""
         b, hero = one_hero(0)
         hero.despairing = True
         rng = scripted(b, (9, 12), (9, 12))
-        assert not QUALITY.check(b, hero, "physique").success
+        assert not QUALITY.check(b.table, hero, "physique").success
         assert names(b.log) == ["check_rolled"] and rng.unused == 0
 
     def test_despairing_until_a_token_is_gained(self, scripted) -> None:
@@ -380,14 +381,14 @@ class TestDespair:
         b, hero = one_hero(0)
         foe = b.fighters[1]
         scripted(b, (6, 10), (6, 10), (6, 10), (6, 10))
-        QUALITY.check(b, hero, "physique")
+        QUALITY.check(b.table, hero, "physique")
         assert hero.despairing
         b.deal_damage(foe, 99, hero, "weapon")
         assert not hero.despairing and hero.morale == 2
         assert ("effect_ended", "Hero", "despairing") in effects(b.log)
         start = len(b.log)
         rng = scripted(b, (6, 10), (6, 10), (5, 10), (5, 10))
-        assert QUALITY.check(b, hero, "physique").success
+        assert QUALITY.check(b.table, hero, "physique").success
         rolled = [e for e in b.log[start:] if e["event"] == "check_rolled"]
         assert [(e["purpose"], e["advantage"]) for e in rolled] == [("physique", 0),
                                                                     ("morale_reroll", 0)]
@@ -398,8 +399,8 @@ class TestDespair:
         failure uses the ordinary morale reroll."""
         b, hero = one_hero(0)
         scripted(b, (6, 10), (6, 10), (5, 10), (5, 10), (6, 10), (6, 10), (6, 10), (6, 10))
-        QUALITY.check(b, hero, "physique")
-        QUALITY.check(b, hero, "physique")
+        QUALITY.check(b.table, hero, "physique")
+        QUALITY.check(b.table, hero, "physique")
         purposes = [e["purpose"] for e in b.log if e["event"] == "check_rolled"]
         assert purposes == ["physique", "despair", "physique", "morale_reroll"]
         assert hero.morale == 0 and not hero.despairing
@@ -416,7 +417,7 @@ class TestLearning:
         """Learning: an exploit ticks the skill's box; a plain success does not."""
         b, hero = one_hero(5, skills={"climbing": 2})
         scripted(b, *faces)
-        QUALITY.check(b, hero, "climbing")
+        QUALITY.check(b.table, hero, "climbing")
         ticks = [(e["actor"], e["skill"]) for e in b.log if e["event"] == "learning_ticked"]
         assert ticks == ([("Hero", "climbing")] if ticked else [])
         assert hero.learned == ({"climbing"} if ticked else set())
@@ -426,9 +427,9 @@ class TestLearning:
         b, hero = one_hero(5, skills={"climbing": 1})  # SR 12
         scripted(b, (6, 10), (7, 10), (8, 10), (7, 10),  # failure, failure: no tick
                  (6, 10), (7, 10), (10, 10), (10, 10))  # failure, disaster: a tick
-        QUALITY.check(b, hero, "climbing")
+        QUALITY.check(b.table, hero, "climbing")
         assert "learning_ticked" not in names(b.log)
-        QUALITY.check(b, hero, "climbing")
+        QUALITY.check(b.table, hero, "climbing")
         ticks = [(e["actor"], e["skill"]) for e in b.log if e["event"] == "learning_ticked"]
         assert ticks == [("Hero", "climbing")] and hero.learned == {"climbing"}
 

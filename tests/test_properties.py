@@ -23,7 +23,8 @@ from sim import dice
 from sim.engine import Battle
 from sim.errors import DiceError, ScenarioError
 from sim.model import RULE_SYSTEMS
-from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
+from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
+from sim.rules.systems import system_for
 from sim.scenario import load_scenario
 from sim.state import ACTIVE
 
@@ -295,7 +296,7 @@ class TestChecks:
         battle = Battle(load_text(workdir, _duel(rules)), seed, log=True)
         battle._setup()
         hero = battle.fighters[0]
-        result = system_for(rules).check(battle, hero, what, modifier, advantage)
+        result = system_for(rules).check(battle.table, hero, what, modifier, advantage)
         checks = [e for e in battle.log if e["event"] == "check_rolled"]
         assert checks, "a check logs check_rolled"
         for event in checks:

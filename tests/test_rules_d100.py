@@ -10,9 +10,10 @@ import icepool
 import pytest
 
 from sim import dice
-from sim.model import Options, Scenario, Weapon
-from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
+from sim.model import Scenario, Weapon
+from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.d100 import D100, characteristic
+from sim.rules.systems import system_for
 from tests.builders import battle, fighter, scenario, side
 
 D100_RULES = D100()
@@ -38,7 +39,7 @@ class TestCheck:
         """d100 check: success iff roll <= target (a roll equal to the target succeeds)."""
         b = battle(duel100(hero={"characteristics": {"physique": 40}}))
         scripted(b, (roll, 100))
-        result = D100_RULES.check(b, b.fighters[0], "physique")
+        result = D100_RULES.check(b.table, b.fighters[0], "physique")
         assert (result.kept, result.target, result.success, result.degree) == (
             roll, 40, success, degree)
 
@@ -47,8 +48,8 @@ class TestCheck:
         b = battle(duel100(hero={"characteristics": {"physique": 55}}))
         scripted(b, (30, 100), (70, 100))
         hero = b.fighters[0]
-        assert D100_RULES.check(b, hero, "physique").margin == 25
-        assert D100_RULES.check(b, hero, "physique").margin == -15
+        assert D100_RULES.check(b.table, hero, "physique").margin == 25
+        assert D100_RULES.check(b.table, hero, "physique").margin == -15
 
     @pytest.mark.parametrize("roll", [1, 3, 5])
     @pytest.mark.parametrize(("score", "modifier"), [(0, 0), (10, -30), (50, 0)])
@@ -57,7 +58,7 @@ class TestCheck:
         """d100 check: 01-05 is always a critical success, even against a target of 0 or less."""
         b = battle(duel100(hero={"characteristics": {"physique": score}}))
         scripted(b, (roll, 100))
-        result = D100_RULES.check(b, b.fighters[0], "physique", modifier)
+        result = D100_RULES.check(b.table, b.fighters[0], "physique", modifier)
         assert (result.success, result.degree) == (True, CRITICAL_SUCCESS)
         assert result.margin == score + modifier - roll
 
@@ -67,7 +68,7 @@ class TestCheck:
         """d100 check: 96-100 is always a critical failure, even against a target of 150."""
         b = battle(duel100(hero={"characteristics": {"physique": score}}))
         scripted(b, (roll, 100))
-        result = D100_RULES.check(b, b.fighters[0], "physique")
+        result = D100_RULES.check(b.table, b.fighters[0], "physique")
         assert (result.success, result.degree) == (False, CRITICAL_FAILURE)
 
     def test_just_outside_critical_ranges(self, scripted) -> None:
@@ -75,8 +76,8 @@ class TestCheck:
         b = battle(duel100(hero={"characteristics": {"physique": 0, "mental": 150}}))
         scripted(b, (6, 100), (95, 100))
         hero = b.fighters[0]
-        assert D100_RULES.check(b, hero, "physique").degree == FAILURE
-        assert D100_RULES.check(b, hero, "mental").degree == SUCCESS
+        assert D100_RULES.check(b.table, hero, "physique").degree == FAILURE
+        assert D100_RULES.check(b.table, hero, "mental").degree == SUCCESS
 
     def test_scale_is_identity(self) -> None:
         """d100 check: scale(p) = p, the seeds' percent modifiers are used unchanged."""
@@ -88,7 +89,7 @@ class TestCheck:
         """Circumstances (very hard -30 .. very easy +30) are added to the score as percent."""
         b = battle(duel100(hero={"characteristics": {"mental": 50}}))
         scripted(b, (50, 100))
-        result = D100_RULES.check(b, b.fighters[0], "mental", modifier)
+        result = D100_RULES.check(b.table, b.fighters[0], "mental", modifier)
         assert (result.modifier, result.target) == (modifier, 50 + modifier)
         assert result.success is (modifier >= 0)
 
@@ -108,7 +109,7 @@ class TestCheck:
         """No skill: roll under the characteristic (physique, mental or social) minus 20."""
         b = battle(duel100(hero={"characteristics": {"physique": 70, "mental": 60, "social": 40}}))
         scripted(b, (1, 100))
-        result = D100_RULES.check(b, b.fighters[0], what)
+        result = D100_RULES.check(b.table, b.fighters[0], what)
         assert result.target == score
         assert b.log[-1]["score"] == score
 
@@ -116,7 +117,7 @@ class TestCheck:
         """A skill the fighter has is rolled under directly (no -20)."""
         b = battle(duel100(hero={"characteristics": {"physique": 70}, "skills": {"climbing": 35}}))
         scripted(b, (1, 100))
-        assert D100_RULES.check(b, b.fighters[0], "climbing").target == 35
+        assert D100_RULES.check(b.table, b.fighters[0], "climbing").target == 35
 
     @pytest.mark.parametrize(
         ("what", "penalty"),
@@ -128,10 +129,10 @@ class TestCheck:
         b = battle(duel100())
         hero = b.fighters[0]
         scripted(b, (50, 100))
-        base = D100_RULES.check(b, hero, what).target
+        base = D100_RULES.check(b.table, hero, what).target
         hero.fatigue = 3
         scripted(b, (50, 100))
-        result = D100_RULES.check(b, hero, what)
+        result = D100_RULES.check(b.table, hero, what)
         assert (result.target, result.modifier) == (base - penalty, -penalty)
 
     @pytest.mark.parametrize("what", ["physique", "magic", "persuasion", "mental", "melee"])
@@ -140,10 +141,10 @@ class TestCheck:
         b = battle(duel100())
         hero = b.fighters[0]
         scripted(b, (50, 100))
-        base = D100_RULES.check(b, hero, what).target
+        base = D100_RULES.check(b.table, hero, what).target
         hero.weakened = True
         scripted(b, (50, 100))
-        assert D100_RULES.check(b, hero, what).target == base - 20
+        assert D100_RULES.check(b.table, hero, what).target == base - 20
 
     def test_fatigue_and_weakened_stack(self, scripted) -> None:
         """Fatigue and weakened add up on a physical check: 2 points and weakened is -30."""
@@ -151,14 +152,14 @@ class TestCheck:
         hero = b.fighters[0]
         hero.fatigue, hero.weakened = 2, True
         scripted(b, (50, 100))
-        result = D100_RULES.check(b, hero, "physique", -10)
+        result = D100_RULES.check(b.table, hero, "physique", -10)
         assert (result.modifier, result.target) == (-40, 20)
 
     def test_advantage_keeps_lower_roll(self, scripted) -> None:
         """Advantage: roll twice, keep the better (lower) roll; both dice are logged in order."""
         b = battle(duel100(hero={"characteristics": {"physique": 50}}))
         scripted(b, (70, 100), (20, 100))
-        result = D100_RULES.check(b, b.fighters[0], "physique", advantage=1)
+        result = D100_RULES.check(b.table, b.fighters[0], "physique", advantage=1)
         assert (result.dice, result.kept, result.total, result.success) == ((70, 20), 20, 20, True)
         assert (b.log[-1]["dice"], b.log[-1]["total"]) == ([70, 20], 20)
 
@@ -166,7 +167,7 @@ class TestCheck:
         """Disadvantage: roll twice, keep the worse (higher) roll."""
         b = battle(duel100(hero={"characteristics": {"physique": 50}}))
         scripted(b, (20, 100), (70, 100))
-        result = D100_RULES.check(b, b.fighters[0], "physique", advantage=-1)
+        result = D100_RULES.check(b.table, b.fighters[0], "physique", advantage=-1)
         assert (result.dice, result.kept, result.success) == ((20, 70), 70, False)
 
     def test_check_rolled_event(self, scripted) -> None:
@@ -174,7 +175,7 @@ class TestCheck:
         b = battle(duel100(hero={"skills": {"riding": 45}}))
         b.fighters[0].fatigue = 1
         scripted(b, (37, 100))
-        result = D100_RULES.check(b, b.fighters[0], "riding", 10)
+        result = D100_RULES.check(b.table, b.fighters[0], "riding", 10)
         event = b.log[-1]
         assert event["event"] == "check_rolled"
         expected = {"actor": "Hero", "purpose": "riding", "system": "d100", "dice": [37],
@@ -195,7 +196,7 @@ class TestCheckDistribution:
         b = battle(duel100(hero={"characteristics": {"physique": target}}), seed=target + 1,
                    log=False)
         hero = b.fighters[0]
-        successes = sum(D100_RULES.check(b, hero, "physique").success for _ in range(N))
+        successes = sum(D100_RULES.check(b.table, hero, "physique").success for _ in range(N))
         assert within(successes, N, exact)
 
     @pytest.mark.parametrize("target", [0, 50, 150])
@@ -203,7 +204,7 @@ class TestCheckDistribution:
         """d100 check: critical success and critical failure each come 5% of the time, any target."""
         b = battle(duel100(hero={"characteristics": {"physique": target}}), seed=7, log=False)
         hero = b.fighters[0]
-        degrees = Counter(D100_RULES.check(b, hero, "physique").degree for _ in range(N))
+        degrees = Counter(D100_RULES.check(b.table, hero, "physique").degree for _ in range(N))
         assert within(degrees[CRITICAL_SUCCESS], N, 0.05)
         assert within(degrees[CRITICAL_FAILURE], N, 0.05)
 
@@ -216,7 +217,7 @@ class TestCheckDistribution:
         b = battle(duel100(hero={"characteristics": {"physique": target}}), seed=3, log=False)
         hero = b.fighters[0]
         successes = sum(
-            D100_RULES.check(b, hero, "physique", advantage=advantage).success for _ in range(N))
+            D100_RULES.check(b.table, hero, "physique", advantage=advantage).success for _ in range(N))
         assert within(successes, N, exact)
 
 
@@ -257,7 +258,7 @@ class TestActionEconomy:
         """Action economy (RULES.md §2): a one-handed thrown weapon (the fire-raiser's firepot)
         is a half-action: two throws a turn from 10 m, like two one-handed blows."""
         firepot = Weapon(name="firepot", damage=dice.parse("1d4"), range=10, fire=True, area=True)
-        assert D100_RULES.economy_for(Options()).cost_of(firepot) == 1
+        assert D100_RULES.economy.cost_of(firepot) == 1
         b = battle(duel100(hero={"weapons": (firepot,)}, distance=10))
         rng = scripted(b, (90, 100), (90, 100))
         b._take_turn(b.fighters[0])
@@ -864,7 +865,7 @@ class TestMoreRules:
         hero = b.fighters[0]
         hero.morale = 3
         rng = scripted(b, (70, 100), (3, 100))
-        assert D100_RULES.check(b, hero, "climbing").degree == CRITICAL_SUCCESS
+        assert D100_RULES.check(b.table, hero, "climbing").degree == CRITICAL_SUCCESS
         checks = [(e["purpose"], e["skill"], e["target"]) for e in events(b.log, "check_rolled")]
         assert checks == [("climbing", "climbing", 40), ("morale_reroll", "climbing", 40)]
         assert hero.learned == {"climbing"} and rng.unused == 0
@@ -876,11 +877,9 @@ class TestMoreRules:
         hero.social_lost = 7
         assert (characteristic(hero, "social"), characteristic(hero, "physique")) == (53, 55)
 
-    def test_every_system_is_found_by_name(self, monkeypatch) -> None:
+    def test_every_system_is_found_by_name(self) -> None:
         """`rules:` names one of the four systems; another name is refused, listing them."""
-        import sim.rules
-
-        monkeypatch.setattr(sim.rules, "_SYSTEMS", {})
+        system_for.cache_clear()
         assert [system_for(n).name for n in ("d20", "d100", "2d10", "d10")] == [
             "d20", "d100", "2d10", "d10"]
         with pytest.raises(NotImplementedError, match=r"'d6' .*available: d20, d100, 2d10, d10"):
@@ -913,7 +912,7 @@ class TestGroupAction:
         """Group action: a majority of individual successes succeeds, a minority fails."""
         b, members = self._band(3)
         rng = scripted(b, *((r, 100) for r in rolls))
-        assert D100_RULES.group_check(b, members, "stealth") is ok and rng.unused == 0
+        assert D100_RULES.group_check(b.table, members, "stealth") is ok and rng.unused == 0
         event = b.log[-1]
         wins = sum(r <= 70 for r in rolls)  # each rolls its stealth skill, 70
         assert (event["event"], event["what"], event["members"]) == (
@@ -925,7 +924,7 @@ class TestGroupAction:
         """Group action: a tie rolls 1d6 and succeeds on 4+."""
         b, members = self._band(2)
         rng = scripted(b, (10, 100), (90, 100), (tie, 6))
-        assert D100_RULES.group_check(b, members, "stealth") is ok and rng.unused == 0
+        assert D100_RULES.group_check(b.table, members, "stealth") is ok and rng.unused == 0
         assert b.log[-1]["tie_roll"] == tie
 
 

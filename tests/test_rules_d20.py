@@ -42,7 +42,7 @@ class TestCheckDistribution:
         b = battle(duel(hero={"level": 2}), seed=7, log=False)
         hero = b.fighters[0]
         counts = Counter(
-            D20_RULES.check(b, hero, "persuasion", advantage=advantage).kept for _ in range(N)
+            D20_RULES.check(b.table, hero, "persuasion", advantage=advantage).kept for _ in range(N)
         )
         for face in range(1, 21):
             assert within(counts[face], N, float(die.probability(face))), face
@@ -58,7 +58,7 @@ class TestCheckDistribution:
         b = battle(duel(hero={"level": level}), seed=11, log=False)
         hero = b.fighters[0]
         successes = sum(
-            D20_RULES.check(b, hero, "persuasion", advantage=advantage).success for _ in range(N)
+            D20_RULES.check(b.table, hero, "persuasion", advantage=advantage).success for _ in range(N)
         )
         assert within(successes, N, exact)
 
@@ -70,14 +70,14 @@ class TestCheck:
         """Success iff total > target: a total equal to the target fails."""
         b = battle(duel(hero={"level": 3}))
         scripted(b, (13, 20))  # 13 + 3 = 16, not > 16
-        result = D20_RULES.check(b, b.fighters[0], "persuasion")
+        result = D20_RULES.check(b.table, b.fighters[0], "persuasion")
         assert (result.total, result.target, result.success) == (16, 16, False)
 
     def test_standard_check_target(self, scripted) -> None:
         """Standard check: 1d20 + level > 16."""
         b = battle(duel(hero={"level": 3}))
         scripted(b, (14, 20))
-        result = D20_RULES.check(b, b.fighters[0], "climbing")
+        result = D20_RULES.check(b.table, b.fighters[0], "climbing")
         assert (result.modifier, result.total, result.target, result.success) == (3, 17, 16, True)
 
     @pytest.mark.parametrize("art", ["acrobatics", "athletics", "stealth"])
@@ -85,7 +85,7 @@ class TestCheck:
         """Movement art: 1d20 + level + 6 - armor > 16."""
         b = battle(duel(hero={"level": 2, "armor": 3}))
         scripted(b, (10, 20))
-        result = D20_RULES.check(b, b.fighters[0], art)
+        result = D20_RULES.check(b.table, b.fighters[0], art)
         assert result.modifier == 2 + 6 - 3
         assert result.success is (10 + 5 > 16)
 
@@ -94,7 +94,7 @@ class TestCheck:
         assert [D20_RULES.scale(p) for p in (-12, 12, -10, 4, -4, 50)] == [-2, 2, -2, 0, 0, 10]
         b = battle(duel(hero={"level": 3}))
         scripted(b, (10, 20))
-        assert D20_RULES.check(b, b.fighters[0], "climbing", modifier=-12).modifier == 1
+        assert D20_RULES.check(b.table, b.fighters[0], "climbing", modifier=-12).modifier == 1
 
     @pytest.mark.parametrize(
         ("face", "level", "degree"),
@@ -115,7 +115,7 @@ class TestCheck:
         failure or margin <= -10 is a critical failure."""
         b = battle(duel(hero={"level": level}))
         scripted(b, (face, 20))
-        result = D20_RULES.check(b, b.fighters[0], "climbing")
+        result = D20_RULES.check(b.table, b.fighters[0], "climbing")
         expected_margin = face + level - 16
         assert result.margin == expected_margin
         assert result.degree == degree
@@ -124,14 +124,14 @@ class TestCheck:
         """A natural 20 is critical only on a success."""
         b = battle(duel())
         scripted(b, (20, 20))
-        result = roll_check(b, b.fighters[0], "climbing", modifier=0, target=25)
+        result = roll_check(b.table, b.fighters[0], "climbing", modifier=0, target=25)
         assert (result.success, result.degree) == (False, FAILURE)
 
     def test_advantage_keeps_higher_logs_both(self, scripted) -> None:
         """Advantage: roll 2d20, keep the higher; the log holds both natural dice in order."""
         b = battle(duel(hero={"level": 1}))
         scripted(b, (4, 20), (17, 20))
-        result = D20_RULES.check(b, b.fighters[0], "climbing", advantage=1)
+        result = D20_RULES.check(b.table, b.fighters[0], "climbing", advantage=1)
         assert (result.dice, result.kept, result.total) == ((4, 17), 17, 18)
         event = b.log[-1]
         assert event["event"] == "check_rolled"
@@ -147,9 +147,9 @@ class TestAttackAndDefense:
         b = battle(duel(hero={"level": 3, "weapons": (axe,)}, monster={"defense_threshold": 14}))
         hero, monster = b.fighters
         scripted(b, (9, 20), (4, 6))  # 9 + 3 + 2 = 14, not > 14: a miss
-        assert D20_RULES.attack(b, hero, monster, axe, 0).hit is False
+        assert D20_RULES.attack(b.table, hero, monster, axe, 0).hit is False
         scripted(b, (10, 20))
-        assert D20_RULES.attack(b, hero, monster, axe, 0).hit is True
+        assert D20_RULES.attack(b.table, hero, monster, axe, 0).hit is True
         check = next(e for e in reversed(b.log) if e["event"] == "check_rolled")
         assert (check["actor"], check["purpose"], check["target"]) == ("Hero", "attack", 14)
 
@@ -159,12 +159,12 @@ class TestAttackAndDefense:
         b = battle(duel(hero={"armor": 4}, monster={"attack_threshold": 13}))
         hero, monster = b.fighters
         scripted(b, (9, 20))  # 9 + 4 = 13, not > 13: defense fails, hit
-        assert D20_RULES.attack(b, monster, hero, SWORD_OF(monster), 0).hit is True
+        assert D20_RULES.attack(b.table, monster, hero, SWORD_OF(monster), 0).hit is True
         check = b.log[-1]
         assert (check["actor"], check["purpose"], check["target"], check["modifier"]) == (
             "Hero", "defense", 13, 4)
         scripted(b, (10, 20))
-        assert D20_RULES.attack(b, monster, hero, SWORD_OF(monster), 0).hit is False
+        assert D20_RULES.attack(b.table, monster, hero, SWORD_OF(monster), 0).hit is False
 
     def test_monster_against_monster_rolls_attack(self, scripted) -> None:
         """Attack by anyone against a non-party target: the attacker rolls."""
@@ -172,7 +172,7 @@ class TestAttackAndDefense:
         b = battle(spec)
         a, target = b.fighters
         scripted(b, (11, 20))
-        assert D20_RULES.attack(b, a, target, SWORD_OF(a), 0).hit is True
+        assert D20_RULES.attack(b.table, a, target, SWORD_OF(a), 0).hit is True
         assert b.log[-1]["actor"] == "A" and b.log[-1]["purpose"] == "attack"
 
     def test_default_thresholds(self) -> None:
@@ -236,8 +236,8 @@ class TestDamage:
         spec = duel(monster={"defense_threshold": 5})
         spec = scenario(*spec.sides, surprise="heroes")
         b = battle(spec)
-        b.round = 1
-        b.surprise_side = b.surprising = "heroes"  # as the clock sets them in round 1
+        b.table.round = 1
+        b.surprise_side = b.table.surprising = "heroes"  # as the clock sets them in round 1
         hero, monster = b.fighters
         scripted(b, (20, 20), (20, 20), (1, 8), (2, 4))
         b.attack(hero, monster, SWORD_OF(hero))
@@ -246,8 +246,8 @@ class TestDamage:
     @staticmethod
     def _surprising(spec, side_name: str):
         b = battle(scenario(*spec.sides, surprise=side_name))
-        b.round = 1
-        b.surprise_side = b.surprising = side_name  # as the clock sets them in round 1
+        b.table.round = 1
+        b.surprise_side = b.table.surprising = side_name  # as the clock sets them in round 1
         return b
 
     def test_surprise_hit_adds_d4_without_critical(self, scripted) -> None:
@@ -273,8 +273,8 @@ class TestDamage:
     def test_no_d4_after_the_surprise_round(self, scripted) -> None:
         """The surprise +1d4 belongs to the surprise round: a plain hit later rolls the die only."""
         b = battle(scenario(*duel(monster={"defense_threshold": 10}).sides, surprise="heroes"))
-        b.round = 2
-        b.surprise_side, b.surprising = "heroes", None
+        b.table.round = 2
+        b.surprise_side, b.table.surprising = "heroes", None
         hero, monster = b.fighters
         scripted(b, (15, 20), (5, 8))
         b.attack(hero, monster, SWORD_OF(hero))
@@ -309,7 +309,7 @@ class TestOutnumbered:
         goblins = [fighter(f"g{i}", attack_threshold=30) for i in range(5)]
         b = battle(scenario(side("heroes", fighter("Hero", hp=999), party=True),
                             side("goblins", *goblins)))
-        b.round = 1
+        b.table.round = 1
         hero = b.fighters[0]
         for g in b.fighters[1:]:
             b.attack(g, hero, SWORD_OF(g))
@@ -317,7 +317,7 @@ class TestOutnumbered:
         assert [e["advantage"] for e in defenses] == [0, 0, 0, -1, -1]
         flags = [e["outnumbered"] for e in b.log if e["event"] == "attack_resolved"]
         assert flags == [False, False, False, True, True]
-        b.round = 2
+        b.table.round = 2
         b.attack(b.fighters[1], hero, SWORD_OF(b.fighters[1]))
         assert [e for e in b.log if e["event"] == "check_rolled"][-1]["advantage"] == 0
 
@@ -325,7 +325,7 @@ class TestOutnumbered:
         """Only different enemies count toward being outnumbered."""
         b = battle(scenario(side("heroes", fighter("Hero", hp=999), party=True),
                             side("goblins", fighter("g1"), fighter("g2")), outnumbered_at=2))
-        b.round = 1
+        b.table.round = 1
         hero, g1, g2 = b.fighters
         for attacker in (g1, g1, g1, g2, g1):
             b.attack(attacker, hero, SWORD_OF(attacker))
@@ -341,7 +341,7 @@ class TestHeroism:
         b = battle(duel(hero={"level": 0, "heroism": 2}))
         hero = b.fighters[0]
         scripted(b, (11, 20), (6, 6))  # 11 vs 16: short by 5, a 6 makes it 17
-        result = D20_RULES.check(b, hero, "climbing")
+        result = D20_RULES.check(b.table, hero, "climbing")
         assert (result.total, result.success, result.bonus, hero.heroism) == (17, True, 6, 1)
         spent, check = b.log[-2], b.log[-1]
         assert (spent["event"], spent["resource"], spent["amount"]) == ("resource_spent",
@@ -353,7 +353,7 @@ class TestHeroism:
         """A tie fails (total > target is needed), so it is short by 0: heroism helps it."""
         b = battle(duel(hero={"level": 0, "heroism": 1}))
         rng = scripted(b, (16, 20), (1, 6))
-        result = D20_RULES.check(b, b.fighters[0], "climbing")
+        result = D20_RULES.check(b.table, b.fighters[0], "climbing")
         assert (result.total, result.success, rng.unused) == (17, True, 0)
 
     def test_morale_reroll_starts_from_the_plain_modifier(self, scripted) -> None:
@@ -363,7 +363,7 @@ class TestHeroism:
         hero = b.fighters[0]
         hero.morale = 2
         rng = scripted(b, (11, 20), (1, 6), (14, 20))  # 11+1 = 12 fails; reroll 14 = 14
-        D20_RULES.check(b, hero, "climbing")
+        D20_RULES.check(b.table, hero, "climbing")
         checks = [e for e in b.log if e["event"] == "check_rolled"]
         assert [(e["purpose"], e["modifier"], e["total"]) for e in checks] == [
             ("climbing", 1, 12), ("morale_reroll", 0, 14)]
@@ -375,7 +375,7 @@ class TestHeroism:
         hero = b.fighters[0]
         hero.morale = 2
         rng = scripted(b, (3, 20), (2, 20), (20, 20), (4, 20))
-        assert D20_RULES.check(b, hero, "climbing", advantage=1).degree == CRITICAL_SUCCESS
+        assert D20_RULES.check(b.table, hero, "climbing", advantage=1).degree == CRITICAL_SUCCESS
         reroll = [e for e in b.log if e["event"] == "check_rolled"][-1]
         assert (reroll["dice"], reroll["advantage"]) == ([20, 4], 1)
         assert hero.learned == {"climbing"} and rng.unused == 0
@@ -385,7 +385,7 @@ class TestHeroism:
         b = battle(duel(hero={"level": 0, "heroism": 2}))
         hero = b.fighters[0]
         rng = scripted(b, (10, 20))
-        assert D20_RULES.check(b, hero, "climbing").success is False
+        assert D20_RULES.check(b.table, hero, "climbing").success is False
         assert hero.heroism == 2 and rng.unused == 0
 
     def test_not_spent_on_success_or_empty_pool(self, scripted) -> None:
@@ -393,20 +393,20 @@ class TestHeroism:
         b = battle(duel(hero={"level": 0, "heroism": 1}))
         hero = b.fighters[0]
         scripted(b, (17, 20))
-        D20_RULES.check(b, hero, "climbing")
+        D20_RULES.check(b.table, hero, "climbing")
         assert hero.heroism == 1
         hero.heroism = 0
         scripted(b, (15, 20))
-        assert D20_RULES.check(b, hero, "climbing").bonus == 0
+        assert D20_RULES.check(b.table, hero, "climbing").bonus == 0
 
     def test_only_for_aspects(self, scripted) -> None:
         """Only rolls concerning one of the combatant's aspects may use heroism."""
         b = battle(duel(hero={"level": 0, "heroism": 2, "aspects": ("stealth",)}))
         hero = b.fighters[0]
         scripted(b, (12, 20))
-        assert D20_RULES.check(b, hero, "climbing").bonus == 0
+        assert D20_RULES.check(b.table, hero, "climbing").bonus == 0
         scripted(b, (6, 20), (5, 6))  # stealth: 6 + 0 + 6 = 12, short by 4
-        assert D20_RULES.check(b, hero, "stealth").bonus == 5
+        assert D20_RULES.check(b.table, hero, "stealth").bonus == 5
 
     def test_heroism_on_a_reroll_concerns_the_aspect_it_repeats(self, scripted) -> None:
         """A morale reroll concerns the aspect of the roll it repeats: a hero whose only
@@ -418,7 +418,7 @@ class TestHeroism:
         # Defense 1d20 + 0 > 11: a hopeless 3 (short by 8), then the reroll's 9 (short by 2),
         # saved by the heroism d6 (4): 13 > 11.
         rng = scripted(b, (3, 20), (9, 20), (4, 6))
-        result = D20_RULES.attack(b, monster, hero, SWORD, 0)
+        result = D20_RULES.attack(b.table, monster, hero, SWORD, 0)
         assert not result.hit and hero.heroism == 0 and hero.morale == 3 and rng.unused == 0
         checks = [(e["purpose"], e["success"]) for e in b.log if e["event"] == "check_rolled"]
         assert checks == [("defense", False), ("morale_reroll", True)]
@@ -472,7 +472,7 @@ class TestGroupActions:
         """Two of two successes: the group succeeds without a tie roll."""
         b, members = self._members()
         scripted(b, (20, 20), (19, 20))
-        assert D20_RULES.group_check(b, members, "climbing") is True
+        assert D20_RULES.group_check(b.table, members, "climbing") is True
         assert b.log[-1]["tie_roll"] is None
 
     @pytest.mark.parametrize(("tie", "ok"), [(4, True), (3, False), (6, True), (1, False)])
@@ -480,14 +480,14 @@ class TestGroupActions:
         """One success, one failure: 1d6, 4+ succeeds."""
         b, members = self._members()
         rng = scripted(b, (20, 20), (2, 20), (tie, 6))
-        assert D20_RULES.group_check(b, members, "climbing") is ok
+        assert D20_RULES.group_check(b.table, members, "climbing") is ok
         assert b.log[-1]["tie_roll"] == tie and rng.unused == 0
 
     def test_each_member_rolls_the_named_check(self, scripted) -> None:
         """Each member rolls the group's check itself (stealth: a movement art, +6)."""
         b, members = self._members()
         rng = scripted(b, (12, 20), (12, 20))  # 12 + 1 + 6 = 19 > 16; a standard check fails
-        assert D20_RULES.group_check(b, members, "stealth") is True
+        assert D20_RULES.group_check(b.table, members, "stealth") is True
         event = b.log[-1]
         assert (event["what"], event["members"], event["successes"], event["failures"]) == (
             "stealth", ["A", "B"], 2, 0)
@@ -497,7 +497,7 @@ class TestGroupActions:
         """With the initiative gift the tie die is a d8."""
         b, members = self._members(gift=True)
         rng = scripted(b, (20, 20), (2, 20), (8, 8))
-        assert D20_RULES.group_check(b, members, "climbing") is True
+        assert D20_RULES.group_check(b.table, members, "climbing") is True
         assert rng.unused == 0 and b.log[-1]["tie_roll"] == 8
 
 
@@ -531,9 +531,9 @@ class TestSpiritAndTerror:
         b = battle(duel(hero={"level": 1, "spirit": dice.parse(10)},
                         monster={"terror": dice.parse("1d6")}, spirit=True))
         hero = b.fighters[0]
-        b.round = 1
+        b.table.round = 1
         scripted(b, (3, 20), (4, 6))
-        D20_RULES.round_started(b)
+        b.rules.round_started(b.table, b.fighters, b.lose_spirit)
         assert hero.spirit == 6
         lost = b.log[-1]
         assert (lost["event"], lost["amount"], lost["spirit_after"]) == ("spirit_lost", 4, 6)
@@ -542,9 +542,9 @@ class TestSpiritAndTerror:
         """Terror frightens the first round the creature is seen, never again."""
         b = battle(duel(hero={"spirit": dice.parse(10)}, monster={"terror": dice.parse(3)},
                         spirit=True))
-        b.round = 2
+        b.table.round = 2
         rng = scripted(b)
-        D20_RULES.round_started(b)
+        b.rules.round_started(b.table, b.fighters, b.lose_spirit)
         assert rng.unused == 0 and b.fighters[0].spirit == 10
 
     def test_broken_mind_not_frightened_again(self, scripted) -> None:
@@ -553,9 +553,9 @@ class TestSpiritAndTerror:
                         side("m", fighter("Ghoul", terror=dice.parse(3)),
                              fighter("Wight", terror=dice.parse(3))), spirit=True)
         b = battle(spec)
-        b.round = 1
+        b.table.round = 1
         rng = scripted(b, (3, 20))
-        D20_RULES.round_started(b)
+        b.rules.round_started(b.table, b.fighters, b.lose_spirit)
         assert b.fighters[0].status == "broken" and rng.unused == 0
         assert len([e for e in b.log if e["event"] == "check_rolled"]) == 1
 
@@ -566,9 +566,9 @@ class TestSpiritAndTerror:
                              party=True),
                         side("monsters", fighter("Monster", terror=dice.parse(5))), spirit=True)
         b = battle(spec)
-        b.round = 1
+        b.table.round = 1
         scripted(b, (2, 20), (20, 20))  # Hero fails and breaks; Friend is not frightened
-        D20_RULES.round_started(b)
+        b.rules.round_started(b.table, b.fighters, b.lose_spirit)
         hero, friend, monster = b.fighters
         assert hero.status == "broken" and not hero.able and hero.hp > 0
         assert not b._decided()
@@ -581,9 +581,9 @@ class TestSpiritAndTerror:
         left, RULES 5), it dies, of terror."""
         b = battle(duel(hero={"spirit": dice.parse(3)}, monster={"terror": dice.parse(5)},
                         spirit=True))
-        b.round = 1
+        b.table.round = 1
         scripted(b, (2, 20))
-        D20_RULES.round_started(b)
+        b.rules.round_started(b.table, b.fighters, b.lose_spirit)
         hero = b.fighters[0]
         assert b._decided() and b.winner == "monsters"
         assert hero.status == "dead" and hero.cause == "terror"
@@ -609,8 +609,8 @@ class TestSpiritAndTerror:
                                  fighter("B", spirit=dice.parse(50)), party=True),
                             side("undead", *ghouls, fighter("wraith", terror=dice.parse(2)),
                                  fighter("rat")), spirit=True))
-        b.round = 1
-        D20_RULES.round_started(b)
+        b.table.round = 1
+        b.rules.round_started(b.table, b.fighters, b.lose_spirit)
         terror = [e["actor"] for e in b.log if e["event"] == "check_rolled" and e["purpose"] == "terror"]
         assert terror == ["A", "B"] * 2
         sources = {(e["target"], e["source"]) for e in b.log if e["event"] == "spirit_lost"}
@@ -622,8 +622,8 @@ class TestSpiritAndTerror:
         b = battle(scenario(side("heroes", fighter("A", spirit=dice.parse(50)),
                                  fighter("B", spirit=dice.parse(50)), party=True),
                             side("ghouls", *ghouls, fighter("rat")), spirit=True))
-        b.round = 1
-        D20_RULES.round_started(b)
+        b.table.round = 1
+        b.rules.round_started(b.table, b.fighters, b.lose_spirit)
         terror = [e["actor"] for e in b.log if e["event"] == "check_rolled" and e["purpose"] == "terror"]
         assert terror == ["A", "B"] * 3
 

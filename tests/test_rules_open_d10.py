@@ -12,8 +12,9 @@ import pytest
 
 from sim import dice
 from sim.model import Scenario, Weapon
-from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
+from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.open_d10 import MAX_CHAIN, OpenD10, open_d10
+from sim.rules.systems import system_for
 from tests.builders import ScriptedRandom, battle, fighter, scenario, side
 
 D10 = OpenD10()
@@ -113,7 +114,7 @@ class TestOpenD10Distribution:
         exact = exact_degrees(score, 10)
         b = battle(duel10(hero={"attributes": {"physique": score}}), seed=score + 3, log=False)
         hero = b.fighters[0]
-        degrees = Counter(D10.check(b, hero, "physique").degree for _ in range(N_CHECK))
+        degrees = Counter(D10.check(b.table, hero, "physique").degree for _ in range(N_CHECK))
         for degree in (CRITICAL_FAILURE, FAILURE, SUCCESS, CRITICAL_SUCCESS):
             low, high = float(exact[degree]), float(exact[degree] + TAIL)
             p = min(max((low + high) / 2, 1e-9), 1 - 1e-9)
@@ -134,7 +135,7 @@ class TestCheck:
         """Convention: a total equal to the difficulty succeeds (margin 0); lower fails."""
         b = battle(duel10(hero={"attributes": {"physique": 4}}))
         scripted(b, (face, 10))
-        result = D10.check(b, b.fighters[0], "physique")
+        result = D10.check(b.table, b.fighters[0], "physique")
         assert (result.total, result.target) == (4 + face, 10)
         assert (result.success, result.margin) == (success, margin)
 
@@ -142,13 +143,13 @@ class TestCheck:
         """d10 check: total = attribute + skill + open d10."""
         b = battle(duel10(hero={"attributes": {"physique": 4}, "skills": {"climbing": 3}}))
         scripted(b, (2, 10))
-        assert D10.check(b, b.fighters[0], "climbing").total == 4 + 3 + 2
+        assert D10.check(b.table, b.fighters[0], "climbing").total == 4 + 3 + 2
 
     def test_difficulty_option(self, scripted) -> None:
         """d10 check: the scenario's `difficulty` is the target a plain check must reach."""
         b = battle(duel10(hero={"attributes": {"physique": 4}}, difficulty=12))
         scripted(b, (7, 10))
-        result = D10.check(b, b.fighters[0], "physique")
+        result = b.rules.check(b.table, b.fighters[0], "physique")
         assert (result.target, result.success, result.margin) == (12, False, -1)
 
     def test_scale_is_p_over_10_toward_zero(self) -> None:
@@ -161,14 +162,14 @@ class TestCheck:
         """d10: a percent modifier p moves the difficulty by -p / 10 (here: the margin by p / 10)."""
         b = battle(duel10(hero={"attributes": {"physique": 4}}))
         scripted(b, (6, 10))
-        result = D10.check(b, b.fighters[0], "physique", percent)
+        result = D10.check(b.table, b.fighters[0], "physique", percent)
         assert (result.margin, result.success) == (margin, margin >= 0)
 
     def test_dice_hold_the_whole_chain(self, scripted) -> None:
         """d10 check_rolled: `dice` holds every die of the chain in order; total = sum + modifier."""
         b = battle(duel10(hero={"attributes": {"physique": 4}}))
         scripted(b, (1, 10), (10, 10), (3, 10))
-        result = D10.check(b, b.fighters[0], "physique")
+        result = D10.check(b.table, b.fighters[0], "physique")
         assert (result.dice, result.kept, result.total) == ((1, 10, 3), -12, -8)
         event = b.log[-1]
         expected = {"event": "check_rolled", "actor": "Hero", "purpose": "physique",
@@ -195,7 +196,7 @@ class TestCheck:
         iff it held a 1 and failed."""
         b = battle(duel10(hero={"attributes": {"physique": score}}))
         rng = scripted(b, *((f, 10) for f in faces))
-        assert D10.check(b, b.fighters[0], "physique").degree == degree
+        assert D10.check(b.table, b.fighters[0], "physique").degree == degree
         assert rng.unused == 0
 
     @pytest.mark.parametrize(
@@ -213,7 +214,7 @@ class TestCheck:
         holds both chains in order and the degree reads the kept chain."""
         b = battle(duel10(hero={"attributes": {"physique": 4}}))
         rng = scripted(b, *((f, 10) for f in faces))
-        result = D10.check(b, b.fighters[0], "physique", advantage=advantage)
+        result = D10.check(b.table, b.fighters[0], "physique", advantage=advantage)
         assert (result.dice, result.kept, result.total, result.degree) == (faces, kept, kept + 4,
                                                                            degree)
         assert b.log[-1]["dice"] == list(faces) and rng.unused == 0
@@ -309,7 +310,7 @@ class TestScores:
         b = battle(duel10(hero={"attributes": {"physique": 7, "strength": 9},
                                 "skills": {"climbing": 2}}))
         scripted(b, (5, 10))
-        result = D10.check(b, b.fighters[0], what)
+        result = D10.check(b.table, b.fighters[0], what)
         assert (result.total, result.modifier, result.kept) == (score + 5, score, 5)
 
     @pytest.mark.parametrize("what", ["strength", "force", "agility"])
@@ -317,7 +318,7 @@ class TestScores:
         """An attribute the stat block leaves out is 3 (Convention), not physique + skill."""
         b = battle(duel10(hero={"attributes": {"physique": 7}}))
         scripted(b, (5, 10))
-        assert D10.check(b, b.fighters[0], what).total == 3 + 5
+        assert D10.check(b.table, b.fighters[0], what).total == 3 + 5
 
 
 class TestAttackSkills:
@@ -344,7 +345,7 @@ class TestAttackSkills:
         """A d10 check names the skill it rolled (the learning box it may tick)."""
         b = battle(duel10())
         scripted(b, (5, 10))
-        D10.check(b, b.fighters[0], "climbing")
+        D10.check(b.table, b.fighters[0], "climbing")
         assert [e["skill"] for e in b.log if e["event"] == "check_rolled"] == ["climbing"]
 
     def test_armor_piercing_ignores_armor(self, scripted) -> None:

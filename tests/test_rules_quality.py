@@ -11,8 +11,9 @@ import pytest
 
 from sim import dice
 from sim.model import Scenario, Weapon
-from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS, system_for
+from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.quality import Quality
+from sim.rules.systems import system_for
 from tests.builders import battle, fighter, scenario, side
 
 QUALITY = Quality()
@@ -32,7 +33,7 @@ class TestCheck:
         """2d10 check: Q = 0 (R equal to SR) is a success, with margin 0."""
         b = battle(duel2d10(hero={"characteristics": {"physique": 11}}))
         rng = scripted(b, (5, 10), (6, 10))
-        result = QUALITY.check(b, b.fighters[0], "physique")
+        result = QUALITY.check(b.table, b.fighters[0], "physique")
         assert (result.kept, result.target, result.margin) == (11, 11, 0)
         assert (result.success, result.degree) == (True, SUCCESS)
         assert rng.unused == 0
@@ -53,7 +54,7 @@ class TestCheck:
         """2d10 degrees: Q < -7 disaster, -7..-1 failure, 0..7 success, Q > 7 exploit."""
         b = battle(duel2d10(hero={"characteristics": {"physique": 11}}))
         scripted(b, *((f, 10) for f in faces))
-        result = QUALITY.check(b, b.fighters[0], "physique")
+        result = QUALITY.check(b.table, b.fighters[0], "physique")
         assert (result.dice, result.margin, result.success, result.degree) == (
             faces, quality, success, degree)
 
@@ -62,7 +63,7 @@ class TestCheck:
         """2d10 check: advantage rolls 2d8, disadvantage 2d12 (the top face shows only on that die)."""
         b = battle(duel2d10(hero={"characteristics": {"physique": 11}}))
         rng = scripted(b, (sides, sides), (sides, sides))
-        result = QUALITY.check(b, b.fighters[0], "physique", advantage=advantage)
+        result = QUALITY.check(b.table, b.fighters[0], "physique", advantage=advantage)
         assert result.dice == (sides, sides)
         assert (result.kept, result.margin) == (2 * sides, 11 - 2 * sides)
         assert b.log[-1]["advantage"] == advantage and rng.unused == 0
@@ -71,7 +72,7 @@ class TestCheck:
         """SR = characteristic + skill + difficulty, the percent modifier scaled by p / 5."""
         b = battle(duel2d10(hero={"characteristics": {"physique": 6}, "skills": {"climbing": 3}}))
         scripted(b, (4, 10), (3, 10))
-        result = QUALITY.check(b, b.fighters[0], "climbing", -10)  # -10% is laborious, -2
+        result = QUALITY.check(b.table, b.fighters[0], "climbing", -10)  # -10% is laborious, -2
         assert (result.target, result.modifier, result.margin) == (6 + 3 - 2, -2, 0)
         assert result.success
 
@@ -79,7 +80,7 @@ class TestCheck:
         """A check on a characteristic uses it alone as SR (no skill)."""
         b = battle(duel2d10(hero={"characteristics": {"physique": 6, "mental": 9}}))
         scripted(b, (1, 10), (1, 10))
-        assert QUALITY.check(b, b.fighters[0], "mental").target == 9
+        assert QUALITY.check(b.table, b.fighters[0], "mental").target == 9
 
     def test_scale_is_p_over_5_toward_zero(self) -> None:
         """2d10: scale(p) = p / 5, rounded toward zero."""
@@ -95,14 +96,14 @@ class TestCheck:
         percent moves SR by that ladder step."""
         b = battle(duel2d10(hero={"characteristics": {"physique": 15}}))
         scripted(b, (1, 10), (1, 10))
-        result = QUALITY.check(b, b.fighters[0], "physique", percent)
+        result = QUALITY.check(b.table, b.fighters[0], "physique", percent)
         assert (result.modifier, result.target, result.margin) == (step, 15 + step, 13 + step)
 
     def test_check_rolled_event(self, scripted) -> None:
         """check_rolled (ARCHITECTURE.md, roll-under): total = R, target = SR, margin = Q."""
         b = battle(duel2d10(hero={"characteristics": {"physique": 7}, "skills": {"riding": 2}}))
         scripted(b, (3, 10), (8, 10))
-        QUALITY.check(b, b.fighters[0], "riding", 20)
+        QUALITY.check(b.table, b.fighters[0], "riding", 20)
         event = b.log[-1]
         expected = {"event": "check_rolled", "actor": "Hero", "purpose": "riding",
                     "system": "2d10", "dice": [3, 8], "modifier": 4, "total": 11,
@@ -123,7 +124,7 @@ class TestCheckDistribution:
                    seed=100 * sr + advantage, log=False)
         hero = b.fighters[0]
         degrees = Counter(
-            QUALITY.check(b, hero, "physique", advantage=advantage).degree for _ in range(N))
+            QUALITY.check(b.table, hero, "physique", advantage=advantage).degree for _ in range(N))
         for degree in BANDS:
             assert within(degrees[degree], N, exact[degree]), (degree, degrees[degree] / N)
 
@@ -285,7 +286,7 @@ class TestScores:
         b = battle(duel2d10(hero={"characteristics": {"physique": 8}, "skills": {"climbing": 3}},
                             morale_on=False))
         scripted(b, (1, 10), (1, 10))
-        result = QUALITY.check(b, b.fighters[0], what)
+        result = QUALITY.check(b.table, b.fighters[0], what)
         assert (result.target, result.total, result.margin) == (sr, 2, sr - 2)
         event = b.log[-1]
         assert (event["score"], event["skill"], event["target"]) == (sr, what, sr)

@@ -9,8 +9,8 @@ import attrs
 from sim import dice
 from sim.engine import Battle
 from sim.model import Tactics, Weapon
-from sim.tactics import approach_gap, choose_target, choose_weapon
-from tests.builders import battle, fighter, scenario, side
+from sim.tactics import approach_gap, choose_weapon
+from tests.builders import battle, fighter, scenario, side, target_of
 
 
 def trio(target: str, **hps: int):
@@ -26,27 +26,27 @@ class TestPolicies:
     def test_weakest(self) -> None:
         """`weakest` picks the lowest current HP, ties in listed order."""
         b = trio("weakest", a=9, b=4, c=4)
-        assert choose_target(b, b.fighters[0]).name == "b"
+        assert target_of(b, b.fighters[0]).name == "b"
 
     def test_strongest(self) -> None:
         """`strongest` picks the highest current HP, ties in listed order."""
         b = trio("strongest", a=9, b=4, c=9)
-        assert choose_target(b, b.fighters[0]).name == "a"
+        assert target_of(b, b.fighters[0]).name == "a"
 
     def test_focus_shared_until_down(self) -> None:
         """`focus`: the whole side shares one target until it drops, then picks anew."""
         b = trio("focus", a=9, b=4, c=6)
         hero, ally, _a, bee, c = b.fighters
-        assert choose_target(b, hero) is bee
+        assert target_of(b, hero) is bee
         bee.hp = 99  # no longer the weakest, still the shared target
-        assert choose_target(b, ally) is bee
+        assert target_of(b, ally) is bee
         b.deal_damage(bee, 999, hero, "weapon")
-        assert choose_target(b, ally) is c and choose_target(b, hero) is c
+        assert target_of(b, ally) is c and target_of(b, hero) is c
 
     def test_random_is_uniform(self) -> None:
         """`random` picks each able enemy equally often."""
         b = trio("random", a=9, b=4, c=6)
-        counts = Counter(choose_target(b, b.fighters[0]).name for _ in range(6000))
+        counts = Counter(target_of(b, b.fighters[0]).name for _ in range(6000))
         for name in "abc":
             assert abs(counts[name] / 6000 - 1 / 3) < 4 * (2 / 9 / 6000) ** 0.5
 
@@ -55,7 +55,7 @@ class TestPolicies:
         b = battle(scenario(
             side("h", fighter("Hero", tactics=Tactics("strongest")), party=True, target="weakest"),
             side("m", fighter("a", hp=3), fighter("b", hp=8))))
-        assert choose_target(b, b.fighters[0]).name == "b"
+        assert target_of(b, b.fighters[0]).name == "b"
 
 
 class TestMemberTacticsOverrideTheSides:
@@ -93,7 +93,7 @@ class TestMemberTacticsOverrideTheSides:
         b = trio("strongest", a=9, b=4, c=6)
         b.fighters[2].x = 50  # 'a' is far away
         b.spread = True  # positions now differ (the engine sets this when anyone moves)
-        assert choose_target(b, b.fighters[0]).name == "c"
+        assert target_of(b, b.fighters[0]).name == "c"
 
 
 def pick(f, gap: float) -> str | None:
@@ -204,7 +204,7 @@ class TestWeapons:
         for enemy, x in zip(b.fighters[2:], (12.5, 8.0, 40.0), strict=True):
             enemy.x = x
         b.spread = True
-        assert choose_target(b, hero).name == "b"  # the only one in reach, not the strongest
+        assert target_of(b, hero).name == "b"  # the only one in reach, not the strongest
 
 
 class TestRangedAndSpells:
@@ -311,7 +311,7 @@ class TestFocusKeepsContact:
             enemy.x = 30.0
         a.x = 1.0  # 'a' stands in reach
         b.focus["h"] = bee
-        assert choose_target(b, hero) is a
+        assert target_of(b, hero) is a
         assert b.focus["h"] is bee
 
     def test_nobody_walks_away_from_an_enemy_in_reach(self) -> None:

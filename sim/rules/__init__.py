@@ -1,9 +1,11 @@
 """The small interface every rule system provides: check, attack, damage, scale, economy.
 
-A rule system is stateless: per-battle state lives in the ``Battle`` it is
-handed (its ``rng``, its event ``log`` and its fighters). Modifiers passed to
-``check`` are in d100 percent, as the seeds write them; each system converts
-them with its own ``scale``.
+A rule system is built once per scenario options (``sim.rules.systems.system_for``)
+and holds no battle state: it rolls with the ``Table`` it is handed (dice, event
+log, clock) and reads or changes only the fighters it is given. It never calls
+morale: a check ends in ``table.on_check``, where morale listens when it is on.
+Modifiers passed to ``check`` are in d100 percent, as the seeds write them; each
+system converts them with its own ``scale``.
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import attrs
 
 from sim.dice import roll_die
+from sim.model import Options, Weapon
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from sim.engine import Battle
-    from sim.model import Options, Weapon
     from sim.state import Fighter
+    from sim.table import Table
+
+    # (member, spirit lost, the creature that frightened it): d20 terror, applied by the engine.
+    Frighten = Callable[[Fighter, int, Fighter], None]
 
 CRITICAL_FAILURE = "critical_failure"
 FAILURE = "failure"
@@ -107,29 +112,27 @@ class RuleSystem(Protocol):
     outnumbering: bool  # whether the outnumbered rule of seed 003 applies
     morale_default: bool  # morale tokens on unless the scenario says (2d10: on)
     serious_wounds: bool  # whether after_damage does anything (d100)
-
-    def economy_for(self, options: Options) -> ActionEconomy:
-        """The action economy of a turn under these options."""
-        ...
+    fatigue: bool  # whether fighters tire (d100): a shot can become hopeless
+    economy: ActionEconomy  # what a turn allows under the scenario's options
 
     def scale(self, percent: int) -> int:
         """Convert a d100-percent modifier into this system's units, rounding toward zero."""
         ...
 
     def check(
-        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+        self, table: Table, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
     ) -> CheckResult:
         """Roll a check for ``who``; ``modifier`` is in percent; logs ``check_rolled``."""
         ...
 
     def attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
     ) -> AttackResult:
         """Resolve whether ``attacker`` hits ``target`` (attack and defense rolls)."""
         ...
 
     def damage(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon,
         attack: AttackResult,
     ) -> DamageResult:
         """Roll the damage of a hit (minus armor where the system says so), never below 0."""
@@ -143,25 +146,27 @@ class RuleSystem(Protocol):
         """Damage a successful riding check adds for an attack from this mount's saddle."""
         ...
 
-    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
-        """Whatever one instance of damage triggers (d100: a serious wound)."""
+    def after_damage(self, table: Table, target: Fighter, amount: int) -> int:
+        """Whatever one instance of damage triggers: the turns a serious wound knocks the
+        target out for (d100), 0 for none. The engine starts the knock-out."""
         ...
 
-    def prepare(self, battle: Battle, fighter: Fighter) -> None:
+    def prepare(self, table: Table, fighter: Fighter) -> None:
         """Roll the per-battle pools this system gives a fighter (after its HP)."""
         ...
 
-    def round_started(self, battle: Battle) -> None:
-        """Anything the system does at the start of a round, after initiative."""
+    def round_started(self, table: Table, fighters: Sequence[Fighter], frighten: Frighten) -> None:
+        """Anything the system does at the start of a round, after initiative (d20: terror,
+        which costs spirit through ``frighten``)."""
         ...
 
-    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
+    def group_check(self, table: Table, members: Sequence[Fighter], what: str) -> bool:
         """A group action of ``members``: one check each, then the system's majority rule."""
         ...
 
 
 def majority_check(
-    battle: Battle, members: Sequence[Fighter], what: str,
+    table: Table, members: Sequence[Fighter], what: str,
     check: Callable[[Fighter], CheckResult], tie_die: int,
 ) -> bool:
     """Group action: a majority of successes; a tie rolls 1d``tie_die``, 4+ succeeds."""
@@ -169,12 +174,12 @@ def majority_check(
     failures = len(members) - successes
     tie_roll = None
     if successes == failures:
-        tie_roll = roll_die(battle.rng, tie_die)
+        tie_roll = roll_die(table.rng, tie_die)
         success = tie_roll >= GROUP_TIE_SUCCESS
     else:
         success = successes > failures
-    if battle.log is not None:
-        battle.emit(
+    if table.log is not None:
+        table.emit(
             "group_check_resolved", what=what, members=[m.name for m in members],
             successes=successes, failures=failures, tie_roll=tie_roll, success=success,
         )
@@ -182,15 +187,22 @@ def majority_check(
 
 
 class BaseSystem:
-    """Defaults a system keeps unless its seed says otherwise: no serious wounds, nothing to
-    prepare or to do at a round's start, armor absorbing its value of damage, and the
-    seed-003 group action (majority, a tie on 4+ of 1d6) for want of another."""
+    """Defaults a system keeps unless its seed says otherwise: no serious wounds, no
+    fatigue, nothing to prepare or to do at a round's start, armor absorbing its value of
+    damage, and the seed-003 group action (majority, a tie on 4+ of 1d6) for want of
+    another. Built once per scenario ``options``: what a system reads of them it reads
+    here, never during a battle."""
 
     serious_wounds = False
     outnumbering = False
     morale_default = False
+    fatigue = False
+    economy: ActionEconomy
 
-    def check(self, battle: Battle, who: Fighter, what: str, modifier: int = 0,
+    def __init__(self, options: Options = Options()) -> None:  # noqa: B008 (frozen, shared)
+        self.options = options
+
+    def check(self, table: Table, who: Fighter, what: str, modifier: int = 0,
               advantage: int = 0) -> CheckResult:
         raise NotImplementedError
 
@@ -198,33 +210,34 @@ class BaseSystem:
         """Armor absorbs its value of any damage that is not armor-piercing."""
         return max(0, amount - target.spec.armor)
 
-    def weapon_damage(self, battle: Battle, target: Fighter, weapon: Weapon, bonus: int,
+    def weapon_damage(self, table: Table, target: Fighter, weapon: Weapon, bonus: int,
                       piercing: bool, extra_die: bool = False) -> DamageResult:
         """The weapon's dice (+ one more of its dice) + its bonus + ``bonus``, armor absorbed
         unless ``piercing``, never below 0: the damage roll d100, 2d10 and d10 share."""
-        amount, dice = weapon.damage.roll_dice(battle.rng)
+        amount, dice = weapon.damage.roll_dice(table.rng)
         sides = weapon.damage.die_sides
         if extra_die and sides:
-            more = roll_die(battle.rng, sides)
+            more = roll_die(table.rng, sides)
             amount += more
             dice = (*dice, more)
         amount += weapon.bonus + bonus
-        flat = amount - sum(dice) if battle.log is not None else 0
+        flat = amount - sum(dice) if table.log is not None else 0
         amount = max(0, amount) if piercing else self.absorb(target, amount)
         return DamageResult(amount, dice, piercing, flat)
 
-    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
+    def after_damage(self, table: Table, target: Fighter, amount: int) -> int:
         """No serious wounds."""
+        return 0
 
-    def prepare(self, battle: Battle, fighter: Fighter) -> None:
-        """Nothing to roll beyond HP (morale tokens are the engine's)."""
+    def prepare(self, table: Table, fighter: Fighter) -> None:
+        """Nothing to roll beyond HP (morale tokens are morale's)."""
 
-    def round_started(self, battle: Battle) -> None:
+    def round_started(self, table: Table, fighters: Sequence[Fighter], frighten: Frighten) -> None:
         """Nothing happens at the start of a round."""
 
-    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
+    def group_check(self, table: Table, members: Sequence[Fighter], what: str) -> bool:
         """A majority of successes; a tie rolls 1d6, 4+."""
-        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), 6)
+        return majority_check(table, members, what, lambda m: self.check(table, m, what), 6)
 
 
 # One action a turn (move or attack): RULES.md §2, the 2d10 and d10 Convention.
@@ -236,40 +249,17 @@ ONE_ACTION = ActionEconomy(budget=1, move_cost=1, attack_cost=1, two_handed_cost
 class ScoreSystem(BaseSystem):
     """2d10 and d10: a roll of a score against a difficulty, then the morale reroll."""
 
-    def economy_for(self, options: Options) -> ActionEconomy:
-        return ONE_ACTION
+    economy = ONE_ACTION
 
-    def roll(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+    def roll(self, table: Table, who: Fighter, purpose: str, score: int, difficulty: int,
              advantage: int, skill: str) -> CheckResult:
         raise NotImplementedError
 
-    def checked(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+    def checked(self, table: Table, who: Fighter, purpose: str, score: int, difficulty: int,
                 advantage: int, skill: str) -> CheckResult:
         """A roll, then (morale on) the reroll of a failure, logged with its own purpose."""
-        result = self.roll(battle, who, purpose, score, difficulty, advantage, skill)
-        if battle.morale_on:
-            from sim.morale import after_check  # morale imports this module's results
-
-            result = after_check(battle, who, skill, result, lambda again: self.roll(
-                battle, who, again, score, difficulty, advantage, skill))
-        return result
-
-
-_SYSTEMS: dict[str, RuleSystem] = {}
-
-
-def system_for(name: str) -> RuleSystem:
-    """The rule system a scenario names (systems are stateless: one instance each)."""
-    if not _SYSTEMS:
-        # Imported late: the systems import this module.
-        from sim.rules.d20 import D20
-        from sim.rules.d100 import D100
-        from sim.rules.open_d10 import OpenD10
-        from sim.rules.quality import Quality
-
-        _SYSTEMS.update({"d20": D20(), "d100": D100(), "2d10": Quality(), "d10": OpenD10()})
-    try:
-        return _SYSTEMS[name]
-    except KeyError:
-        msg = f"rule system {name!r} is not implemented yet (available: {', '.join(_SYSTEMS)})"
-        raise NotImplementedError(msg) from None
+        result = self.roll(table, who, purpose, score, difficulty, advantage, skill)
+        if table.on_check is None:
+            return result
+        return table.on_check(who, skill, result, lambda again: self.roll(
+            table, who, again, score, difficulty, advantage, skill))

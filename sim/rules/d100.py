@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 from sim.dice import roll_die
+from sim.model import Options
 from sim.rules import (
     CRITICAL_FAILURE,
     CRITICAL_SUCCESS,
@@ -19,9 +20,9 @@ from sim.rules import (
 )
 
 if TYPE_CHECKING:
-    from sim.engine import Battle
-    from sim.model import Options, Weapon
+    from sim.model import Weapon
     from sim.state import Fighter
+    from sim.table import Table
 
 CRITICAL_SUCCESS_MAX = 5  # 01-05: always a critical success
 CRITICAL_FAILURE_MIN = 96  # 96-100: always a critical failure
@@ -92,15 +93,26 @@ def _degree(roll: int, success: bool) -> str:
     return SUCCESS if success else FAILURE
 
 
+def tire(table: Table, fighter: Fighter, points: int, why: str) -> None:
+    """Fatigue: each point costs 5 on physical checks."""
+    fighter.fatigue += points
+    if table.log is not None:
+        table.emit("fatigue_gained", actor=fighter.name, amount=points, fatigue=fighter.fatigue,
+                   reason=why)
+
+
 class D100(BaseSystem):
     """Seed 002: roll-under checks, defense rolls, armor, criticals, fatigue, serious wounds."""
 
     name = "d100"
     serious_wounds = True
 
-    def economy_for(self, options: Options) -> ActionEconomy:
-        """One action or two half-actions; ``attacks_per_turn`` caps attacks."""
-        return ActionEconomy(
+    fatigue = True
+
+    def __init__(self, options: Options = Options()) -> None:  # noqa: B008 (frozen, shared)
+        super().__init__(options)
+        # One action or two half-actions; ``attacks_per_turn`` caps attacks.
+        self.economy = ActionEconomy(
             budget=2, move_cost=1, attack_cost=1, two_handed_cost=2, ranged_cost=2,
             max_moves=2, max_attacks=options.attacks_per_turn or 2, move_after_attack=True,
             run_cost=2, spell_cost=2, stand_cost=1, item_cost=1,
@@ -111,20 +123,18 @@ class D100(BaseSystem):
         return percent
 
     def check(
-        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0,
+        self, table: Table, who: Fighter, what: str, modifier: int = 0, advantage: int = 0,
         purpose: str | None = None,
     ) -> CheckResult:
         """A roll (see ``roll``), then the morale reroll when morale is on."""
-        result = self.roll(battle, who, what, modifier, advantage, purpose)
-        if battle.morale_on:
-            from sim.morale import after_check
-
-            result = after_check(battle, who, what, result, lambda again: self.roll(
-                battle, who, what, modifier, advantage, again))
-        return result
+        result = self.roll(table, who, what, modifier, advantage, purpose)
+        if table.on_check is None:
+            return result
+        return table.on_check(who, what, result, lambda again: self.roll(
+            table, who, what, modifier, advantage, again))
 
     def roll(
-        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0,
+        self, table: Table, who: Fighter, what: str, modifier: int = 0, advantage: int = 0,
         purpose: str | None = None,
     ) -> CheckResult:
         """1d100 under score + modifiers; 01-05 and 96-100 are criticals whatever the target.
@@ -141,9 +151,9 @@ class D100(BaseSystem):
         if who.weakened:
             modifier -= WEAKENED_PENALTY
         target = score + modifier
-        first = roll_die(battle.rng, 100)
+        first = roll_die(table.rng, 100)
         if advantage:
-            second = roll_die(battle.rng, 100)
+            second = roll_die(table.rng, 100)
             dice: tuple[int, ...] = (first, second)
             roll = min(first, second) if advantage > 0 else max(first, second)
         else:
@@ -151,8 +161,8 @@ class D100(BaseSystem):
         degree = _degree(roll, roll <= target)
         success = degree in (SUCCESS, CRITICAL_SUCCESS)
         margin = target - roll
-        if battle.log is not None:
-            battle.emit(
+        if table.log is not None:
+            table.emit(
                 "check_rolled", actor=who.name, purpose=purpose or what, system="d100",
                 dice=list(dice), kept=roll, advantage=advantage, modifier=modifier, total=roll,
                 target=target, success=success, degree=degree, margin=margin, score=score,
@@ -161,47 +171,46 @@ class D100(BaseSystem):
         return CheckResult(dice, roll, modifier, roll, target, success, margin, degree)
 
     def attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
     ) -> AttackResult:
         """Roll under the weapon skill; a hit may be parried or dodged once, unless critical.
 
         A two-handed weapon costs 1 fatigue; a fumble (critical failure) ends the turn.
         """
-        check = self.check(battle, attacker, attack_skill(weapon), 0, advantage, purpose="attack")
+        check = self.check(table, attacker, attack_skill(weapon), 0, advantage, purpose="attack")
         if weapon.hands >= 2:
-            battle.tire(attacker, 1, "two-handed weapon")
+            tire(table, attacker, 1, "two-handed weapon")
         if check.degree == CRITICAL_FAILURE:
             return FUMBLE
         if not check.success:
             return MISS
         critical = check.degree == CRITICAL_SUCCESS
-        if not critical and target.able and self.check(battle, target, DEFENSE).success:
+        if not critical and target.able and self.check(table, target, DEFENSE).success:
             return PARRIED
         return AttackResult(True, critical)
 
     def damage(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon,
         attack: AttackResult,
     ) -> DamageResult:
         """Weapon dice + bonuses - armor, never below 0; a critical hit pierces armor."""
         piercing = weapon.armor_piercing or attack.critical
-        return self.weapon_damage(battle, target, weapon, attack.damage_bonus, piercing)
+        return self.weapon_damage(table, target, weapon, attack.damage_bonus, piercing)
 
-    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
+    def after_damage(self, table: Table, target: Fighter, amount: int) -> int:
         """Serious wound: one instance of at least half the maximum HP, still conscious:
-        physique check; failure, unconscious 1d4 rounds, then weakened."""
+        physique check; failure, unconscious 1d4 rounds (returned), then weakened."""
         if amount * 2 < target.max_hp or not target.able or target.hp == 0:
-            return
-        if not self.check(battle, target, "physique").success:
-            from sim.effects import KnockedOut  # effects import the rule systems' results
-
-            KnockedOut(battle, target, roll_die(battle.rng, 4), kind).start()
+            return 0
+        if self.check(table, target, "physique").success:
+            return 0
+        return roll_die(table.rng, 4)
 
     def mount_bonus(self, mount: Fighter) -> int:
         """A good riding check adds a tenth of the mount's force to the damage."""
         return characteristic(mount, "force") // 10
 
-    def prepare(self, battle: Battle, fighter: Fighter) -> None:
+    def prepare(self, table: Table, fighter: Fighter) -> None:
         """Encumbrance: over force / 2 + 20 kg, each started 5 kg is 1 fatigue."""
         capacity = characteristic(fighter, "force") / 2 + 20
         over = fighter.spec.load - capacity

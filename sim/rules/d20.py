@@ -13,6 +13,7 @@ from sim.rules import (
     SUCCESS,
     ActionEconomy,
     AttackResult,
+    BaseSystem,
     CheckResult,
     DamageResult,
     majority_check,
@@ -22,9 +23,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from sim.dice import Dice
-    from sim.engine import Battle
-    from sim.model import Options, Weapon
+    from sim.model import Weapon
+    from sim.rules import Frighten
     from sim.state import Fighter
+    from sim.table import Table
 
 STANDARD_TARGET = 16  # "1d20 + niveau du personnage > 16"
 MOVEMENT_ARTS = frozenset({"acrobatics", "athletics", "stealth"})
@@ -49,12 +51,12 @@ def concerns_aspect(who: Fighter, purpose: str, weapon: Weapon | None) -> bool:
     return weapon is not None and (weapon.name in aspects or weapon.skill in aspects)
 
 
-def _spend_heroism(battle: Battle, who: Fighter) -> int:
+def _spend_heroism(table: Table, who: Fighter) -> int:
     """Spend one heroism die and return the d6 it adds."""
     who.heroism -= 1
-    bonus = roll_die(battle.rng, HEROISM_DIE)
-    if battle.log is not None:
-        battle.emit(
+    bonus = roll_die(table.rng, HEROISM_DIE)
+    if table.log is not None:
+        table.emit(
             "resource_spent", actor=who.name, resource="heroism", amount=1,
             roll=bonus, left=who.heroism,
         )
@@ -68,7 +70,7 @@ def _degree(success: bool, kept: int, margin: int) -> str:
 
 
 def roll_check(
-    battle: Battle,
+    table: Table,
     who: Fighter,
     purpose: str,
     modifier: int,
@@ -88,7 +90,7 @@ def roll_check(
     """
     if who.despairing:  # morale: a despairing combatant rolls with disadvantage
         advantage = -1 if advantage <= 0 else 0
-    rand = battle.rng.random
+    rand = table.rng.random
     first = int(rand() * 20) + 1  # roll_die(rng, 20), inlined: every attack comes here
     if advantage:
         second = int(rand() * 20) + 1
@@ -105,17 +107,17 @@ def roll_check(
         and target - total < HEROISM_DIE
         and concerns_aspect(who, aspect or purpose, weapon)
     ):
-        bonus = _spend_heroism(battle, who)
+        bonus = _spend_heroism(table, who)
         modifier += bonus
         total += bonus
     success = total > target
     margin = total - target
     degree = _degree(success, kept, margin)
-    log = battle.log
+    log = table.log
     if log is not None:
         # A dict literal, not emit(**fields): the most frequent event, built once.
         event = {
-            "event": "check_rolled", "round": battle.round, "t": battle.t,
+            "event": "check_rolled", "round": table.round, "t": table.t,
             "actor": who.name, "purpose": purpose, "system": "d20", "dice": list(dice),
             "kept": kept, "advantage": advantage, "modifier": modifier, "total": total,
             "target": target, "success": success, "degree": degree, "margin": margin,
@@ -124,16 +126,14 @@ def roll_check(
             event["heroism"] = bonus
         log.append(event)
     result = CheckResult(dice, kept, modifier, total, target, success, margin, degree, bonus)
-    if battle.morale_on and morale:
-        from sim.morale import after_check
-
+    if morale and table.on_check is not None:  # morale listens: the reroll of a failure
         base = modifier - bonus
-        result = after_check(battle, who, purpose, result, lambda again: roll_check(
-            battle, who, again, base, target, advantage, weapon, morale=False, aspect=purpose))
+        result = table.on_check(who, purpose, result, lambda again: roll_check(
+            table, who, again, base, target, advantage, weapon, morale=False, aspect=purpose))
     return result
 
 
-class D20:
+class D20(BaseSystem):
     """Seed 003: checks, player-facing attack and defense rolls, heroism, spirit and terror."""
 
     name = "d20"
@@ -151,16 +151,16 @@ class D20:
         return int(percent / 5)
 
     def check(
-        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+        self, table: Table, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
     ) -> CheckResult:
         """Standard check 1d20 + level > 16; movement arts add 6 and subtract armor."""
         base = who.spec.level
         if what in MOVEMENT_ARTS:
             base += MOVEMENT_ART_TRAINING - who.spec.armor
-        return roll_check(battle, who, what, base + self.scale(modifier), STANDARD_TARGET, advantage)
+        return roll_check(table, who, what, base + self.scale(modifier), STANDARD_TARGET, advantage)
 
     def attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
     ) -> AttackResult:
         """Player-facing rolls: the party always rolls, attacking or defending.
 
@@ -169,10 +169,10 @@ class D20:
         makes the party member defend: 1d20 + armor > attack threshold, and
         anything that favours the attacker puts the defender at disadvantage.
         """
-        extra = attacker.side == battle.surprising  # a surprise attack
+        extra = attacker.side == table.surprising  # a surprise attack
         if attacker.party or not target.party:
             check = roll_check(
-                battle, attacker, "attack", attacker.spec.level + weapon.bonus,
+                table, attacker, "attack", attacker.spec.level + weapon.bonus,
                 target.defense_threshold, advantage, weapon,
             )
             if not check.success:
@@ -180,69 +180,65 @@ class D20:
             critical = check.degree == CRITICAL_SUCCESS
             return AttackResult(True, extra or critical, check.bonus)
         check = roll_check(
-            battle, target, "defense", target.spec.armor, attacker.attack_threshold, -advantage
+            table, target, "defense", target.spec.armor, attacker.attack_threshold, -advantage
         )
         if check.success:
             return MISS
         return AttackResult(True, extra or check.degree == CRITICAL_FAILURE, 0)
 
     def damage(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon,
         attack: AttackResult,
     ) -> DamageResult:
         """The weapon's dice, +1d4 once on an extra-damage hit, + the heroism d6; no armor."""
-        if battle.log is None:  # nobody will read the natural dice: take the fast sampler
-            amount, dice = weapon.damage.roll(battle.rng), ()
+        if table.log is None:  # nobody will read the natural dice: take the fast sampler
+            amount, dice = weapon.damage.roll(table.rng), ()
         else:
-            amount, dice = weapon.damage.roll_dice(battle.rng)
+            amount, dice = weapon.damage.roll_dice(table.rng)
         if attack.critical:
-            extra = roll_die(battle.rng, EXTRA_DAMAGE_DIE)
+            extra = roll_die(table.rng, EXTRA_DAMAGE_DIE)
             amount += extra
             dice = (*dice, extra)
         amount += attack.damage_bonus
-        flat = amount - sum(dice) if battle.log is not None else 0
+        flat = amount - sum(dice) if table.log is not None else 0
         return DamageResult(amount if amount > 0 else 0, dice, weapon.armor_piercing, flat)
 
-    def prepare(self, battle: Battle, fighter: Fighter) -> None:
+    def prepare(self, table: Table, fighter: Fighter) -> None:
         """With the spirit option, a party member rolls its spirit points for the battle."""
-        if not (battle.scenario.options.spirit and fighter.party):
+        if not (self.options.spirit and fighter.party):
             return
         spec = fighter.spec
         if spec.spirit is not None:
-            points = spec.spirit.roll(battle.rng)
+            points = spec.spirit.roll(table.rng)
         else:
             # 1d12+3 at level 1, +1d12 per level after: level d12 + 3.
-            points = sum(roll_die(battle.rng, 12) for _ in range(max(1, spec.level))) + 3
+            points = sum(roll_die(table.rng, 12) for _ in range(max(1, spec.level))) + 3
         fighter.spirit = fighter.max_spirit = max(0, points)
 
-    def round_started(self, battle: Battle) -> None:
+    def round_started(self, table: Table, fighters: Sequence[Fighter], frighten: Frighten) -> None:
         """Round 1 with the spirit option: terror creatures frighten the party."""
-        if battle.round == 1 and battle.scenario.options.spirit:
-            self._terror(battle)
+        if table.round == 1 and self.options.spirit:
+            self._terror(table, fighters, frighten)
 
-    def _terror(self, battle: Battle) -> None:
+    def _terror(self, table: Table, fighters: Sequence[Fighter], frighten: Frighten) -> None:
         """Each kind of terror creature (the members made from one stat block) frightens each
         party member once, in round 1 (it is seen then): a failed standard check loses the
         kind's terror dice in spirit. Rolled per kind, not per body (RULES 3, Convention)."""
         kinds: dict[str, tuple[Fighter, Dice]] = {}  # kind -> its first able member, terror
-        for creature in battle.fighters:
+        for creature in fighters:
             terror = creature.spec.terror
             if not creature.party and terror is not None and creature.able:
                 kinds.setdefault(creature.spec.kind or creature.name, (creature, terror))
         for creature, terror in kinds.values():
-            for member in battle.fighters:
+            for member in fighters:
                 frightened = member.party and member.able and member.spirit is not None
-                if frightened and not self.check(battle, member, "terror").success:
-                    battle.lose_spirit(member, terror.roll(battle.rng), creature)
+                if frightened and not self.check(table, member, "terror").success:
+                    frighten(member, terror.roll(table.rng), creature)
 
-    def group_check(self, battle: Battle, members: Sequence[Fighter], what: str) -> bool:
+    def group_check(self, table: Table, members: Sequence[Fighter], what: str) -> bool:
         """Group action: a majority of successes; a tie rolls 1d6 (1d8 with the gift), 4+."""
         die = 8 if any(m.spec.has_gift(INITIATIVE_GIFT) for m in members) else 6
-        return majority_check(battle, members, what, lambda m: self.check(battle, m, what), die)
-
-    def economy_for(self, options: Options) -> ActionEconomy:
-        """Always the same: move, then one attack."""
-        return self.economy
+        return majority_check(table, members, what, lambda m: self.check(table, m, what), die)
 
     def mount_bonus(self, mount: Fighter) -> int:
         """d20 stat blocks have no force: riding adds nothing."""
@@ -252,5 +248,6 @@ class D20:
         """Armor feeds the defense roll in this system; it never reduces damage."""
         return amount
 
-    def after_damage(self, battle: Battle, target: Fighter, amount: int, kind: str) -> None:
+    def after_damage(self, table: Table, target: Fighter, amount: int) -> int:
         """Nothing: the d20 system has no serious wounds."""
+        return 0

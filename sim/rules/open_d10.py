@@ -18,9 +18,9 @@ from sim.rules import (
 if TYPE_CHECKING:
     import random
 
-    from sim.engine import Battle
     from sim.model import Weapon
     from sim.state import Fighter
+    from sim.table import Table
 
 MAX_CHAIN = 100  # a safety valve, never reached in practice (RULES.md §1)
 DEFAULT_ATTRIBUTE = 3  # an attribute the stat block leaves out (Convention)
@@ -75,7 +75,7 @@ class OpenD10(ScoreSystem):
         """p / 10, rounded toward zero (a difficulty change of the opposite sign)."""
         return int(percent / 10)
 
-    def roll(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+    def roll(self, table: Table, who: Fighter, purpose: str, score: int, difficulty: int,
              advantage: int, skill: str) -> CheckResult:
         """total = score + open d10 (+ modifier); success iff total >= difficulty (ties succeed).
 
@@ -83,10 +83,10 @@ class OpenD10(ScoreSystem):
         """
         if who.despairing:
             advantage = -1 if advantage <= 0 else 0
-        kept, chain = open_d10(battle.rng)
+        kept, chain = open_d10(table.rng)
         dice = chain
         if advantage:
-            other, other_chain = open_d10(battle.rng)
+            other, other_chain = open_d10(table.rng)
             dice = (*chain, *other_chain)  # every natural die, in order
             if (other > kept) if advantage > 0 else (other < kept):
                 kept, chain = other, other_chain
@@ -97,8 +97,8 @@ class OpenD10(ScoreSystem):
         else:
             degree = CRITICAL_FAILURE if 1 in chain else FAILURE
         margin = total - difficulty
-        if battle.log is not None:
-            battle.emit(
+        if table.log is not None:
+            table.emit(
                 "check_rolled", actor=who.name, purpose=purpose, system="d10", dice=list(dice),
                 kept=kept, advantage=advantage, modifier=score, total=total, target=difficulty,
                 success=success, degree=degree, margin=margin, chain=list(chain), skill=skill,
@@ -106,20 +106,20 @@ class OpenD10(ScoreSystem):
         return CheckResult(dice, kept, score, total, difficulty, success, margin, degree)
 
     def check(
-        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+        self, table: Table, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
     ) -> CheckResult:
         """attribute + skill + open d10 + the scaled modifier against the scenario's difficulty."""
         score = score_of(who, what) + self.scale(modifier)
-        return self.checked(battle, who, what, score, battle.scenario.options.difficulty,
+        return self.checked(table, who, what, score, self.options.difficulty,
                              advantage, what)
 
     def attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
     ) -> AttackResult:
         """open d10 + attribute + weapon skill against the target's defense."""
         skill = attack_skill(weapon)
         score = attribute(attacker, weapon.attribute or "agility") + attacker.spec.skills.get(skill, 0)
-        check = self.checked(battle, attacker, "attack", score, target.spec.defense, advantage,
+        check = self.checked(table, attacker, "attack", score, target.spec.defense, advantage,
                               skill)
         if not check.success:
             return MISS
@@ -128,11 +128,11 @@ class OpenD10(ScoreSystem):
                             check.margin // MARGIN_PER_DAMAGE)
 
     def damage(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon,
         attack: AttackResult,
     ) -> DamageResult:
         """Weapon dice + floor(margin / 5) + bonus - armor, never below 0."""
-        return self.weapon_damage(battle, target, weapon, attack.damage_bonus,
+        return self.weapon_damage(table, target, weapon, attack.damage_bonus,
                                   weapon.armor_piercing)
 
     def mount_bonus(self, mount: Fighter) -> int:

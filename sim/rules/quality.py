@@ -17,9 +17,9 @@ from sim.rules import (
 )
 
 if TYPE_CHECKING:
-    from sim.engine import Battle
     from sim.model import Weapon
     from sim.state import Fighter
+    from sim.table import Table
 
 EXPLOIT_ABOVE = 7  # Q > 7: exploit
 DISASTER_BELOW = -7  # Q < -7: disaster
@@ -66,20 +66,20 @@ class Quality(ScoreSystem):
         """Percent to ladder points: p / 5, rounded toward zero (-10% is laborious, -2)."""
         return int(percent / 5)
 
-    def roll(self, battle: Battle, who: Fighter, purpose: str, score: int, difficulty: int,
+    def roll(self, table: Table, who: Fighter, purpose: str, score: int, difficulty: int,
              advantage: int, skill: str) -> CheckResult:
         """R = 2dN; SR = score + difficulty; Q = SR - R; success iff Q >= 0. Logged."""
         if who.despairing:
             advantage = -1 if advantage <= 0 else 0  # despair: every check at disadvantage
         sides = 8 if advantage > 0 else 12 if advantage < 0 else 10
-        dice = (roll_die(battle.rng, sides), roll_die(battle.rng, sides))
+        dice = (roll_die(table.rng, sides), roll_die(table.rng, sides))
         r = dice[0] + dice[1]
         sr = score + difficulty
         quality = sr - r
         degree = band(quality)
         success = quality >= 0
-        if battle.log is not None:
-            battle.emit(
+        if table.log is not None:
+            table.emit(
                 "check_rolled", actor=who.name, purpose=purpose, system="2d10", dice=list(dice),
                 kept=r, advantage=advantage, modifier=difficulty, total=r, target=sr,
                 success=success, degree=degree, margin=quality, score=score, skill=skill,
@@ -87,20 +87,20 @@ class Quality(ScoreSystem):
         return CheckResult(dice, r, difficulty, r, sr, success, quality, degree)
 
     def check(
-        self, battle: Battle, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
+        self, table: Table, who: Fighter, what: str, modifier: int = 0, advantage: int = 0
     ) -> CheckResult:
         """SR = characteristic + skill + difficulty (the percent modifier, scaled)."""
-        return self.checked(battle, who, what, score_of(who, what), self.scale(modifier),
+        return self.checked(table, who, what, score_of(who, what), self.scale(modifier),
                              advantage, what)
 
     def attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
     ) -> AttackResult:
         """SR = combat + weapon skill - target defense; a hit iff Q >= 0. An exploit adds a
         weapon die; a disaster costs the attacker its next turn."""
         skill = attack_skill(weapon)
         score = characteristic(attacker, COMBAT) + attacker.spec.skills.get(skill, 0)
-        check = self.checked(battle, attacker, "attack", score, -target.spec.defense, advantage,
+        check = self.checked(table, attacker, "attack", score, -target.spec.defense, advantage,
                               skill)
         if check.degree == CRITICAL_FAILURE:
             attacker.skip_turns += 1
@@ -110,11 +110,11 @@ class Quality(ScoreSystem):
         return AttackResult(True, check.degree == CRITICAL_SUCCESS)
 
     def damage(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Weapon,
+        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon,
         attack: AttackResult,
     ) -> DamageResult:
         """Weapon dice (+ one more weapon die on an exploit) + bonus - armor, never below 0."""
-        return self.weapon_damage(battle, target, weapon, attack.damage_bonus,
+        return self.weapon_damage(table, target, weapon, attack.damage_bonus,
                                   weapon.armor_piercing, extra_die=attack.critical)
 
     def mount_bonus(self, mount: Fighter) -> int:

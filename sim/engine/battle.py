@@ -1,0 +1,203 @@
+"""One battle: set-up (HP, pools, mounts, hazards), the clock run to its end, the outcome.
+
+``Battle`` joins the four concepts of the engine, one module each: ``Clock`` (rounds
+and initiative), ``Turns`` (a turn's action economy), ``Combat`` (attack and damage)
+and ``Status`` (status and victory). Rule systems, effects, morale, tactics and items
+never see the battle: they get its ``table`` (dice, log, clock), the fighters they act
+on, and (effects) the small ``sim.effects.Host`` interface.
+
+A battle does no I/O: events are plain dicts appended to ``table.log`` when a log is
+asked for, and not even built otherwise (every emit sits behind ``if log is not None``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import simpy
+
+from sim import __version__
+from sim.effects import expose
+from sim.engine.clock import Clock
+from sim.engine.combat import Combat
+from sim.engine.outcome import BattleOutcome
+from sim.engine.status import Status
+from sim.engine.turn import Turns
+from sim.model import INITIATIVE_GIFT
+from sim.morale import after_check, announce_demoralized, give_tokens, state_of
+from sim.rules.systems import system_for
+from sim.state import DEAD, Fighter
+from sim.table import Table
+from sim.tactics import arm
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sim.model import Scenario
+    from sim.rules import RuleSystem
+
+SCHEMA = 1
+
+
+class Battle(Clock, Turns, Combat, Status):
+    """One battle of a scenario, from ``battle_started`` to ``battle_ended``."""
+
+    def __init__(
+        self, scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None,
+        carry: Callable[[Fighter], None] | None = None,
+    ) -> None:
+        self.scenario = scenario
+        # An adventuring day (sim.day) hands over what its party carries from earlier
+        # fights and rests: called on each fighter once its pools are rolled.
+        self._carry = carry
+        self.seed = seed
+        self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
+        options = scenario.options
+        self.rules: RuleSystem = system_for(scenario.rules, options)
+        self.economy = self.rules.economy
+        self.morale_on = self.rules.morale_default if options.morale_on is None else options.morale_on
+        self.table = table = Table(seed, log)
+        self.log = table.log  # the same list (or None): read on every event
+        self.emit = table.emit  # events are stamped with the table's round and time
+        if self.morale_on:  # morale listens to every check (its reroll), never called by rules
+            table.on_check = functools.partial(after_check, table)
+        self._flee_at = options.flee_at
+        self._routed: set[str] = set()
+        self._starting: dict[str, int] = {}  # side -> members that count, at the start
+        self.env = simpy.Environment()
+        self.ended = False
+        self.winner: str | None = None
+        self.focus: dict[str, Fighter] = {}  # side -> shared target of the focus tactic
+        self.destiny_left = scenario.options.destiny_points
+        self._destiny = self.destiny_left > 0  # 0 HP is lethal for party members (RULES 5)
+        self.surprise_side: str | None = None
+        self._outnumbered_at = scenario.options.outnumbered_at
+        self._wounds = self.rules.serious_wounds  # whether after_damage does anything
+        self._outnumbering = self.rules.outnumbering
+        self._after_hit = self._wounds or self.morale_on  # anything follows a hit that leaves HP
+        self._resolve_attack = self.rules.attack  # bound once: called on every attack
+        self._roll_damage = self.rules.damage
+        self.spread = scenario.distance > 0  # False while everyone stands at one spot
+        # Hazards, a timeline or mounts may leave someone to rescue or to help up.
+        self._perils = bool(scenario.hazards or scenario.timeline)
+        self._special = self._perils or self._flee_at is not None  # see _prepare_turn
+        self.fighters: list[Fighter] = []
+        self._able: dict[str, int] = {side.name: 0 for side in scenario.sides}
+        self._standing = 0  # sides with at least one able member
+        # side -> able enemies, reset on any change of status (read by tactics on every attack)
+        self.enemies_cache: dict[str, list[Fighter]] = {}
+        self._ever_down: set[str] = set()
+        self._by_side: dict[str, list[Fighter]] = {}
+        self._roller_first: list[Fighter] = []
+        self._others_first: list[Fighter] = []
+        # Stalemate: able fighters with a weapon (kept by _set_status), and the last scripted round.
+        self._armed = 0
+        self._last_scripted = max((entry.round for entry in scenario.timeline), default=0)
+
+    # -- set-up ------------------------------------------------------------------
+
+    def _setup(self) -> None:
+        """Roll HP (then the system's pools) for each combatant in listed order."""
+        distance = self.scenario.distance
+        sides = self.scenario.sides
+        home = next((s for s in sides if s.party), sides[0])  # the party, else the first side
+        for side in sides:
+            x = 0.0 if side is home else distance
+            for spec in side.members:
+                hp = max(1, spec.hp.roll(self.table.rng))
+                fighter = Fighter(spec, side, len(self.fighters), hp, x)
+                arm(fighter, self.economy, fatigue=self.rules.fatigue)
+                if fighter.items:
+                    self._special = True  # potions are weighed before every turn
+                self.rules.prepare(self.table, fighter)
+                if self.morale_on:
+                    give_tokens(self.table, fighter)
+                if self._carry is not None:
+                    self._carry(fighter)  # may leave it down (0 HP) or broken from before
+                self.fighters.append(fighter)
+                self._armed += fighter.able and bool(spec.weapons)
+                if fighter.counts and fighter.able:
+                    self._able[side.name] += 1
+        self._standing = sum(1 for count in self._able.values() if count > 0)
+        self._starting = dict(self._able)
+        self._by_side = {side.name: [f for f in self.fighters if f.side == side.name]
+                         for side in self.scenario.sides}
+        self._roller = roller = home  # rolls initiative
+        self._gifted = [f for f in self._by_side[roller.name] if f.spec.has_gift(INITIATIVE_GIFT)]
+        # The two possible turn orders: the rolling side first, or the others (in listed order).
+        others = [f for side in sides if side is not roller for f in self._by_side[side.name]]
+        self._roller_first = [*self._by_side[roller.name], *others]
+        self._others_first = [*others, *self._by_side[roller.name]]
+        if self.log is not None:
+            self.emit(
+                "battle_started", schema=SCHEMA, seed=self.seed, rules=self.scenario.rules,
+                scenario=self.scenario.name, scenario_path=self.scenario.path,
+                scenario_path_resolved=self.scenario.abs_path,
+                scenario_sha256=self.scenario.sha256,
+                **({"bestiary": list(self.scenario.bestiary)} if self.scenario.bestiary else {}),
+                **({"overrides": list(self.scenario.overrides)} if self.scenario.overrides else {}),
+                version=__version__, combatants=[self._describe(f) for f in self.fighters],
+                **({"batch": self.batch} if self.batch else {}),
+            )
+        if self.morale_on:
+            announce_demoralized(self.table, self.fighters)
+        if any(f.spec.mount is not None for f in self.fighters):
+            self._mount_riders()
+            self._perils = self._special = True  # riders fall
+        if self.scenario.hazards:
+            self._place_hazards()
+
+    def _mount_riders(self) -> None:
+        """Seat every rider on its mount (listed right after it): they move as one."""
+        by_name = {f.name: f for f in self.fighters}
+        for rider in self.fighters:
+            if rider.spec.mount is not None:
+                mount = by_name[rider.spec.mount]
+                rider.mounted_on, mount.ridden_by = mount, rider
+                if self.log is not None:
+                    self.emit("effect_started", target=rider.name, effect="mounted",
+                              mount=mount.name)
+
+    def _place_hazards(self) -> None:
+        """Fighters that start in water, smoke or fire are exposed from their first turn."""
+        by_name = {f.name: f for f in self.fighters}
+        for hazard in self.scenario.hazards:
+            for name in hazard.members:
+                expose(self, by_name[name], hazard.kind, hazard.escape)
+
+    def _describe(self, f: Fighter) -> dict[str, object]:
+        entry: dict[str, object] = {"name": f.name, "side": f.side, "hp": f.hp, "max_hp": f.max_hp}
+        entry["x"] = f.x
+        if f.morale is not None:
+            entry["morale"] = f.morale
+        if f.heroism:
+            entry["heroism"] = f.heroism
+        if f.spirit is not None:
+            entry["spirit"] = f.spirit
+        if f.items:
+            entry["items"] = dict(f.items)
+        return entry
+
+    def _outcome(self) -> BattleOutcome:
+        down = self._ever_down
+        morale = self.morale_on
+        return BattleOutcome(
+            self.seed, self.winner, self.table.round,
+            tuple(
+                (f.hp, f.status, f.cause if f.status == DEAD else None,
+                 f.status != DEAD and f.name in down,
+                 state_of(f) if morale else None, tuple(sorted(f.learned)) if morale else (),
+                 f.items_used)
+                for f in self.fighters
+            ),
+        )
+
+
+def run_battle(
+    scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None
+) -> tuple[BattleOutcome, list[dict]]:
+    """Play one battle; returns its outcome and its events (empty unless ``log``)."""
+    battle = Battle(scenario, seed, log, batch)
+    outcome = battle.run()
+    return outcome, battle.log or []

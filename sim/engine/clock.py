@@ -1,0 +1,116 @@
+"""The round clock and initiative: rounds on the SimPy clock, group initiative, the surprise
+round, and each turn at its own time.
+
+Round r starts at t = r - 1; turn i of n at t = r - 1 + (i + 1) / (n + 1). Ongoing
+effects are SimPy processes waiting on their owner's turn: the clock steps SimPy to a
+turn only when something waits on it. Owns ``round``/``t`` on the table, the turn
+orders and ``surprising``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sim.dice import roll_die
+from sim.timeline import run_timeline
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+
+    import simpy
+
+    from sim.engine.outcome import BattleOutcome
+    from sim.state import Fighter
+
+INITIATIVE_WINS_ON = 4  # 4-6 on the d6: the party acts first
+
+
+class Clock:
+    """Mixin of ``Battle``: the round clock (``run``) and initiative."""
+
+    def _roll_surprise(self) -> None:
+        """Settle who (if anyone) gets the surprise round, by group check if asked."""
+        surprise = self.scenario.surprise
+        if surprise is None:
+            return
+        if surprise.group_check is None:
+            self.surprise_side = surprise.side
+            return
+        members = [f for f in self.fighters if f.side == surprise.side and f.able]
+        if self.rules.group_check(self.table, members, surprise.group_check):
+            self.surprise_side = surprise.side
+
+    def run(self) -> BattleOutcome:
+        """Play the battle to its end and return its outcome."""
+        self._setup()
+        self._roll_surprise()
+        self.env.process(self._clock())
+        self.env.run()
+        if not self.ended:  # max_rounds reached: a draw
+            self.table.t = float(self.table.round)
+            self._finish(None, stopped="max_rounds")
+        return self._outcome()
+
+    def _clock(self) -> Generator[simpy.Event, object, None]:
+        """Round r starts at t = r - 1; turn i of n at t = r - 1 + (i + 1) / (n + 1)."""
+        slots = len(self.fighters) + 1
+        for number in range(1, self.scenario.max_rounds + 1):
+            self.table.round = number
+            self.table.t = float(number - 1)
+            yield self.env.timeout(max(0.0, self.table.t - self.env.now))
+            surprise = number == 1 and self.surprise_side is not None
+            self.table.surprising = self.surprise_side if surprise else None
+            if self.log is not None:
+                fields = {"surprise": self.surprise_side} if surprise else {}
+                self.emit("round_started", **fields)
+            order = self._surprise_order() if surprise else self._initiative()
+            self.rules.round_started(self.table, self.fighters, self.lose_spirit)
+            if self.scenario.timeline:
+                run_timeline(self, self.fighters, self.scenario.timeline, number)
+            if self._decided():
+                return
+            if self._armed == 0 and number < self.scenario.max_rounds and self._stalemate():
+                self._finish(None, stopped="stalemate")
+                return
+            for i, fighter in enumerate(order):
+                effects = fighter.effects
+                if not (fighter.able or effects):
+                    continue  # dead, fled, or unconscious with nothing ticking
+                if effects:
+                    # Something waits on this turn: bring the SimPy clock to it so the
+                    # effect processes tick at the turn's own time, before it acts.
+                    self.table.t = round(number - 1 + (i + 1) / slots, 6)
+                    yield self.env.timeout(max(0.0, self.table.t - self.env.now))
+                    yield from self._tick_effects(fighter)
+                else:
+                    # Nothing waits: the turn's time is only logged (inlined for speed).
+                    if self.log is not None:
+                        self.table.t = round(number - 1 + (i + 1) / slots, 6)
+                    self._take_turn(fighter)
+                if self._standing <= 1 and self._decided():
+                    return
+
+    def _surprise_order(self) -> list[Fighter]:
+        return [f for f in self.fighters if f.side == self.surprise_side]
+
+    def _initiative(self) -> list[Fighter]:
+        """Group initiative: the party (else the first side) rolls 1d6, 1d8 with the gift."""
+        gifted = any(f.able for f in self._gifted)
+        die = 8 if gifted else 6
+        roll = roll_die(self.table.rng, die)
+        won = roll >= INITIATIVE_WINS_ON
+        if self.log is not None:
+            first = self._roller.name if won else self._others_first[0].side
+            self.emit("initiative_rolled", side=self._roller.name, die=die, roll=roll, first=first)
+        return self._roller_first if won else self._others_first
+
+    def _tick_effects(self, fighter: Fighter) -> Generator[simpy.Event, object, None]:
+        """Fire the fighter's turn event, let its effects tick, then take the turn."""
+        if self.log is not None:
+            self.emit("turn_started", actor=fighter.name)
+        if fighter.start_turn():
+            yield self.env.timeout(0)  # effect processes waiting on the turn run first
+            if self._decided():
+                return
+        self._take_turn(fighter, announced=True)
+

@@ -1,0 +1,169 @@
+"""Status and victory: knock-outs, deaths, broken minds, waking, the per-side counts that
+decide victory, the stalemate, and the end of a battle (the losers' fallen die).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sim.effects import throw_off
+from sim.morale import fallen
+from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS
+
+if TYPE_CHECKING:
+    from sim.state import Fighter
+
+# Alive but out of the fight: they die if their side loses (RULES 3 broken minds, RULES 5).
+OUT_OF_THE_FIGHT = (UNCONSCIOUS, BROKEN)
+
+
+class Status:
+    """Mixin of ``Battle``: who is able, down, dead or gone, and who has won."""
+
+    def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
+        """At 0 HP: unconscious (RULES 5). With destiny points a party member (a player
+        character, not its horse) dies outright unless the party spends a point to keep it
+        alive, unconscious; everyone else follows the normal rule."""
+        fighter.cause = cause
+        lethal = self._destiny and fighter.party and fighter.counts
+        if lethal and self.destiny_left == 0:
+            self.kill(fighter, cause)
+        else:
+            if lethal:
+                self.destiny_left -= 1
+                fighter.saved = True
+                if self.log is not None:
+                    self.emit("resource_spent", actor=fighter.name, resource="destiny", amount=1,
+                              left=self.destiny_left)
+            self._set_status(fighter, UNCONSCIOUS)
+            self._ever_down.add(fighter.name)
+            if self.log is not None:
+                self.emit("knocked_out", target=fighter.name, cause=cause,
+                          source=None if source is None else source.name)
+        if self.morale_on:
+            fallen(self.table, self._by_side[fighter.side], fighter, source)
+        self._unseat(fighter, "mount fell")
+
+    def _unseat(self, fighter: Fighter, why: str) -> None:
+        """Out of the fight in the saddle, or under a rider (RULES 6, mounted combat): a rider
+        slides off unhurt; a mount throws its rider (riding check, failure 1d10)."""
+        if fighter.mounted_on is not None:
+            throw_off(self, fighter, "slid out of the saddle", check=False)
+        if fighter.ridden_by is not None:
+            throw_off(self, fighter.ridden_by, why, check=True)
+
+    def kill(self, fighter: Fighter, cause: str | None) -> None:
+        """The fighter dies now; its ongoing effects end with it."""
+        fighter.cause = cause
+        self._set_status(fighter, DEAD)
+        if self.log is not None:
+            self.emit("died", target=fighter.name, cause=cause)
+        for effect in list(fighter.effects):
+            effect.end("died")
+
+    def lose_spirit(self, member: Fighter, loss: int, source: Fighter) -> None:
+        """Spirit points lost to terror; at 0 the mind is broken (out of the fight, alive)."""
+        before = member.spirit or 0
+        member.spirit = max(0, before - loss)
+        if self.log is not None:
+            self.emit(
+                "spirit_lost", target=member.name, amount=loss, source=source.name,
+                spirit_before=before, spirit_after=member.spirit,
+            )
+        if member.spirit == 0 and member.able:
+            member.cause = "terror"  # what it dies of if its side loses (RULES 3, 5)
+            self._set_status(member, BROKEN)
+            if self.log is not None:
+                self.emit("effect_started", target=member.name, effect="broken")
+
+    def set_unconscious(self, fighter: Fighter, cause: str) -> None:
+        """Knocked out with HP left (a serious wound): out of the fight until it wakes.
+        It has fallen all the same: knocked out in the stats, a blow to its allies' morale."""
+        fighter.cause = cause  # what it dies of if its side loses while it is out
+        self._set_status(fighter, UNCONSCIOUS)
+        self._ever_down.add(fighter.name)
+        if self.log is not None:
+            self.emit("knocked_out", target=fighter.name, cause=cause, source=None,
+                      serious_wound=True)
+        if self.morale_on:
+            fallen(self.table, self._by_side[fighter.side], fighter, None)
+        self._unseat(fighter, "mount knocked out")
+
+    def wake(self, fighter: Fighter) -> None:
+        """Back in the fight after a knock-out that left it HP. A destiny point spent on it
+        saved it once: should it fall again, that save no longer keeps it alive (RULES 5)."""
+        fighter.saved = False
+        self._set_status(fighter, ACTIVE)
+
+    def _set_status(self, fighter: Fighter, status: str) -> None:
+        """Change a status, keeping ``able``, the per-side counts and caches in step."""
+        was, now = fighter.status == ACTIVE, status == ACTIVE
+        fighter.status = status
+        fighter.able = now
+        if was == now:
+            return
+        self.enemies_cache.clear()
+        if fighter.spec.weapons:
+            self._armed += 1 if now else -1
+        if not fighter.counts:
+            return  # a mount: its state never decides victory
+        before = self._able[fighter.side]
+        self._able[fighter.side] = after = before + (1 if now else -1)
+        self._standing += (after > 0) - (before > 0)
+
+    def allies_of(self, fighter: Fighter) -> list[Fighter]:
+        """Every member of the fighter's side, itself included, in listed order."""
+        return self._by_side[fighter.side]
+
+    def able_enemies(self, fighter: Fighter) -> list[Fighter]:
+        """Able members of every other side, in listed order (cached until a status changes)."""
+        enemies = self.enemies_cache.get(fighter.side)
+        if enemies is None:
+            side = fighter.side
+            enemies = [f for f in self.fighters if f.able and f.side != side]
+            self.enemies_cache[side] = enemies
+        return enemies
+
+    def _decided(self) -> bool:
+        """Victory: at most one side has able members. Ends the battle when so."""
+        if self.ended:
+            return True
+        if self._standing > 1:
+            return False
+        standing = [side for side, count in self._able.items() if count > 0]
+        self._finish(standing[0] if standing else None)
+        return True
+
+    def _stalemate(self) -> bool:
+        """Certain that nobody can ever change anybody's HP or status again: nobody able holds
+        a weapon (checked by the caller) nor a potion (it may heal or wake someone), nothing
+        is ongoing (fire, poison, water, a serious wound that will wake), no scripted event is
+        left and no side is about to rout."""
+        if self.table.round < self._last_scripted:
+            return False
+        if any(f.effects or (f.able and f.items) for f in self.fighters):
+            return False
+        if self._flee_at is None:
+            return True
+        return not any(0 < able < self._flee_at * self._starting[side]
+                       for side, able in self._able.items())
+
+    def _finish(self, winner: str | None, stopped: str | None = None) -> None:
+        """Losing sides' unconscious members and broken minds die (unless saved by destiny);
+        log the end. ``stopped`` says why a draw came before any side won: stalemate or max_rounds."""
+        self.ended = True
+        self.winner = winner
+        for fighter in self.fighters:
+            lost = fighter.side != winner and self._able[fighter.side] == 0
+            if lost and fighter.status in OUT_OF_THE_FIGHT and not fighter.saved:
+                self.kill(fighter, fighter.cause)
+        if self.log is not None:
+            names = {status: [f.name for f in self.fighters if f.status == status]
+                     for status in (DEAD, UNCONSCIOUS, BROKEN, FLED)}
+            self.emit(
+                "battle_ended", winner=winner, rounds=self.table.round,
+                survivors=[f.name for f in self.fighters if f.status != DEAD],
+                dead=names[DEAD], knocked_out=names[UNCONSCIOUS], broken=names[BROKEN],
+                fled=names[FLED], **({"stopped": stopped} if stopped else {}),
+            )
+

@@ -1,0 +1,201 @@
+"""A turn and its action economy: standing up, leaving a hazard, rescues, potions, routs,
+then moving and attacking within the turn's budget of half-actions (RULES.md §2).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sim.effects import ESCAPABLE, Asphyxiating
+from sim.items import use_items
+from sim.model import MELEE_REACH_M
+from sim.state import FLED
+from sim.tactics import approach_gap, choose_target, choose_weapon
+
+if TYPE_CHECKING:
+    from sim.state import Fighter
+
+
+class Turns:
+    """Mixin of ``Battle``: what one fighter does with its turn."""
+
+    def _take_turn(self, fighter: Fighter, announced: bool = False) -> None:
+        """Act if able, unless the turn is lost; the hot path when nothing special is on."""
+        if not fighter.able:
+            return
+        log = self.log
+        if log is not None and not announced:
+            log.append({"event": "turn_started", "round": self.table.round, "t": self.table.t,
+                        "actor": fighter.name})
+        if fighter.skip_turns > 0:
+            fighter.skip_turns -= 1
+            if self.log is not None:
+                self.emit("turn_skipped", actor=fighter.name)
+            return
+        budget, moves, can_walk = self.economy.budget, 0, True
+        if self._special or fighter.prone or fighter.effects:
+            prepared = self._prepare_turn(fighter)
+            if prepared is None:
+                return
+            budget, moves, can_walk = prepared
+        elif fighter.weapon_at_hand is None:
+            return  # nothing to fight with: it stays where it is
+        # Spend the turn's budget: attack what is in reach, else move toward it.
+        economy = self.economy
+        attacks = 0
+        while budget > 0 and fighter.able:
+            target = choose_target(fighter, self.able_enemies(fighter), self.spread, self.table.rng,
+                                   self.focus)
+            if target is None:
+                return
+            if self.spread or not fighter.fixed_at_hand:
+                chosen = choose_weapon(fighter, abs(target.x - fighter.x) if self.spread else 0.0)
+                if chosen is None:
+                    if (not can_walk or moves >= economy.max_moves or economy.move_cost > budget
+                            or (attacks and not economy.move_after_attack)):
+                        return
+                    stop_at = approach_gap(fighter)
+                    if stop_at is None:
+                        return  # nothing it can use at any distance: it stays out of reach
+                    run = self._should_run(fighter, target, budget, moves, stop_at)
+                    if not self._move(fighter, target, stop_at, run):
+                        return  # already as close as it means to be: no empty move
+                    moves += 2 if run else 1
+                    budget -= economy.run_cost if run else economy.move_cost  # type: ignore[operator]
+                    continue
+                weapon, cost = chosen
+            else:  # everyone stands together: the weapon at hand, its cost known
+                weapon, cost = fighter.weapon_at_hand, fighter.cost_at_hand
+            if attacks >= economy.max_attacks or cost > budget:
+                return
+            ended = self.attack(fighter, target, weapon)
+            attacks += 1
+            budget -= cost
+            if ended or (attacks >= economy.max_attacks and not economy.move_after_attack):
+                return  # a fumble, or the turn is over (d20): draw no die, touch no target
+
+    def _prepare_turn(self, fighter: Fighter) -> tuple[int, int, bool] | None:
+        """Before a turn where a rout, a fall, a hazard, a rescue or a mount may change
+        things: (budget, moves used, whether it may walk), or None when the turn is spent."""
+        if self._flee_at is not None and self._routs(fighter.side):
+            self.flee(fighter)
+            return None
+        budget, moves = self._before_acting(fighter, self.economy.budget)
+        if budget is None:
+            return None  # a full-action rescue
+        if fighter.items:
+            # Drink, or pour into a downed ally.
+            budget = use_items(self.table, fighter, self._by_side[fighter.side],
+                               self.economy.item_turn_cost, budget, self.wake)
+        if budget == 0 or fighter.weapon_at_hand is None:
+            return None  # the turn is spent, or nothing to fight with
+        # A ridden mount moves with its rider; a trapped fighter does not move at all.
+        can_walk = fighter.ridden_by is None and not (fighter.effects and self._trapped(fighter))
+        return budget, moves, can_walk
+
+    def _before_acting(self, fighter: Fighter, budget: int) -> tuple[int | None, int]:
+        """Stand up, get out of a hazard, or rescue a drowning ally: (budget left, moves)."""
+        economy = self.economy
+        moves = 0
+        if fighter.prone and budget >= economy.stand_cost:
+            fighter.prone = False
+            budget -= economy.stand_cost
+            if self.log is not None:
+                self.emit("stood_up", actor=fighter.name)
+        for effect in list(fighter.effects):
+            if isinstance(effect, ESCAPABLE) and effect.escape == "move" and budget >= economy.move_cost:
+                effect.end("left the zone")
+                budget -= economy.move_cost
+                moves += 1
+        if not fighter.counts:
+            return budget, moves  # a mount neither rescues nor helps anyone up
+        # Only an ally free of the hazards can pull another out (RULES 6, rescue).
+        if budget == economy.budget and not self._trapped(fighter) and self._rescue(fighter):
+            return None, moves  # a rescue is a full action
+        if budget >= economy.stand_cost and self._help_up(fighter):
+            budget -= economy.stand_cost
+        return budget, moves
+
+    def _help_up(self, fighter: Fighter) -> bool:
+        """Help a fallen ally in reach to its feet (a half-action): it need not spend its own."""
+        for ally in self._by_side[fighter.side]:
+            if ally.prone and ally.able and abs(ally.x - fighter.x) <= MELEE_REACH_M:
+                ally.prone = False
+                if self.log is not None:
+                    self.emit("helped_up", actor=fighter.name, target=ally.name)
+                return True
+        return False
+
+    def _routs(self, side: str) -> bool:
+        """Rout (option flee_at): once a side's able members fall below that fraction of those
+        it started with, it flees at its next turns."""
+        if side not in self._routed and self._able[side] < self._flee_at * self._starting[side]:
+            self._routed.add(side)
+        return side in self._routed
+
+    def flee(self, fighter: Fighter) -> None:
+        """The fighter leaves the battle and survives it; a mount carries its rider away."""
+        self._set_status(fighter, FLED)
+        if self.log is not None:
+            self.emit("fled", target=fighter.name)
+        for effect in list(fighter.effects):
+            effect.end("fled")
+        mount = fighter.mounted_on
+        if mount is not None and mount.present:
+            self._set_status(mount, FLED)
+            if self.log is not None:
+                self.emit("fled", target=mount.name)
+
+    def _trapped(self, fighter: Fighter) -> bool:
+        """Held in a hazard it cannot leave (``escape: none``): it cannot walk either."""
+        return any(isinstance(e, ESCAPABLE) and e.escape == "none" for e in fighter.effects)
+
+    def _rescue(self, fighter: Fighter) -> bool:
+        """Pull out an ally in reach who is drowning (or stuck in fire) and cannot get out
+        alone (a full action)."""
+        for ally in self._by_side[fighter.side]:
+            if ally is fighter or abs(ally.x - fighter.x) > MELEE_REACH_M:
+                continue
+            for effect in ally.effects:
+                if not isinstance(effect, ESCAPABLE):
+                    continue
+                if isinstance(effect, Asphyxiating) and not effect.failed:
+                    continue  # still holding its breath: no hurry
+                if effect.escape == "none" or not ally.able:  # it cannot get out alone
+                    effect.end("rescued")
+                    if self.log is not None:
+                        self.emit("rescued", actor=fighter.name, target=ally.name)
+                    return True
+        return False
+
+    def _should_run(self, fighter: Fighter, target: Fighter, budget: int, moves: int,
+                    stop_at: float) -> bool:
+        """Run (a full action, twice the movement) when one move would not reach the target."""
+        run_cost = self.economy.run_cost
+        if run_cost is None or budget < run_cost or moves:
+            return False
+        return abs(target.x - fighter.x) - stop_at > self._movement(fighter)
+
+    def _movement(self, fighter: Fighter) -> float:
+        """Metres per move: a rider uses its mount's Movement."""
+        mount = fighter.mounted_on
+        return (mount or fighter).spec.movement
+
+    def _move(self, fighter: Fighter, target: Fighter, stop_at: float, run: bool = False) -> bool:
+        """Move (or run: twice as far) toward the target, stopping ``stop_at`` metres from it
+        (its weapon's gap). False, and nothing logged, when there is no way to go."""
+        gap = abs(target.x - fighter.x)
+        reach = self._movement(fighter) * (2 if run else 1)
+        step = min(reach, max(0.0, gap - stop_at))
+        if step <= 0:
+            return False
+        before = fighter.x
+        self.spread = True
+        fighter.x += step if target.x > fighter.x else -step
+        if fighter.mounted_on is not None:
+            fighter.mounted_on.x = fighter.x
+        if self.log is not None:
+            self.emit("moved", actor=fighter.name, toward=target.name, x_before=before,
+                      x_after=fighter.x, **({"run": True} if run else {}))
+        return True
+

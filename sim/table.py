@@ -1,0 +1,42 @@
+"""The table one battle is played on: its dice, its event log, where the clock stands,
+and who listens to the checks rolled.
+
+Rule systems, effects, morale, tactics and items take a ``Table`` and the fighters
+they act on, never the whole ``Battle``: the engine moves the clock, they read it.
+Every emit sits behind ``if table.log is not None``: with logging off no event is
+even built.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sim.rules import CheckResult
+    from sim.state import Fighter
+
+    # (who, skill, result, again) -> the final result; ``again(purpose)`` rolls the check anew.
+    CheckListener = Callable[[Fighter, str, CheckResult, Callable[[str], CheckResult]], CheckResult]
+
+
+class Table:
+    """One battle's ``random.Random(seed)``, its event list (None: no log), the round and
+    time (``t``) events are stamped with, the side whose surprise round this is, and the
+    listener every check passes through once rolled (morale's reroll, when morale is on)."""
+
+    __slots__ = ("log", "on_check", "rng", "round", "surprising", "t")
+
+    def __init__(self, seed: int, log: bool) -> None:
+        self.rng = random.Random(seed)
+        self.log: list[dict] | None = [] if log else None
+        self.round = 0
+        self.t = 0.0
+        self.surprising: str | None = None  # the surprise side, during round 1 only
+        self.on_check: CheckListener | None = None
+
+    def emit(self, event: str, **fields: object) -> None:
+        """Append one event; callers guard with ``if table.log is not None``."""
+        self.log.append({"event": event, "round": self.round, "t": self.t, **fields})  # type: ignore[union-attr]
