@@ -45,7 +45,7 @@ class Battle(Clock, Turns, Combat, Status):
 
     def __init__(
         self, scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None,
-        carry: Callable[[Fighter], None] | None = None,
+        carry: Callable[[Fighter], None] | None = None, fast: bool = True,
     ) -> None:
         self.scenario = scenario
         # An adventuring day (sim.day) hands over what its party carries from earlier
@@ -78,6 +78,10 @@ class Battle(Clock, Turns, Combat, Status):
         self._after_hit = self._wounds or self.morale_on  # anything follows a hit that leaves HP
         self._resolve_attack = self.rules.attack  # bound once: called on every attack
         self._roll_damage = self.rules.damage
+        # The system's fused attack-and-damage, where it has one, for battles that log nothing
+        # and where nothing listens to checks; ``fast=False`` keeps the general path (tests).
+        strike = getattr(self.rules, "strike", None)
+        self._strike = strike if fast and not log and not self.morale_on else None
         self.spread = scenario.distance > 0  # False while everyone stands at one spot
         # Hazards, a timeline or mounts may leave someone to rescue or to help up.
         self._perils = bool(scenario.hazards or scenario.timeline)
@@ -102,27 +106,32 @@ class Battle(Clock, Turns, Combat, Status):
         distance = self.scenario.distance
         sides = self.scenario.sides
         home = next((s for s in sides if s.party), sides[0])  # the party, else the first side
+        table, rng, economy, fatigue = self.table, self.table.rng, self.economy, self.rules.fatigue
+        prepare, carry, fighters, able = self.rules.prepare, self._carry, self.fighters, self._able
+        mounted = False
         for side in sides:
             x = 0.0 if side is home else distance
+            members = self._by_side[side.name] = []
             for spec in side.members:
-                hp = max(1, spec.hp.roll(self.table.rng))
-                fighter = Fighter(spec, side, len(self.fighters), hp, x)
-                arm(fighter, self.economy, fatigue=self.rules.fatigue)
+                hp = spec.hp.roll(rng)
+                fighter = Fighter(spec, side, len(fighters), hp if hp > 1 else 1, x)
+                arm(fighter, economy, fatigue)
                 if fighter.items:
                     self._special = True  # potions are weighed before every turn
-                self.rules.prepare(self.table, fighter)
+                prepare(table, fighter)
                 if self.morale_on:
-                    give_tokens(self.table, fighter)
-                if self._carry is not None:
-                    self._carry(fighter)  # may leave it down (0 HP) or broken from before
-                self.fighters.append(fighter)
-                self._armed += fighter.able and bool(spec.weapons)
-                if fighter.counts and fighter.able:
-                    self._able[side.name] += 1
-        self._standing = sum(1 for count in self._able.values() if count > 0)
-        self._starting = dict(self._able)
-        self._by_side = {side.name: [f for f in self.fighters if f.side == side.name]
-                         for side in self.scenario.sides}
+                    give_tokens(table, fighter)
+                if carry is not None:
+                    carry(fighter)  # may leave it down (0 HP) or broken from before
+                fighters.append(fighter)
+                members.append(fighter)
+                mounted = mounted or spec.mount is not None
+                if fighter.able:
+                    self._armed += bool(spec.weapons)
+                    if fighter.counts:
+                        able[side.name] += 1
+        self._standing = sum(1 for count in able.values() if count > 0)
+        self._starting = dict(able)
         self._roller = roller = home  # rolls initiative
         self._gifted = [f for f in self._by_side[roller.name] if f.spec.has_gift(INITIATIVE_GIFT)]
         # The two possible turn orders: the rolling side first, or the others (in listed order).
@@ -142,7 +151,7 @@ class Battle(Clock, Turns, Combat, Status):
             )
         if self.morale_on:
             announce_demoralized(self.table, self.fighters)
-        if any(f.spec.mount is not None for f in self.fighters):
+        if mounted:
             self._mount_riders()
             self._perils = self._special = True  # riders fall
         if self.scenario.hazards:

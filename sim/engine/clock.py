@@ -9,6 +9,7 @@ orders and ``surprising``.
 
 from __future__ import annotations
 
+from math import inf as INFINITY
 from typing import TYPE_CHECKING
 
 from sim.dice import roll_die
@@ -52,22 +53,29 @@ class Clock:
         return self._outcome()
 
     def _clock(self) -> Generator[simpy.Event, object, None]:
-        """Round r starts at t = r - 1; turn i of n at t = r - 1 + (i + 1) / (n + 1)."""
+        """Round r starts at t = r - 1; turn i of n at t = r - 1 + (i + 1) / (n + 1).
+
+        SimPy is stepped to a round's start only when some event is scheduled (an effect
+        process starting, say): with nothing waiting, a timeout would wake the clock alone,
+        so it is skipped; the next one that matters catches ``env.now`` up to the time.
+        """
+        table, env, log = self.table, self.env, self.log
         slots = len(self.fighters) + 1
         for number in range(1, self.scenario.max_rounds + 1):
-            self.table.round = number
-            self.table.t = float(number - 1)
-            yield self.env.timeout(max(0.0, self.table.t - self.env.now))
+            table.round = number
+            table.t = start = float(number - 1)
+            if env.peek() != INFINITY:
+                yield env.timeout(max(0.0, start - env.now))
             surprise = number == 1 and self.surprise_side is not None
             self.table.surprising = self.surprise_side if surprise else None
-            if self.log is not None:
+            if log is not None:
                 fields = {"surprise": self.surprise_side} if surprise else {}
                 self.emit("round_started", **fields)
             order = self._surprise_order() if surprise else self._initiative()
             self.rules.round_started(self.table, self.fighters, self.lose_spirit)
             if self.scenario.timeline:
                 run_timeline(self, self.fighters, self.scenario.timeline, number)
-            if self._decided():
+            if self._standing <= 1 and self._decided():
                 return
             if self._armed == 0 and number < self.scenario.max_rounds and self._stalemate():
                 self._finish(None, stopped="stalemate")
@@ -79,13 +87,13 @@ class Clock:
                 if effects:
                     # Something waits on this turn: bring the SimPy clock to it so the
                     # effect processes tick at the turn's own time, before it acts.
-                    self.table.t = round(number - 1 + (i + 1) / slots, 6)
-                    yield self.env.timeout(max(0.0, self.table.t - self.env.now))
+                    table.t = round(number - 1 + (i + 1) / slots, 6)
+                    yield env.timeout(max(0.0, table.t - env.now))
                     yield from self._tick_effects(fighter)
                 else:
                     # Nothing waits: the turn's time is only logged (inlined for speed).
-                    if self.log is not None:
-                        self.table.t = round(number - 1 + (i + 1) / slots, 6)
+                    if log is not None:
+                        table.t = round(number - 1 + (i + 1) / slots, 6)
                     self._take_turn(fighter)
                 if self._standing <= 1 and self._decided():
                     return

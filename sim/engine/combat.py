@@ -27,14 +27,16 @@ class Combat:
         target this round, later attacks on it that round are favoured. Returns
         True when the attack ends the attacker's turn (a fumble, a fall).
         """
-        surprise = attacker.side == self.table.surprising
+        table = self.table
+        surprise = attacker.side == table.surprising
         outnumbered = False
         if self._outnumbering:
-            if target.attacked_round != self.table.round:
-                target.attacked_round = self.table.round
-                target.attacked_by.clear()
-            outnumbered = len(target.attacked_by) >= self._outnumbered_at
-            target.attacked_by.add(attacker.name)
+            attacked_by = target.attacked_by
+            if target.attacked_round != table.round:
+                target.attacked_round = table.round
+                attacked_by.clear()
+            outnumbered = len(attacked_by) >= self._outnumbered_at
+            attacked_by.add(attacker.name)
         bonus = 0
         if weapon.psy or attacker.mounted_on is not None:
             bonus = self._before_attack(attacker, weapon)
@@ -42,11 +44,18 @@ class Combat:
                 return True
         # Both sources favour the attacker, so they never cancel: no need to combine.
         advantage = 1 if surprise or outnumbered else 0
-        result = self._resolve_attack(self.table, attacker, target, weapon, advantage)
+        strike = self._strike
+        if strike is not None and weapon.plain and not bonus:
+            # Nothing logs, nothing listens to checks: attack and damage in one call.
+            amount = strike(table, attacker, target, weapon, advantage)
+            if amount >= 0:
+                self.deal_damage(target, amount, attacker, "weapon", weapon.armor_piercing)
+            return False
+        result = self._resolve_attack(table, attacker, target, weapon, advantage)
         log = self.log
         if log is not None:  # a literal, not emit(**fields): one of the most frequent events
             event = {
-                "event": "attack_resolved", "round": self.table.round, "t": self.table.t,
+                "event": "attack_resolved", "round": table.round, "t": table.t,
                 "actor": attacker.name, "target": target.name, "weapon": weapon.name,
                 "hit": result.hit, "surprise": surprise, "outnumbered": outnumbered,
             }
@@ -60,9 +69,9 @@ class Combat:
                 for victim in self._blast(attacker, target, weapon) if weapon.area else (target,):
                     self._hit(attacker, victim, weapon, result)
             else:  # a plain hit, inlined: the common case on the hot path
-                damage = self._roll_damage(self.table, attacker, target, weapon, result)
-                self.deal_damage(target, damage.amount, attacker, "weapon", damage.armor_piercing,
-                                 damage.dice, damage.bonus)
+                amount, dice, piercing, flat = self._roll_damage(table, attacker, target, weapon,
+                                                                 result)
+                self.deal_damage(target, amount, attacker, "weapon", piercing, dice, flat)
         return result.ends_turn
 
     def _before_attack(self, attacker: Fighter, weapon: Weapon) -> int | None:

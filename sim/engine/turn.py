@@ -32,7 +32,8 @@ class Turns:
             if self.log is not None:
                 self.emit("turn_skipped", actor=fighter.name)
             return
-        budget, moves, can_walk = self.economy.budget, 0, True
+        economy = self.economy
+        budget, moves, can_walk = economy.budget, 0, True
         if self._special or fighter.prone or fighter.effects:
             prepared = self._prepare_turn(fighter)
             if prepared is None:
@@ -41,15 +42,16 @@ class Turns:
         elif fighter.weapon_at_hand is None:
             return  # nothing to fight with: it stays where it is
         # Spend the turn's budget: attack what is in reach, else move toward it.
-        economy = self.economy
         attacks = 0
+        cache = self.enemies_cache
         while budget > 0 and fighter.able:
-            target = choose_target(fighter, self.able_enemies(fighter), self.spread, self.table.rng,
-                                   self.focus)
+            spread = self.spread  # a move below may spread the field
+            enemies = cache.get(fighter.side) or self.able_enemies(fighter)
+            target = choose_target(fighter, enemies, spread, self.table.rng, self.focus)
             if target is None:
                 return
-            if self.spread or not fighter.fixed_at_hand:
-                chosen = choose_weapon(fighter, abs(target.x - fighter.x) if self.spread else 0.0)
+            if spread or not fighter.fixed_at_hand:
+                chosen = choose_weapon(fighter, abs(target.x - fighter.x) if spread else 0.0)
                 if chosen is None:
                     if (not can_walk or moves >= economy.max_moves or economy.move_cost > budget
                             or (attacks and not economy.move_after_attack)):
