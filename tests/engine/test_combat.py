@@ -1,0 +1,82 @@
+"""Attack and damage: area weapons, wounds through damage."""
+
+from __future__ import annotations
+
+from sim import dice
+from sim.model import Weapon
+from tests.builders import battle, duel, fighter, scenario, side
+from tests.engine.helpers import events
+
+
+class TestAreaWeapons:
+    """An area weapon's hit strikes the target and every enemy within 2 m of it."""
+
+    def test_blast_strikes_enemies_within_two_metres(self, scripted) -> None:
+        """The blast takes the target and its able fellows at most 2 m away (2 m in, 2.5 m out),
+        never the attacker's own side."""
+        firepot = Weapon("firepot", dice.parse("1d6"), range=10, area=True)
+        spec = scenario(
+            side("h", fighter("A", level=10, weapons=(firepot,)), fighter("Ally", hp=30),
+                 party=True, target="weakest"),
+            side("m", fighter("T", hp=30, defense_threshold=10), fighter("Near", hp=30),
+                 fighter("Edge", hp=30), fighter("Far", hp=30)),
+        )
+        b = battle(spec)
+        a, ally, target, near, edge, far = b.fighters
+        a.x, ally.x, target.x, near.x, edge.x, far.x = 0.0, 5.0, 5.0, 6.0, 7.0, 7.5
+        b.spread = True
+        scripted(b, (5, 20), (3, 6), (4, 6), (5, 6))  # 15 > 10, margin 5: no critical
+        b.attack(a, target, firepot)
+        hit = [(e["target"], e["amount"], e["source"], e["kind"]) for e in events(b.log, "damage_dealt")]
+        assert hit == [("T", 3, "A", "weapon"), ("Near", 4, "A", "weapon"), ("Edge", 5, "A", "weapon")]
+        assert (ally.hp, far.hp) == (30, 30)
+
+    def test_no_blast_without_area(self, scripted) -> None:
+        """Only an `area` weapon blasts: a poisoned blade hits its target alone, even with
+        another enemy within 2 m."""
+        blade = Weapon("blade", dice.parse("1d6"), poison=True)
+        spec = scenario(side("h", fighter("A", level=10, weapons=(blade,)), party=True),
+                        side("m", fighter("T", hp=30, defense_threshold=10), fighter("N", hp=30)))
+        b = battle(spec)
+        a, target, near = b.fighters
+        scripted(b, (5, 20), (3, 6), (20, 20))  # hit, 3 damage, the poison's force check beaten
+        b.attack(a, target, blade)
+        assert [e["target"] for e in events(b.log, "damage_dealt")] == ["T"] and near.hp == 30
+
+    def test_spell_damage_kind_and_armor_piercing(self, scripted) -> None:
+        """A spell's hit is logged as `spell` damage; an armor-piercing weapon's hit says so,
+        with its natural dice."""
+        bolt = Weapon("bolt", dice.parse("2d6"), range=20, psy=1, armor_piercing=True)
+        b = battle(duel(hero={"level": 10, "weapons": (bolt,)},
+                        monster={"hp": 40, "defense_threshold": 10}))
+        hero, monster = b.fighters
+        hero.psy = 5
+        scripted(b, (5, 20), (2, 6), (6, 6))
+        b.attack(hero, monster, bolt)
+        damage = events(b.log, "damage_dealt")[-1]
+        assert (damage["kind"], damage["amount"], damage["armor_piercing"], damage["dice"]) == (
+            "spell", 8, True, [2, 6])
+
+
+class TestWoundsThroughDamage:
+    """What a hit sets off, through the engine's damage (RULES.md §4 wounds)."""
+
+    def test_one_damage_costs_a_token_with_divisor_one(self) -> None:
+        """Morale: a wound of k damage costs floor(k / divisor): 1 damage, divisor 1, 1 token."""
+        b = battle(duel(morale_on=True, wound_divisor=1))
+        hero, monster = b.fighters
+        before = hero.morale
+        b.deal_damage(hero, 1, monster, "weapon")
+        assert hero.morale == max(0, before - 1)
+
+    def test_plain_hit_credits_the_attacker(self, scripted) -> None:
+        """A plain weapon hit is `weapon` damage from the attacker: a kill is the attacker's."""
+        b = battle(duel(hero={"level": 10}, monster={"hp": 3, "defense_threshold": 10},
+                        morale_on=True))
+        hero, monster = b.fighters
+        tokens = hero.morale
+        scripted(b, (5, 20), (8, 8))
+        b.attack(hero, monster, hero.spec.weapons[0])
+        damage = events(b.log, "damage_dealt")[-1]
+        assert (damage["source"], damage["kind"]) == ("Hero", "weapon")
+        assert monster.cause == "weapon" and hero.morale == tokens + 2

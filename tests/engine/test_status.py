@@ -1,0 +1,279 @@
+"""Status and victory (RULES.md §5): unconsciousness and death, destiny points, the end of a
+battle, waking, stalemates."""
+
+from __future__ import annotations
+
+import attrs
+
+from sim import dice
+from sim.engine import Battle, run_battle
+from sim.model import Item, Scripted
+from tests.builders import battle, duel, fighter, scenario, side, target_of
+from tests.engine.helpers import Counting, events, unarmed
+
+
+class TestUnconsciousAndDeath:
+    """Unconsciousness and death (RULES.md §5)."""
+
+    def test_zero_hp_is_unconscious_not_below(self) -> None:
+        """HP never go below 0; at 0 a combatant is knocked out."""
+        b = battle(duel(hero={"hp": 10}))
+        hero = b.fighters[0]
+        b.deal_damage(hero, 25, b.fighters[1], "weapon")
+        assert hero.hp == 0 and hero.status == "unconscious"
+        assert b.log[-2]["hp_after"] == 0 and b.log[-1]["event"] == "knocked_out"
+
+    def test_losing_side_unconscious_die(self) -> None:
+        """When a side loses with every member unconscious, they die; the cause is kept."""
+        b = battle(duel())
+        hero, monster = b.fighters
+        b.deal_damage(hero, 99, monster, "weapon")
+        assert b._decided()
+        assert hero.status == "dead" and hero.cause == "weapon"
+        died = events(b.log, "died")
+        assert died == [{**died[0], "target": "Hero", "cause": "weapon"}]
+        assert b.log[-1]["dead"] == ["Hero"] and b.log[-1]["winner"] == "monsters"
+
+    def test_winning_side_unconscious_survive(self) -> None:
+        """Members of the winning side who are unconscious survive, reported knocked out."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")))
+        b = battle(spec)
+        a, _, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        b.deal_damage(m, 99, b.fighters[1], "weapon")
+        assert b._decided() and b.winner == "h"
+        assert a.status == "unconscious" and b.log[-1]["knocked_out"] == ["A"]
+        assert b.log[-1]["dead"] == ["M"]
+        outcome = b._outcome()
+        hp, status, cause, knocked_out, _morale, _learned, _items = outcome.rows[0]
+        assert hp == 0
+        assert knocked_out and status == "unconscious" and cause is None
+
+    def test_unconscious_not_targeted(self) -> None:
+        """An unconscious combatant is not targeted by the default tactics."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True),
+                        side("m", fighter("M", hp=999)))
+        for seed in range(10):
+            b = battle(spec, seed=seed)
+            b.deal_damage(b.fighters[0], 99, None, "fall")
+
+            assert target_of(b, b.fighters[2]).name == "B"
+
+
+class TestDestinyPoints:
+    """Destiny points option (RULES.md §5)."""
+
+    def test_zero_hp_kills_a_party_member_outright(self) -> None:
+        """With the option on, a party member reaching 0 HP with no point left dies at once."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                        destiny_points=1)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")  # the one point saves A
+        b.deal_damage(bee, 99, m, "weapon")
+        assert bee.status == "dead" and events(b.log, "died")[0]["target"] == "B"
+
+    def test_destiny_points_are_for_party_members_only(self) -> None:
+        """Destiny points are for party members only: a monster at 0 HP follows the normal
+        rule (unconscious, no point spent) and survives when its side wins."""
+        spec = scenario(side("h", fighter("A"), party=True),
+                        side("m", fighter("M1"), fighter("M2")), destiny_points=1)
+        b = battle(spec)
+        a, m1, m2 = b.fighters
+        b.deal_damage(m1, 99, a, "weapon")
+        assert m1.status == "unconscious" and b.destiny_left == 1
+        assert events(b.log, "died") == [] and events(b.log, "resource_spent") == []
+        b.deal_damage(a, 99, m2, "weapon")
+        assert b._decided() and b.winner == "m"
+        assert m1.status == "unconscious" and b.log[-1]["dead"] == []
+
+    def test_a_save_lasts_one_fall(self) -> None:
+        """A point saves a character once: woken again (a potion), then knocked out by a
+        serious wound, it dies with the unconscious if its side loses (RULES 5)."""
+        spec = scenario(side("h", fighter("A"), party=True), side("m", fighter("M")),
+                        destiny_points=1)
+        b = battle(spec)
+        a, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        assert a.saved and a.status == "unconscious"
+        a.hp = 5
+        b.wake(a)  # what a healing potion does
+        assert not a.saved
+        b.set_unconscious(a, "weapon")  # a serious wound: knocked out with HP left
+        assert b._decided() and b.winner == "m"
+        assert a.status == "dead"
+
+    def test_party_spends_a_point_to_save(self) -> None:
+        """The party spends a point: the character survives unconscious, even if the side loses."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                        destiny_points=1)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        spent = events(b.log, "resource_spent")
+        assert spent[0]["resource"] == "destiny" and spent[0]["actor"] == "A"
+        assert a.status == "unconscious" and b.destiny_left == 0
+        b.deal_damage(bee, 99, m, "weapon")
+        assert bee.status == "dead"
+        assert b._decided() and a.status == "unconscious"
+
+
+class TestEndOfBattle:
+    """Victory, draws and who dies at the end (RULES.md §2, §5)."""
+
+    def test_battle_ended_by_an_effect_tick_ends_once(self) -> None:
+        """A tick that drops the last member of a side ends the battle, with one `battle_ended`."""
+        spec = scenario(side("h", fighter("A", hp=1), party=True),
+                        side("m", fighter("M", hp=50, defense_threshold=60)), max_rounds=3)
+        b = Battle(spec, seed=1, log=True)
+        b._setup()
+        Counting(b, b.fighters[0]).start()
+        b.env.process(b._clock())
+        b.env.run()
+        assert [e["event"] for e in b.log].count("battle_ended") == 1
+        assert b.log[-1]["winner"] == "m" and b.log[-1]["dead"] == ["A"]
+
+    def test_draw_spares_the_unconscious_of_standing_sides(self) -> None:
+        """At max_rounds (a draw) no side lost: an unconscious member beside able allies lives."""
+        b = battle(scenario(side("h", fighter("A"), fighter("B"), party=True),
+                            side("m", fighter("M")), max_rounds=1))
+        a = b.fighters[0]
+        b.deal_damage(a, 99, b.fighters[2], "weapon")
+        b._finish(None)
+        assert a.status == "unconscious" and b.log[-1]["dead"] == []
+
+    def test_knocked_out_event_names_cause_and_source(self) -> None:
+        """`knocked_out` names what dropped the combatant and who."""
+        b = battle(duel())
+        hero, monster = b.fighters
+        b.deal_damage(hero, 99, monster, "weapon")
+        out = events(b.log, "knocked_out")[0]
+        assert (out["target"], out["cause"], out["source"]) == ("Hero", "weapon", "Monster")
+
+    def test_a_body_at_zero_does_not_fall_again(self) -> None:
+        """Damage to a body already at 0 HP (a burning body) is no new fall: no second
+        knock-out, no second destiny point, no second morale loss for its allies."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                        destiny_points=2, morale_on=True)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        tokens = bee.morale
+        b.deal_damage(a, 3, None, "fire")
+        assert len(events(b.log, "knocked_out")) == 1 and b.destiny_left == 1
+        assert bee.morale == tokens
+
+    def test_destiny_death_keeps_its_cause(self) -> None:
+        """With destiny points, a party member's 0 HP that kills outright keeps its cause; a
+        spent point says how many are left."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True), side("m", fighter("M")),
+                        destiny_points=1)
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        assert events(b.log, "resource_spent")[0]["left"] == 0
+        b.deal_damage(bee, 99, None, "fall")  # no point left: a party member dies outright
+        assert events(b.log, "died")[0]["cause"] == "fall" and bee.cause == "fall"
+
+
+class TestWaking:
+    """A knocked-out fighter that wakes counts again for victory (RULES.md §2 victory)."""
+
+    def test_woken_fighter_stands_for_its_side(self) -> None:
+        """Knocked out, then awake: its side stands again; knocked out again: its side falls."""
+        b = battle(duel())
+        hero, _ = b.fighters
+        b.set_unconscious(hero, "weapon")
+        b.wake(hero)
+        assert not b._decided()
+        b.set_unconscious(hero, "weapon")
+        assert b._decided() and b.winner == "monsters"
+
+
+class TestStalemate:
+    """A battle nobody can change any more ends at once as a draw, stopped by stalemate."""
+
+    def test_weaponless_sides_stop_in_round_one(self) -> None:
+        """Weaponless sides: a draw at round 1, battle_ended says stopped: stalemate."""
+        spec = scenario(side("a", *(unarmed(f"a{i}") for i in range(3)), party=True),
+                        side("b", *(unarmed(f"b{i}") for i in range(3))), max_rounds=10_000)
+        outcome, log = run_battle(spec, seed=1, log=True)
+        end = log[-1]
+        assert (outcome.winner, outcome.rounds) == (None, 1)
+        assert (end["winner"], end["rounds"], end["stopped"]) == (None, 1, "stalemate")
+        assert end["dead"] == [] and len(end["survivors"]) == 6
+
+    def test_an_armed_side_is_not_a_stalemate(self) -> None:
+        """One weapon on the field: the battle is fought out and the armed side wins."""
+        spec = scenario(side("a", fighter("A", level=5), party=True),
+                        side("b", unarmed("B", hp=3)), max_rounds=10_000)
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert outcome.winner == "a" and "stopped" not in log[-1]
+
+    def test_scripted_event_delays_the_stalemate(self) -> None:
+        """A timeline entry still to come (round 3) keeps the battle going until it has run."""
+        spec = attrs.evolve(
+            scenario(side("a", unarmed("A", hp=50), party=True), side("b", unarmed("B", hp=50)),
+                     max_rounds=100),
+            timeline=(Scripted(round=3, do="explode", side="b", damage=dice.parse("2")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert outcome.rounds == 3 and log[-1]["stopped"] == "stalemate"
+        blast = events(log, "damage_dealt")
+        assert [(e["round"], e["target"], e["amount"]) for e in blast] == [(3, "B", 2)]
+
+    def test_ongoing_effect_delays_the_stalemate(self) -> None:
+        """Somebody still burning can still fall: no stalemate until the fire is out."""
+        spec = attrs.evolve(
+            scenario(side("a", unarmed("A", hp=200), party=True), side("b", unarmed("B", hp=50)),
+                     max_rounds=100),
+            timeline=(Scripted(round=1, do="ignite", targets=("A",)),),
+        )
+        outcome, log = run_battle(spec, seed=7, log=True)  # a seed where it burns 9 rounds
+        put_out = [e["round"] for e in events(log, "effect_ended") if e["effect"] == "burning"]
+        assert events(log, "effect_started") and put_out  # it did burn, then went out
+        assert outcome.rounds == put_out[0] + 1 and log[-1]["stopped"] == "stalemate"
+
+    def test_armed_fighter_down_leaves_a_stalemate(self) -> None:
+        """When the last armed fighter falls and nobody else holds a weapon, it stops."""
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=1), unarmed("A2"), party=True),
+                     side("b", unarmed("B", hp=500, defense_threshold=99)), max_rounds=100),
+            timeline=(Scripted(round=2, do="explode", targets=("A",), damage=dice.parse("5")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert outcome.winner is None and outcome.rounds == 2
+        assert log[-1]["stopped"] == "stalemate" and log[-1]["knocked_out"] == ["A"]
+
+    def test_max_rounds_draw_says_so(self) -> None:
+        """A draw at the round limit says stopped: max_rounds."""
+        unkillable = scenario(
+            side("a", fighter("A", hp=1000, defense_threshold=60), party=True),
+            side("b", fighter("B", hp=1000, defense_threshold=60)), max_rounds=3)
+        _, log = run_battle(unkillable, seed=1, log=True)
+        assert log[-1]["stopped"] == "max_rounds"
+
+    def test_a_potion_to_pour_is_not_a_stalemate(self) -> None:
+        """A weaponless ally with a potion can wake the downed armed fighter: no stalemate."""
+        potion = Item(heal=dice.parse("10"))
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=1), unarmed("A2", items=(potion,)), party=True),
+                     side("b", unarmed("B", hp=500, defense_threshold=99)), max_rounds=6),
+            timeline=(Scripted(round=2, do="explode", targets=("A",), damage=dice.parse("5")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert [(e["actor"], e["target"], e["round"]) for e in events(log, "item_used")] == [
+            ("A2", "A", 2)]
+        assert outcome.rounds == 6 and log[-1]["stopped"] == "max_rounds"
+
+    def test_a_rout_to_come_is_not_a_stalemate(self) -> None:
+        """A side below flee_at still flees at its turns: that decides the battle, not a draw."""
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=1), unarmed("A2"), unarmed("A3"), party=True),
+                     side("b", unarmed("B", hp=500, defense_threshold=99)), max_rounds=100,
+                     flee_at=0.9),
+            timeline=(Scripted(round=2, do="explode", targets=("A",), damage=dice.parse("5")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert outcome.winner == "b" and "stopped" not in log[-1]
+        assert [e["target"] for e in events(log, "fled")] == ["A2", "A3"]

@@ -1,0 +1,160 @@
+"""A turn and its action economy (RULES.md §2): distance and moves, half-actions, positions."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from sim import dice
+from sim.engine import run_battle
+from sim.model import Weapon
+from tests.builders import battle, fighter, scenario, side
+from tests.engine.helpers import events
+
+
+class TestDistance:
+    """Positions on one line, 8 m moves, 2 m melee reach, ranged weapons (RULES.md §2)."""
+
+    def test_melee_closes_then_attacks(self) -> None:
+        """At 20 m, a melee fighter moves 8 m a turn and attacks only within 2 m."""
+        spec = scenario(side("h", fighter("A", hp=999, defense_threshold=60), party=True),
+                        side("m", fighter("M", hp=999, defense_threshold=60, attack_threshold=0)),
+                        distance=20, max_rounds=4)
+        _, log = run_battle(spec, seed=1, log=True)
+        moves = events(log, "moved")
+        assert all(abs(e["x_after"] - e["x_before"]) <= 8 for e in moves)
+        for attack in events(log, "attack_resolved"):
+            positions = _positions_before(log, attack)
+            assert abs(positions[attack["actor"]] - positions[attack["target"]]) <= 2
+
+    def test_archer_stays_and_shoots(self) -> None:
+        """A ranged fighter within range shoots without moving."""
+        bow = Weapon("bow", dice.parse("1d6"), range=30)
+        spec = scenario(side("h", fighter("Archer", weapons=(bow,), hp=999), party=True),
+                        side("m", fighter("M", hp=999, defense_threshold=60, attack_threshold=0)),
+                        distance=25, max_rounds=2)
+        _, log = run_battle(spec, seed=1, log=True)
+        assert not [e for e in events(log, "moved") if e["actor"] == "Archer"]
+        assert [e for e in events(log, "attack_resolved") if e["actor"] == "Archer"]
+
+    @pytest.mark.parametrize(("distance", "in_reach"), [(2.0, True), (2.5, False)])
+    def test_melee_reach_is_two_metres(self, distance: float, in_reach: bool) -> None:
+        """Melee needs a gap of at most 2 m: at exactly 2 m the first turn is an attack with
+        no move; at 2.5 m the fighter must move first."""
+        spec = scenario(side("h", fighter("A", hp=999, defense_threshold=60), party=True),
+                        side("m", fighter("M", hp=999, defense_threshold=60, attack_threshold=0)),
+                        distance=distance, max_rounds=1)
+        _, log = run_battle(spec, seed=1, log=True)
+        first = next(e for e in log if e["event"] in ("moved", "attack_resolved"))
+        assert first["event"] == ("attack_resolved" if in_reach else "moved")
+        assert bool(events(log, "moved")) is not in_reach
+
+
+def _positions_before(log: list[dict], until: dict) -> dict[str, float]:
+    positions = {c["name"]: c["x"] for c in log[0]["combatants"]}
+    for e in log:
+        if e is until:
+            break
+        if e["event"] == "moved":
+            positions[e["actor"]] = e["x_after"]
+    return positions
+
+
+class TestActionEconomy:
+    """d20 action economy (RULES.md §2): move, then a single attack."""
+
+    def test_no_move_after_attack(self) -> None:
+        """A d20 fighter never moves after attacking in the same turn, and attacks once."""
+        bow = Weapon("bow", dice.parse("1d6"), range=30)
+        spec = scenario(
+            side("h", fighter("A", hp=999, level=10), fighter("B", hp=999, level=10), party=True),
+            side("m", *(fighter(f"m{i}", hp=3, weapons=(bow,)) for i in range(4))),
+            distance=20,
+        )
+        for seed in range(30):
+            _, log = run_battle(spec, seed=seed, log=True)
+            per_turn: dict[tuple, list[str]] = {}
+            for e in log:
+                if e["event"] in ("moved", "attack_resolved"):
+                    per_turn.setdefault((e["t"], e["actor"]), []).append(e["event"])
+            for actions in per_turn.values():
+                assert actions in (["moved"], ["attack_resolved"], ["moved", "attack_resolved"])
+
+    def test_d20_turn_ends_at_its_single_attack(self, scripted) -> None:
+        """d20: one attack ends the turn: after it nothing more is chosen or rolled."""
+        b = battle(scenario(side("h", fighter("A"), party=True),
+                            side("m", fighter("M", hp=30, defense_threshold=10),
+                                 fighter("N", hp=30, defense_threshold=10))))
+        rng = scripted(b, (1, 2), (15, 20), (3, 8))  # target M, 16 > 10, 3 damage
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+
+    def test_d100_turn_is_two_half_actions(self, scripted) -> None:
+        """d100: two one-handed attacks spend the turn: nothing more is chosen or rolled."""
+        b = battle(d100(side("h", fighter("A", skills={"melee": 60}), party=True),
+                        side("m", fighter("M", hp=30, skills={"defense": 1}),
+                             fighter("N", hp=30, skills={"defense": 1}))))
+        hit = ((40, 100), (90, 100), (3, 8))  # attack roll, failed defense, damage
+        rng = scripted(b, (1, 2), *hit, (2, 2), *hit)
+        b._take_turn(b.fighters[0])
+        assert [e["target"] for e in events(b.log, "attack_resolved")] == ["M", "N"]
+        assert rng.unused == 0
+
+
+class TestPositions:
+    """Where sides start (RULES.md §2 distance)."""
+
+    def test_without_party_first_side_at_zero(self) -> None:
+        """Without a party side, the first listed side stands at 0 and the others at distance."""
+        spec = scenario(side("wolves", fighter("W")), side("bears", fighter("B")), distance=30)
+        b = battle(spec)
+        assert [f.x for f in b.fighters] == [0.0, 30.0]
+
+
+def d100(*sides, **kwargs):
+    """A d100 scenario built in code (half-actions: move, then strike, or strike twice)."""
+    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
+
+
+class TestD100Turn:
+    """d100 half-actions (RULES.md §2): strike, then move; walk, then throw."""
+
+    def test_strike_then_move_to_the_next_enemy(self, scripted) -> None:
+        """A one-handed fighter who drops its foe with one half-action moves with the other."""
+        spec = d100(side("h", fighter("A", skills={"melee": 60}), party=True),
+                    side("m", fighter("M", hp=1, skills={"defense": 1}), fighter("N", hp=30)),
+                    distance=1)
+        b = battle(spec)
+        a, m, n = b.fighters
+        m.x, n.x = 1.0, 6.0
+        b.spread = True
+        scripted(b, (40, 100), (90, 100), (5, 8))  # hit, defense failed, 5 damage
+        b._take_turn(a)
+        acts = [e["event"] for e in b.log if e["event"] in ("attack_resolved", "moved")]
+        assert acts == ["attack_resolved", "moved"] and a.x == 6.0
+        attack = events(b.log, "attack_resolved")[0]
+        assert attack["outnumbered"] is False and attack["surprise"] is False
+
+    def test_walk_then_throw(self, scripted) -> None:
+        """One move short of range, a thrower walks (a half-action) and throws (the other)."""
+        knife = Weapon("knife", dice.parse("1d4"), range=10, skill="throwing")
+        spec = d100(side("h", fighter("A", weapons=(knife,), skills={"throwing": 60}), party=True),
+                    side("m", fighter("M", hp=30, skills={"defense": 1})), distance=16)
+        b = battle(spec)
+        a = b.fighters[0]
+        scripted(b, (40, 100), (90, 100), (2, 4))
+        b._take_turn(a)
+        moved = events(b.log, "moved")
+        assert [(e["x_after"], e.get("run")) for e in moved] == [(6.0, None)]
+        assert len(events(b.log, "attack_resolved")) == 1
+
+    @pytest.mark.parametrize(("start", "end"), [(34.0, 30.0), (30.5, 30.0)])
+    def test_archer_closes_exactly_to_range(self, start: float, end: float) -> None:
+        """A ranged fighter out of range moves only until the target is at its range."""
+        bow = Weapon("bow", dice.parse("1d6"), range=30)
+        b = battle(scenario(side("h", fighter("A", weapons=(bow,)), party=True),
+                            side("m", fighter("M")), distance=start))
+        archer, m = b.fighters
+        b._move(archer, m, stop_at=30.0)
+        moved = events(b.log, "moved")[0]
+        assert (moved["toward"], moved["x_before"], m.x - moved["x_after"]) == ("M", 0.0, end)
