@@ -80,8 +80,7 @@ class Battle(Clock, Turns, Combat, Status):
         self._roll_damage = self.rules.damage
         # The system's fused attack-and-damage, where it has one, for battles that log nothing
         # and where nothing listens to checks; ``fast=False`` keeps the general path (tests).
-        strike = getattr(self.rules, "strike", None)
-        self._strike = strike if fast and not log and not self.morale_on else None
+        self._strike = self.rules.strike if fast and not log and not self.morale_on else None
         self.spread = scenario.distance > 0  # False while everyone stands at one spot
         # Hazards, a timeline or mounts may leave someone to rescue or to help up.
         self._perils = bool(scenario.hazards or scenario.timeline)

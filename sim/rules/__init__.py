@@ -114,6 +114,9 @@ class RuleSystem(Protocol):
     serious_wounds: bool  # whether after_damage does anything (d100)
     fatigue: bool  # whether fighters tire (d100): a shot can become hopeless
     economy: ActionEconomy  # what a turn allows under the scenario's options
+    # attack then damage fused, for battles with no log and no check listener: the HP a plain
+    # weapon's hit takes, or -1 for a miss (d20 has one; None: the engine calls both).
+    strike: Callable[[Table, Fighter, Fighter, Weapon, int], int] | None
 
     def scale(self, percent: int) -> int:
         """Convert a d100-percent modifier into this system's units, rounding toward zero."""
@@ -198,6 +201,7 @@ class BaseSystem:
     morale_default = False
     fatigue = False
     economy: ActionEconomy
+    strike: Callable[[Table, Fighter, Fighter, Weapon, int], int] | None = None
 
     def __init__(self, options: Options = Options()) -> None:  # noqa: B008 (frozen, shared)
         self.options = options

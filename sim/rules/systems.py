@@ -16,7 +16,7 @@ SYSTEMS: dict[str, type[D20 | D100 | Quality | OpenD10]] = {
 }
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)  # a tune run may try many option sets
 def system_for(name: str, options: Options = Options()) -> RuleSystem:  # noqa: B008 (frozen)
     """The rule system a scenario names, set for its options (cached: options are frozen)."""
     try:
