@@ -80,9 +80,14 @@ def attack_score(who: Fighter, weapon: Weapon) -> int:
     """What an attack with this weapon rolls under before the dice: the skill, less fatigue
     (physical skills) and weakness. At 0 or below only the 01-05 critical can still hit."""
     score, physical = score_of(who, attack_skill(weapon))
-    if physical:
-        score -= FATIGUE_PENALTY * who.fatigue
-    return score - WEAKENED_PENALTY if who.weakened else score
+    return score - penalty(who, physical)
+
+
+def penalty(who: Fighter, physical: bool) -> int:
+    """What the fighter's state takes off a check: 5 a fatigue point (physical checks only),
+    20 while weakened by a serious wound."""
+    tired = FATIGUE_PENALTY * who.fatigue if physical else 0
+    return tired + WEAKENED_PENALTY if who.weakened else tired
 
 
 def _degree(roll: int, success: bool) -> str:
@@ -146,10 +151,7 @@ class D100(BaseSystem):
         if who.despairing:  # morale: a despairing combatant rolls with disadvantage
             advantage = -1 if advantage <= 0 else 0
         score, physical = score_of(who, what)
-        if physical:
-            modifier -= FATIGUE_PENALTY * who.fatigue
-        if who.weakened:
-            modifier -= WEAKENED_PENALTY
+        modifier -= penalty(who, physical)
         target = score + modifier
         first = roll_die(table.rng, 100)
         if advantage:
