@@ -48,55 +48,60 @@ class Battle(Clock, Turns, Combat, Status):
         carry: Callable[[Fighter], None] | None = None, fast: bool = True,
     ) -> None:
         self.scenario = scenario
+        self.seed = seed
+        self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
         # An adventuring day (sim.day) hands over what its party carries from earlier
         # fights and rests: called on each fighter once its pools are rolled.
         self._carry = carry
-        self.seed = seed
-        self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
         options = scenario.options
         self.rules: RuleSystem = system_for(scenario.rules, options)
-        self.economy = self.rules.economy
         self.morale_on = self.rules.morale_default if options.morale_on is None else options.morale_on
+        # The table: dice, log and clock, all that rules, effects, morale and tactics see.
         self.table = table = Table(seed, log)
         self.log = table.log  # the same list (or None): read on every event
         self.emit = table.emit  # events are stamped with the table's round and time
         if self.morale_on:  # morale listens to every check (its reroll), never called by rules
             table.on_check = functools.partial(after_check, table)
+        self.env = simpy.Environment()
+        # Clock: who rolls initiative and the two turn orders (filled by _setup).
+        self.surprise_side: str | None = None
+        self._roller_first: list[Fighter] = []
+        self._others_first: list[Fighter] = []
+        # Turns: the economy, the rout, positions, the focus tactic's shared targets.
+        self.economy = self.rules.economy
         self._flee_at = options.flee_at
         self._routed: set[str] = set()
-        self._starting: dict[str, int] = {}  # side -> members that count, at the start
-        self.env = simpy.Environment()
-        self.ended = False
-        self.winner: str | None = None
-        self.focus: dict[str, Fighter] = {}  # side -> shared target of the focus tactic
-        self.destiny_left = scenario.options.destiny_points
-        self._destiny = self.destiny_left > 0  # 0 HP is lethal for party members (RULES 5)
-        self.surprise_side: str | None = None
-        self._outnumbered_at = scenario.options.outnumbered_at
-        self._wounds = self.rules.serious_wounds  # whether after_damage does anything
-        self._outnumbering = self.rules.outnumbering
-        self._after_hit = self._wounds or self.morale_on  # anything follows a hit that leaves HP
-        self._resolve_attack = self.rules.attack  # bound once: called on every attack
-        self._roll_damage = self.rules.damage
-        # The system's fused attack-and-damage, where it has one, for battles that log nothing
-        # and where nothing listens to checks; ``fast=False`` keeps the general path (tests).
-        self._strike = self.rules.strike if fast and not log and not self.morale_on else None
         self.spread = scenario.distance > 0  # False while everyone stands at one spot
         # Hazards, a timeline or mounts may leave someone to rescue or to help up.
         self._perils = bool(scenario.hazards or scenario.timeline)
         self._special = self._perils or self._flee_at is not None  # see _prepare_turn
+        self.focus: dict[str, Fighter] = {}  # side -> shared target of the focus tactic
+        # Combat: outnumbering, the system's attack and damage bound once (every attack).
+        self._outnumbered_at = options.outnumbered_at
+        self._outnumbering = self.rules.outnumbering
+        self._wounds = self.rules.serious_wounds  # whether after_damage does anything
+        self._after_hit = self._wounds or self.morale_on  # anything follows a hit that leaves HP
+        self._resolve_attack = self.rules.attack
+        self._roll_damage = self.rules.damage
+        # The system's fused attack-and-damage, where it has one, for battles that log nothing
+        # and where nothing listens to checks; ``fast=False`` keeps the general path (tests).
+        self._strike = self.rules.strike if fast and not log and not self.morale_on else None
+        # Status: the fighters, per-side counts that decide victory, destiny, the end.
         self.fighters: list[Fighter] = []
+        self._by_side: dict[str, list[Fighter]] = {}
         self._able: dict[str, int] = {side.name: 0 for side in scenario.sides}
+        self._starting: dict[str, int] = {}  # side -> members that count, at the start
         self._standing = 0  # sides with at least one able member
-        # side -> able enemies, reset on any change of status (read by tactics on every attack)
+        # side -> able enemies, reset on any change of status (read on every attack)
         self.enemies_cache: dict[str, list[Fighter]] = {}
         self._ever_down: set[str] = set()
-        self._by_side: dict[str, list[Fighter]] = {}
-        self._roller_first: list[Fighter] = []
-        self._others_first: list[Fighter] = []
+        self.destiny_left = options.destiny_points
+        self._destiny = self.destiny_left > 0  # 0 HP is lethal for party members (RULES 5)
         # Stalemate: able fighters with a weapon (kept by _set_status), and the last scripted round.
         self._armed = 0
         self._last_scripted = max((entry.round for entry in scenario.timeline), default=0)
+        self.ended = False
+        self.winner: str | None = None
 
     # -- set-up ------------------------------------------------------------------
 

@@ -27,7 +27,9 @@ INITIATIVE_WINS_ON = 4  # 4-6 on the d6: the party acts first
 
 
 class Clock:
-    """Mixin of ``Battle``: the round clock (``run``) and initiative."""
+    """Mixin of ``Battle``: the round clock (``run``) and initiative. Its state (set up in
+    ``Battle.__init__`` under "Clock"): the surprise side and the two turn orders; it moves
+    ``table.round``, ``table.t`` and ``table.surprising``."""
 
     def _roll_surprise(self) -> None:
         """Settle who (if anyone) gets the surprise round, by group check if asked."""

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 
 class Combat:
-    """Mixin of ``Battle``: attacks, checks and harm."""
+    """Mixin of ``Battle``: attacks, checks and harm. Its state (under "Combat" in
+    ``Battle.__init__``): outnumbering and the rule system's attack, damage and strike,
+    bound once. It is also the ``sim.effects.Host`` effects see (check, absorb, harm)."""
 
     def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> bool:
         """One attack: the system resolves hit and damage; the engine applies it.

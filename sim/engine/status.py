@@ -18,7 +18,9 @@ OUT_OF_THE_FIGHT = (UNCONSCIOUS, BROKEN)
 
 
 class Status:
-    """Mixin of ``Battle``: who is able, down, dead or gone, and who has won."""
+    """Mixin of ``Battle``: who is able, down, dead or gone, and who has won. Its state
+    (under "Status" in ``Battle.__init__``): the fighters by side, the per-side counts of
+    able members, the enemies cache, destiny points, the stalemate counters, the end."""
 
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
         """At 0 HP: unconscious (RULES 5). With destiny points a party member (a player

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 
 class Turns:
-    """Mixin of ``Battle``: what one fighter does with its turn."""
+    """Mixin of ``Battle``: what one fighter does with its turn. Its state (under "Turns" in
+    ``Battle.__init__``): the economy, the rout, whether the field has spread, the focus
+    tactic's shared targets."""
 
     def _take_turn(self, fighter: Fighter, announced: bool = False) -> None:
         """Act if able, unless the turn is lost; the hot path when nothing special is on."""
