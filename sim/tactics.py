@@ -40,7 +40,8 @@ def choose_target(fighter: Fighter, enemies: list[Fighter], spread: bool, rng: r
     policy = fighter.policy  # the member's own tactics, else its side's
     if policy == "random":
         # roll_die(rng, len(pool)) - 1, inlined: this runs on every attack.
-        return pool[0] if len(pool) == 1 else pool[int(rng.random() * len(pool))]
+        n = len(pool)
+        return pool[0] if n == 1 else pool[int(rng.random() * n)]
     if policy == "strongest":
         return min(pool, key=lambda e: (-e.hp, e.index))
     if policy == "focus":
