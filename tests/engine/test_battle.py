@@ -3,12 +3,15 @@ listens to checks) plays exactly the battles the general path plays."""
 
 from __future__ import annotations
 
+import itertools
 import pathlib
 import random
 
 import pytest
 
+from sim import dice
 from sim.engine import Battle
+from sim.model import Weapon
 from sim.rules.d20 import D20
 from sim.scenario import load_scenario
 from tests.builders import SWORD, battle, duel, fighter, scenario, side
@@ -36,54 +39,42 @@ def test_fast_path_is_taken_only_when_nothing_logs_or_listens() -> None:
     assert Battle(duel(morale_on=True), 1)._strike is None
 
 
+STAB = Weapon(name="stab", damage=dice.parse("1d4-3"))  # a hit that may take nothing
+
+
 class TestStrike:
     """D20.strike equals D20.attack then D20.damage: same dice, same order, same heroism."""
 
-    @pytest.mark.parametrize("advantage", [-1, 0, 1])
-    @pytest.mark.parametrize("surprise", [False, True])
+    @pytest.mark.parametrize("weapon", [SWORD, STAB], ids=lambda w: w.name)
+    @pytest.mark.parametrize("aspects", [None, ("sword",), ("stealth",)])
     @pytest.mark.parametrize("hero_attacks", [False, True])
-    @pytest.mark.parametrize("heroism", [0, 3])
-    def test_strike_matches_attack_then_damage(self, advantage: int, surprise: bool,
-                                               hero_attacks: bool, heroism: int) -> None:
-        """2,000 seeded strikes each way: equal damage (-1 for a miss), heroism left, dice used."""
+    def test_strike_matches_attack_then_damage(self, weapon: Weapon,
+                                               aspects: tuple[str, ...] | None,
+                                               hero_attacks: bool) -> None:
+        """Every advantage, surprise, heroism and despair, 150 seeds each: equal damage (-1 for
+        a miss), heroism left and the next draw of the dice."""
         rules = D20()
         spec = scenario(
-            side("heroes", fighter("Hero", level=1, armor=2, heroism=heroism, weapons=(SWORD,)),
-                 party=True),
+            side("heroes", fighter("Hero", level=1, armor=2, heroism=3, aspects=aspects,
+                                   weapons=(weapon,)), party=True),
             side("goblins", fighter("Gob", attack_threshold=12, defense_threshold=13,
-                                    weapons=(SWORD,))),
+                                    weapons=(weapon,))),
         )
-        for seed in range(2000):
+        b = battle(spec, 1, log=False)
+        hero, gob = b.fighters
+        attacker, target = (hero, gob) if hero_attacks else (gob, hero)
+        cases = itertools.product((-1, 0, 1), (False, True), (0, 3), (False, True), range(150))
+        for advantage, surprise, heroism, despairing, seed in cases:
             results = []
             for fused in (True, False):
-                b = battle(spec, seed, log=False)
-                hero, gob = b.fighters
-                attacker, target = (hero, gob) if hero_attacks else (gob, hero)
+                b.table.rng = random.Random(seed)
                 b.table.surprising = attacker.side if surprise else None
+                hero.heroism, hero.despairing = heroism, despairing
                 if fused:
-                    amount = rules.strike(b.table, attacker, target, SWORD, advantage)
+                    amount = rules.strike(b.table, attacker, target, weapon, advantage)
                 else:
-                    hit = rules.attack(b.table, attacker, target, SWORD, advantage)
-                    amount = rules.damage(b.table, attacker, target, SWORD, hit).amount \
+                    hit = rules.attack(b.table, attacker, target, weapon, advantage)
+                    amount = rules.damage(b.table, attacker, target, weapon, hit).amount \
                         if hit.hit else -1
                 results.append((amount, hero.heroism, b.table.rng.random()))
-            assert results[0] == results[1], seed
-
-    def test_despairing_roller_is_at_disadvantage(self) -> None:
-        """A despairing defender rolls with disadvantage in the strike as in the check."""
-        rules = D20()
-        for seed in range(500):
-            results = []
-            for fused in (True, False):
-                b = battle(duel(hero={"armor": 2}, monster={"attack_threshold": 12}), seed,
-                           log=False)
-                hero, gob = b.fighters
-                hero.despairing = True
-                b.table.rng = random.Random(seed)
-                if fused:
-                    results.append(rules.strike(b.table, gob, hero, SWORD, 0))
-                else:
-                    hit = rules.attack(b.table, gob, hero, SWORD, 0)
-                    results.append(rules.damage(b.table, gob, hero, SWORD, hit).amount
-                                   if hit.hit else -1)
-            assert results[0] == results[1], seed
+            assert results[0] == results[1], (advantage, surprise, heroism, despairing, seed)
