@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -136,48 +137,47 @@ def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
     """Play a chunk of adventuring days: one row per day (see sim.day_stats)."""
     rows: list[DayRow] = []
     logs: list[bytes] = []
-    aggregate = DayAggregate.for_day(day)
     for index in range(task.start, task.stop):
         seed = battle_seed(task.master_seed, index)
         logged = task.logs.wants(index)
-        outcome, events = run_day(day, seed, log=logged, batch={"seed": task.master_seed, "index": index})
-        row = (index, seed, outcome.winner, outcome.rounds, outcome.rows, outcome.steps,
-               outcome.survived, outcome.completed)
-        rows.append(row)
-        aggregate.add(row)
+        outcome, events = run_day(day, seed, log=logged,
+                                  batch={"seed": task.master_seed, "index": index} if logged else None)
+        rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows, outcome.steps,
+                     outcome.survived, outcome.completed))
         if logged:
             logs.append(to_jsonl_bytes(events))
-    if task.rows_only:
-        return ChunkResult(task.start, len(rows), b"", aggregate, b"".join(logs), task.tag,
-                           tuple(r[:5] for r in rows))
-    part = task.part(day_rows_table(rows, roster_of(day)))
-    return ChunkResult(task.start, len(rows), part, aggregate, b"".join(logs), task.tag)
+    return _chunk_result(task, rows, logs)
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
     """Play a chunk of battles; the hot loop logs nothing unless the plan asks."""
     if isinstance(task.scenario, Day):
         return run_day_chunk(task, task.scenario)
+    scenario, master, plan = task.scenario, task.master_seed, task.logs
     rows: list[BattleRow] = []
     logs: list[bytes] = []
-    meta_seed = task.master_seed
     for index in range(task.start, task.stop):
-        seed = battle_seed(meta_seed, index)
-        logged = task.logs.wants(index)
-        outcome, events = run_battle(
-            task.scenario, seed, log=logged, batch={"seed": meta_seed, "index": index}
-        )
-        rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows))
-        if logged:
+        seed = battle_seed(master, index)
+        if plan.wants(index):  # the log's header names the battle: {"seed": S, "index": i}
+            outcome, events = run_battle(scenario, seed, log=True,
+                                         batch={"seed": master, "index": index})
             logs.append(to_jsonl_bytes(events))
+        else:
+            outcome = run_battle(scenario, seed)[0]
+        rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows))
+    return _chunk_result(task, rows, logs)
+
+
+def _chunk_result(task: ChunkTask, rows: Sequence[BattleRow | DayRow], logs: list[bytes]) -> ChunkResult:
+    """Count the chunk's rows and pack them: a Parquet part, or the rows themselves."""
     aggregate = empty_aggregate(task.scenario)
-    for row in rows:
-        aggregate.add(row)
+    aggregate.add_rows(rows)
     if task.rows_only:
         return ChunkResult(task.start, len(rows), b"", aggregate, b"".join(logs), task.tag,
-                           tuple(rows))
-    part = task.part(rows_table(rows, roster_of(task.scenario)))
-    return ChunkResult(task.start, len(rows), part, aggregate, b"".join(logs), task.tag)
+                           tuple(row[:5] for row in rows))
+    table = (day_rows_table(rows, roster_of(task.scenario)) if isinstance(task.scenario, Day)
+             else rows_table(rows, roster_of(task.scenario)))
+    return ChunkResult(task.start, len(rows), task.part(table), aggregate, b"".join(logs), task.tag)
 
 
 # -- executors -------------------------------------------------------------------------
@@ -410,30 +410,33 @@ def rows_table(rows: Sequence[BattleRow], roster: Sequence[tuple[str, str]]) -> 
     import pyarrow as pa
 
     schema = _parquet_schema()
-    k = len(roster)
-    fighters = [f for row in rows for f in row[4]]
-    struct = pa.StructArray.from_arrays(
-        [
-            pa.array([name for _ in rows for name, _ in roster], pa.string()),
-            pa.array([side for _ in rows for _, side in roster], pa.string()),
-            pa.array([f[0] for f in fighters], pa.int32()),
-            pa.array([f[1] for f in fighters], pa.string()),
-            pa.array([f[2] for f in fighters], pa.string()),
-            pa.array([f[3] for f in fighters], pa.bool_()),
-            pa.array([f[4] for f in fighters], pa.string()),
-            pa.array([list(f[5]) for f in fighters], pa.list_(pa.string())),
-            pa.array([f[6] for f in fighters], pa.int32()),
-        ],
-        fields=list(schema.field("combatants").type.value_type),
-    )
-    offsets = pa.array(range(0, len(rows) * k + 1, k), pa.int32())
+    fields = list(schema.field("combatants").type.value_type)
+    # Every fighter of every battle in order, converted at once (fighter rows are tuples in
+    # the order of the struct's fields after name and side), then split into its fields.
+    fighters = pa.array([f for row in rows for f in row[4]], pa.struct(fields[2:])).flatten()
+    names, sides, offsets = _roster_columns(tuple(roster), len(rows))
+    struct = pa.StructArray.from_arrays([names, sides, *fighters], fields=fields)
+    index, seed, winner, rounds = (zip(*(row[:4] for row in rows), strict=True) if rows
+                                   else [()] * 4)
     return pa.table([
-        pa.array([r[0] for r in rows], pa.int64()),
-        pa.array([r[1] for r in rows], pa.int64()),
-        pa.array([r[2] for r in rows], pa.string()),
-        pa.array([r[3] for r in rows], pa.int32()),
+        pa.array(index, pa.int64()),
+        pa.array(seed, pa.int64()),
+        pa.array(winner, pa.string()),
+        pa.array(rounds, pa.int32()),
         pa.ListArray.from_arrays(offsets, struct),
     ], schema=schema)
+
+
+@functools.lru_cache(maxsize=4)
+def _roster_columns(roster: tuple[tuple[str, str], ...], battles: int) -> tuple[Any, Any, Any]:
+    """The name and side columns of ``battles`` battles of a roster, and their list offsets:
+    the same for every full chunk, so converted once (Arrow arrays are immutable)."""
+    import pyarrow as pa
+
+    k = len(roster)
+    return (pa.array([name for name, _ in roster] * battles, pa.string()),
+            pa.array([side for _, side in roster] * battles, pa.string()),
+            pa.array(range(0, battles * k + 1, k), pa.int32()))
 
 
 def _step_type() -> Any:
@@ -467,12 +470,13 @@ def day_rows_table(rows: Sequence[DayRow], roster: Sequence[tuple[str, str]]) ->
 
 
 def parquet_bytes(table: Any) -> bytes:
-    """A table as the bytes of a Parquet file."""
+    """A part's table as the bytes of a Parquet file. Without column statistics: nothing
+    reads a part's, and battles.parquet gets its own when the parts are merged."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
+    pq.write_table(table, sink, write_statistics=False)
     return sink.getvalue().to_pybytes()
 
 
@@ -548,7 +552,8 @@ class RunFolder:
         path = self.part_path(number)
         try:
             with open_regular(path) as handle:  # a FIFO planted as a part must not hang us
-                table = pq.read_table(handle)
+                # Not read_table, which imports pyarrow.dataset; one thread: the part is small.
+                table = pq.ParquetFile(handle).read(use_threads=False)
         except (OSError, pa.ArrowException) as exc:
             msg = f"{path}:0:0: (part): unreadable ({exc}); delete it and --resume redoes it"
             raise InputError(msg) from exc

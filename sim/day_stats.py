@@ -56,8 +56,13 @@ class DayAggregate(Aggregate):
         members = tuple(i for i, c in enumerate(day.members) if c.rider is None)
         return cls(base.sides, base.party, base.combatants, base.fate, steps=steps, members=members)
 
-    def add(self, row: DayRow) -> None:  # type: ignore[override]
-        super().add(row[:5])
+    def add_rows(self, rows: Sequence[DayRow]) -> None:  # type: ignore[override]
+        """Count days: the day as one battle (its first five fields), then its steps."""
+        super().add_rows(rows)
+        for row in rows:
+            self._add_steps(row)
+
+    def _add_steps(self, row: DayRow) -> None:
         results: Sequence[StepResult] = row[5]
         self.survived += row[6]
         self.completed += row[7]

@@ -195,6 +195,29 @@ class TestPartyMetrics:
         assert merged.summary({}) == sequential.summary({})
         assert sum(merged.summary({})["party"]["deaths"]["dist"]) == pytest.approx(1.0, abs=1e-12)
 
+    def test_rows_counted_at_once_equal_one_by_one(self) -> None:
+        """add_rows (a chunk counted column by column) counts exactly what adding its battles
+        one at a time does: every counter, with morale, learning, items and draws."""
+        rng = random.Random(5)
+        fighters = (ALIVE, DOWN_UP, DEAD, BROKEN, OUT, (3, "active", None, False, "despairing", (), 2),
+                    (0, "dead", None, True, "demoralized", ("melee", "melee"), 1),
+                    (7, "fled", None, False, None, ("riding",), 0))
+        rows = [(i, i, rng.choice(["heroes", "foe", None]), rng.randint(1, 9),
+                 tuple(rng.choices(fighters, k=5))) for i in range(400)]
+        one_by_one = self._agg()
+        for row in rows:
+            one_by_one.add(row)
+        at_once = self._agg()
+        at_once.add_rows([])
+        start = 0
+        while start < len(rows):
+            stop = start + rng.randint(1, 80)
+            at_once.add_rows(rows[start:stop])
+            start = stop
+        assert at_once == one_by_one
+        assert at_once.summary({}) == one_by_one.summary({})
+        assert one_by_one.draws and one_by_one.fate is not None and one_by_one.fate.tpk
+
     def test_precision_watches_any_death(self) -> None:
         """When the party always wins but someone dies half the time, --precision waits on any_death."""
         agg = self._agg()
