@@ -6,6 +6,8 @@
      +-- InputError             bad input from a user: the CLI exits 2, no traceback
           +-- DiceError         dice notation that does not parse or is over the limits
           +-- ScenarioError     one or more Problems found in scenario / bestiary files
+          +-- RunAborted        a batch cannot go on (a worker, the scheduler or the disk
+                                failed); what it stored is kept and --resume continues
 
 Anything else that escapes is a bug: the CLI prints it with its traceback and exits 1.
 
@@ -57,3 +59,7 @@ class ScenarioError(InputError):
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class RunAborted(InputError):
+    """The run cannot go on (a worker or the scheduler is gone); what is done is kept."""

@@ -392,7 +392,7 @@ class TestEnvironmentErrors:
         """ENOSPC while writing the second part: exit 2 with a resume hint; resume finishes."""
         import errno
 
-        from sim import batch
+        from sim.batch import folder as batch
 
         real = batch.write_atomic
         written = []

@@ -17,8 +17,9 @@ from typing import Any
 import attrs
 
 from sim import __version__
-from sim.batch import SUMMARY, RunFolder, load_run_scenario, read_json, write_atomic
+from sim.batch import SUMMARY, RunFolder, load_run_scenario, write_atomic
 from sim.errors import InputError
+from sim.manifest import read_json
 from sim.report.plots import attrition_plot, figures
 from sim.report.render import environment, render
 from sim.report.terminal import (

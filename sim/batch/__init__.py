@@ -1,0 +1,45 @@
+"""Monte Carlo batches: per-battle seeds, worker pools (local or Dask), streaming, resumable runs.
+
+::
+
+    chunk     seeds (SHA-256 of master seed and index), ChunkTask, run_chunk: a worker's work
+    tables    Parquet schemas; battle and day rows to Arrow tables and back
+    runners   where chunks run: this process, a process pool, a Dask cluster
+    folder    the run folder: atomic writes, manifest, parts, their merge into battles.parquet
+    run       Batch (chunks in, counts merged in index order, summary out), start_run,
+              open_run (--resume), the manifest of a new run
+
+This module re-exports what the rest of the program uses.
+"""
+
+from sim.batch.chunk import (
+    DEFAULT_CHUNK,
+    ChunkResult,
+    ChunkTask,
+    LogPlan,
+    battle_seed,
+    empty_aggregate,
+    roster_of,
+    run_chunk,
+)
+from sim.batch.folder import BATTLES, SUMMARY, RunFolder, write_atomic
+from sim.batch.run import (
+    Batch,
+    BatchSpec,
+    default_out,
+    load_run_scenario,
+    open_run,
+    spec_from_manifest,
+    start_run,
+)
+from sim.batch.runners import Runner, check_scheduler, default_workers, make_runner, run_serial
+from sim.batch.tables import PART_KEY
+from sim.errors import RunAborted
+
+__all__ = [
+    "BATTLES", "DEFAULT_CHUNK", "PART_KEY", "SUMMARY", "Batch", "BatchSpec", "ChunkResult",
+    "ChunkTask", "LogPlan", "RunAborted", "RunFolder", "Runner", "battle_seed", "check_scheduler",
+    "default_out", "default_workers", "empty_aggregate", "load_run_scenario", "make_runner",
+    "open_run", "roster_of", "run_chunk", "run_serial", "spec_from_manifest", "start_run",
+    "write_atomic",
+]

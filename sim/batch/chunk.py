@@ -1,0 +1,168 @@
+"""The work of one chunk of a batch, as a worker does it: seeds, battles, rows, counts.
+
+Battle ``i`` of a batch with master seed ``S`` gets the seed SHA-256(S, i),
+whoever plays it. A worker plays its chunk's battles (or days), logs the ones
+the ``LogPlan`` asks for, counts them into an ``Aggregate`` and packs its rows
+as a Parquet part, so that the main process only merges counts and writes bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from sim.batch.tables import PART_KEY, day_rows_table, parquet_bytes, rows_table
+from sim.day import Day, run_day
+from sim.day_stats import DayAggregate, DayRow
+from sim.engine import run_battle
+from sim.errors import InputError
+from sim.events import to_jsonl_bytes
+from sim.model import Scenario
+from sim.stats import Aggregate, BattleRow
+
+DEFAULT_CHUNK = 500
+SEED_BITS = 63
+
+
+def battle_seed(master: int, index: int) -> int:
+    """Battle ``index``'s seed: SHA-256 of (master, index), so it never depends on who runs it."""
+    digest = hashlib.sha256(f"combat-sim/{master}/{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+
+@attrs.frozen
+class LogPlan:
+    """Which battles write an event log: none, all, or every ``every``-th."""
+
+    mode: str = "none"  # none | all | sample
+    every: int = 1
+
+    def wants(self, index: int) -> bool:
+        if self.mode == "all":
+            return True
+        return self.mode == "sample" and index % self.every == 0
+
+    @classmethod
+    def parse(cls, text: str, n: int) -> LogPlan:
+        """``none``, ``all`` or ``sample:K`` (K logs spread evenly over the first n battles)."""
+        if text in ("none", "all"):
+            return cls(text)
+        if text.startswith("sample:"):
+            count = text.removeprefix("sample:")
+            if count.isdigit() and int(count) > 0:
+                return cls("sample", max(1, -(-n // int(count))))
+        msg = f"sim batch: --logs: must be none, all or sample:N with N > 0 (got {text[:40]!r})"
+        raise InputError(msg)
+
+
+@attrs.frozen
+class ChunkTask:
+    """Battles ``start`` to ``stop`` (excluded) of a batch."""
+
+    scenario: Scenario | Day
+    master_seed: int
+    start: int
+    stop: int
+    logs: LogPlan
+    # Paired runs (compare, tune) send several scenarios' chunks through one runner: the
+    # tag says whose chunk it is, and they want the rows themselves, not a Parquet part.
+    tag: object = None
+    rows_only: bool = False
+    run_id: str = ""
+    number: int = 0  # the chunk's number: its part is parts/part-<number>.parquet
+
+    def identity(self) -> dict[str, Any]:
+        return part_identity(self.run_id, self.master_seed, self.number, self.start, self.stop)
+
+    def part(self, table: Any) -> bytes:
+        """The chunk's Parquet part: its rows, and who it is in the file's metadata."""
+        return parquet_bytes(table.replace_schema_metadata({PART_KEY: json.dumps(self.identity())}))
+
+
+def part_identity(run_id: str, seed: int, number: int, start: int, stop: int) -> dict[str, Any]:
+    """What a part says about itself: whose run, which chunk, which battles."""
+    return {"run_id": run_id, "seed": seed, "chunk": number, "start": start, "stop": stop}
+
+
+@attrs.frozen
+class ChunkResult:
+    """What a worker sends back: the chunk's Parquet part, its counts, and its logs.
+
+    Workers do the heavy lifting (rows into Arrow, counting) so that the main
+    process only merges counts and writes bytes: it never competes with them.
+    """
+
+    start: int
+    battles: int
+    part: bytes  # a Parquet file of the chunk's rows
+    aggregate: Aggregate
+    logs: bytes  # JSON Lines of the logged battles, in index order
+    tag: object = None
+    rows: tuple[BattleRow, ...] = ()  # with ``rows_only`` (then ``part`` is empty)
+
+
+def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
+    """Play a chunk of adventuring days: one row per day (see sim.day_stats)."""
+    rows: list[DayRow] = []
+    logs: list[bytes] = []
+    for index in range(task.start, task.stop):
+        seed = battle_seed(task.master_seed, index)
+        logged = task.logs.wants(index)
+        outcome, events = run_day(day, seed, log=logged,
+                                  batch={"seed": task.master_seed, "index": index} if logged else None)
+        rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows, outcome.steps,
+                     outcome.survived, outcome.completed))
+        if logged:
+            logs.append(to_jsonl_bytes(events))
+    return _chunk_result(task, rows, logs)
+
+
+def run_chunk(task: ChunkTask) -> ChunkResult:
+    """Play a chunk of battles; the hot loop logs nothing unless the plan asks."""
+    if isinstance(task.scenario, Day):
+        return run_day_chunk(task, task.scenario)
+    scenario, master, plan = task.scenario, task.master_seed, task.logs
+    rows: list[BattleRow] = []
+    logs: list[bytes] = []
+    for index in range(task.start, task.stop):
+        seed = battle_seed(master, index)
+        if plan.wants(index):  # the log's header names the battle: {"seed": S, "index": i}
+            outcome, events = run_battle(scenario, seed, log=True,
+                                         batch={"seed": master, "index": index})
+            logs.append(to_jsonl_bytes(events))
+        else:
+            outcome = run_battle(scenario, seed)[0]
+        rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows))
+    return _chunk_result(task, rows, logs)
+
+
+def _chunk_result(task: ChunkTask, rows: Sequence[BattleRow | DayRow], logs: list[bytes]) -> ChunkResult:
+    """Count the chunk's rows and pack them: a Parquet part, or the rows themselves."""
+    aggregate = empty_aggregate(task.scenario)
+    aggregate.add_rows(rows)
+    if task.rows_only:
+        return ChunkResult(task.start, len(rows), b"", aggregate, b"".join(logs), task.tag,
+                           tuple(row[:5] for row in rows))
+    table = (day_rows_table(rows, roster_of(task.scenario)) if isinstance(task.scenario, Day)
+             else rows_table(rows, roster_of(task.scenario)))
+    return ChunkResult(task.start, len(rows), task.part(table), aggregate, b"".join(logs), task.tag)
+
+
+
+def roster_of(scenario: Scenario | Day) -> list[tuple[str, str]]:
+    return [(c.name, c.side) for c in scenario.combatants]
+
+
+def empty_aggregate(scenario: Scenario | Day) -> Aggregate:
+    if isinstance(scenario, Day):
+        return DayAggregate.for_day(scenario)
+    party = next((s.name for s in scenario.sides if s.party), None)
+    mounts = [c.name for c in scenario.combatants if c.rider is not None]
+    return Aggregate.for_roster(roster_of(scenario), [s.name for s in scenario.sides], party, mounts,
+                                scenario.max_rounds)
+

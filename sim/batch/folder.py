@@ -1,0 +1,191 @@
+"""The files of a run folder: atomic writes, the manifest, parts, and their merge.
+
+A run folder holds ``manifest.json`` (what was asked), ``parts/`` (one Parquet
+file per finished chunk of battles, each written atomically, in index order),
+``logs/`` (event logs asked for with ``--logs``: one JSONL file per chunk,
+the battles one after another, each opening with its ``battle_started``; a file
+per battle would cost more in file-system work than the battles), and at the end
+``battles.parquet`` (the parts merged, streamed one at a time) and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from sim.batch.tables import PART_KEY, day_schema, parquet_schema, part_identity_of
+from sim.errors import InputError, RunAborted
+from sim.infile import open_regular
+from sim.manifest import check_manifest, manifest_text, read_json
+from sim.runlock import RunLock
+
+MANIFEST = "manifest.json"
+SUMMARY = "summary.json"
+BATTLES = "battles.parquet"
+PARTS = "parts"
+LOGS = "logs"
+
+
+def write_atomic(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
+    """Write beside the target, then rename: readers never see half a file.
+
+    ``durable`` also flushes it to disk first; event logs skip that (they can be
+    regenerated from their seed, and an fsync per battle would dominate a run).
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # never leave a stray temporary file behind
+        raise
+
+
+def write_run_file(path: pathlib.Path, data: bytes) -> None:
+    """A file of the run folder; a full disk or a read-only folder is one clear line, exit 2.
+
+    Nothing half-written is left: parts and the manifest are renamed into place.
+    """
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        msg = f"{path}:0:0: (document): cannot write ({exc.strerror or exc})"
+        raise RunAborted(msg) from exc
+
+
+
+
+@attrs.define
+class RunFolder:
+    """The files of one batch run, written atomically and readable after any crash.
+
+    Whoever writes a run holds its lock (``lock``) from start to end.
+    """
+
+    path: pathlib.Path
+    lock: RunLock | None = None
+
+    @property
+    def manifest_path(self) -> pathlib.Path:
+        return self.path / MANIFEST
+
+    def part_path(self, number: int) -> pathlib.Path:
+        return self.path / PARTS / f"part-{number:06d}.parquet"
+
+    def read_manifest(self) -> dict[str, Any]:
+        """The run's manifest, checked key by key and against its seal: a hand-edited one is an
+        input error."""
+        manifest = read_json(self.manifest_path, "manifest",
+                             f"no {MANIFEST}: {self.path} is not a batch run folder")
+        return check_manifest(self.manifest_path, manifest)
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        write_run_file(self.manifest_path, manifest_text(manifest).encode("ascii"))
+
+    def read_summary(self) -> dict[str, Any]:
+        """A finished run's summary.json; a damaged one is an input error saying so."""
+        path = self.path / SUMMARY
+        summary = read_json(path, "summary", f"no {SUMMARY}: the run is marked complete but its"
+                            " summary is gone; start it again in another --out")
+        if not isinstance(summary, dict) or summary.get("schema") != 1:
+            msg = f"{path}:1:1: (document): damaged: not a schema 1 summary of this program"
+            raise InputError(msg)
+        return summary
+
+    def completed_parts(self) -> int:
+        """How many chunks are safely on disk: the unbroken prefix part-0, part-1..."""
+        count = 0
+        while self.part_path(count).exists():
+            count += 1
+        return count
+
+    def write_part(self, number: int, data: bytes) -> None:
+        write_run_file(self.part_path(number), data)
+
+    def read_part(self, number: int, identity: dict[str, Any]) -> Any:
+        """A finished chunk's rows; a damaged part, or one of another run or chunk, is an
+        input error, not a crash and never mixed in."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = self.part_path(number)
+        try:
+            with open_regular(path) as handle:  # a FIFO planted as a part must not hang us
+                # Not read_table, which imports pyarrow.dataset; one thread: the part is small.
+                table = pq.ParquetFile(handle).read(use_threads=False)
+        except (OSError, pa.ArrowException) as exc:
+            msg = f"{path}:0:0: (part): unreadable ({exc}); delete it and --resume redoes it"
+            raise InputError(msg) from exc
+        if not (table.schema.equals(parquet_schema()) or table.schema.equals(day_schema())):
+            msg = f"{path}:0:0: (part): not a part of this program; delete it and --resume"
+            raise InputError(msg)
+        if part_identity_of(table) != identity:
+            msg = (f"{path}:0:0: (part): not chunk {number} of this run (run {identity['run_id']},"
+                   f" seed {identity['seed']}, battles {identity['start']} to"
+                   f" {identity['stop'] - 1}); it is not used")
+            raise InputError(msg)
+        return table
+
+    def merge_parts(self, identities: Sequence[dict[str, Any]]) -> None:
+        """Stream every part into battles.parquet (one part in memory at a time)."""
+        import pyarrow.parquet as pq
+
+        target = self.path / BATTLES
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        run_id = identities[0]["run_id"] if identities else ""
+        # The parts' own schema: a run of battles, or of days (which add their steps).
+        schema = self.read_part(0, identities[0]).schema if identities else parquet_schema()
+        schema = schema.with_metadata({PART_KEY: json.dumps({"run_id": run_id})})
+        try:
+            with pq.ParquetWriter(tmp, schema) as writer:
+                for number, identity in enumerate(identities):
+                    writer.write_table(self.read_part(number, identity))
+            os.replace(tmp, target)
+        except OSError as exc:
+            msg = f"{target}:0:0: (document): cannot write ({exc.strerror or exc})"
+            raise RunAborted(msg) from exc
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def read_battles(self, columns: Sequence[str], run_id: str) -> Any:
+        """Columns of battles.parquet, which must be this run's (merged under its run id)."""
+        import pyarrow.parquet as pq
+
+        path = self.path / BATTLES
+        try:
+            with open_regular(path) as handle:  # refuses a FIFO or a device at once
+                table = pq.read_table(handle, columns=list(columns))
+        except Exception as exc:  # pyarrow raises several types for a missing or bad file
+            msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
+            raise InputError(msg) from exc
+        if part_identity_of(table) != {"run_id": run_id}:
+            msg = f"{path}:0:0: (document): not this run's battles (run {run_id}); it is not used"
+            raise InputError(msg)
+        return table
+
+    def remove_parts(self, count: int) -> None:
+        for number in range(count):
+            self.part_path(number).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (self.path / PARTS).rmdir()
+
+    def remove_stale_temporaries(self) -> None:
+        """Half-written files of a process killed mid-write (only the lock holder may call this)."""
+        for stale in (self.path / PARTS).glob(".part-*.tmp"):
+            stale.unlink(missing_ok=True)
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+
+

@@ -1,0 +1,300 @@
+"""A batch run from start to end: its spec and manifest, the run folder it owns, and
+the ``Batch`` that plans chunks, collects them strictly in index order and writes
+the summary.
+
+Chunks are aggregated in index order whatever order workers finish them in, so
+the summary is the same for any number of workers and any executor, and a run
+killed at any moment resumes from its parts to the same result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata as md
+import json
+import os
+import pathlib
+import platform
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import attrs
+
+from sim import __version__
+from sim.batch.chunk import DEFAULT_CHUNK, ChunkResult, ChunkTask, LogPlan, empty_aggregate, part_identity
+from sim.batch.folder import LOGS, PARTS, SUMMARY, RunFolder, write_atomic, write_run_file
+from sim.batch.runners import Runner
+from sim.batch.tables import table_rows
+from sim.day import Day, load_input
+from sim.errors import InputError, RunAborted
+from sim.manifest import file_sha256, new_run_id
+from sim.model import Scenario
+from sim.runlock import LOCK, RunLock
+from sim.stats import Aggregate
+from sim.yamlsrc import MAX_BYTES
+
+
+@attrs.frozen
+class BatchSpec:
+    """What a batch run asks for (the manifest keeps it for --resume)."""
+
+    n: int
+    seed: int
+    chunk: int = DEFAULT_CHUNK
+    precision: float | None = None
+    logs: str = "none"
+
+
+
+def versions() -> dict[str, str]:
+    """Versions that could change a result, for the manifest."""
+    found = {"combat-sim": __version__, "python": platform.python_version()}
+    for package in ("simpy", "attrs", "pyyaml", "pyarrow"):
+        with contextlib.suppress(md.PackageNotFoundError):
+            found[package] = md.version(package)
+    return found
+
+
+def new_manifest(scenario: Scenario | Day, spec: BatchSpec, argv: Sequence[str],
+                 bestiary: Sequence[pathlib.Path] = ()) -> dict[str, Any]:
+    return {
+        "schema": 1,
+        "command": ["sim", *argv],
+        "versions": versions(),
+        "scenario": scenario.name,
+        "run_id": new_run_id(),
+        "scenario_path": os.path.abspath(scenario.path),
+        "scenario_sha256": scenario.sha256,
+        "resolved_sha256": scenario.resolved_sha256,  # bestiary entries included
+        "bestiary": [os.path.abspath(folder) for folder in bestiary],
+        "overrides": list(scenario.overrides),  # --set PATH=VALUE, re-applied by resume and replay
+        "rules": scenario.rules,
+        "seed": spec.seed,
+        "n": spec.n,
+        "chunk": spec.chunk,
+        "precision": spec.precision,
+        "logs": spec.logs,
+        "status": "running",
+        "battles_done": 0,
+    }
+
+
+
+@attrs.define
+class Batch:
+    """One batch run: plans chunks, collects them in order, writes the folder."""
+
+    scenario: Scenario | Day
+    spec: BatchSpec
+    folder: RunFolder
+    runner: Runner
+    window: int
+    progress: Callable[[int, int], None] = lambda done, total: None
+    should_stop: Callable[[], bool] = lambda: False  # Ctrl-C: finish what is in flight, then stop
+    aggregate: Aggregate = attrs.field(init=False)
+    elapsed: float = 0.0
+    run_id: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        self.aggregate = empty_aggregate(self.scenario)
+
+    def _enough(self) -> bool:
+        precision = self.spec.precision
+        if self.aggregate.battles >= self.spec.n:
+            return True
+        return precision is not None and self.aggregate.headline_halfwidth() <= precision
+
+    def _identity(self, number: int) -> dict[str, Any]:
+        start = number * self.spec.chunk
+        stop = min(self.spec.n, start + self.spec.chunk)
+        return part_identity(self.run_id, self.spec.seed, number, start, stop)
+
+    def _replay_parts(self, count: int) -> int:
+        """Aggregate chunks already on disk; returns how many are kept (a stop may come early)."""
+        for number in range(count):
+            for row in table_rows(self.folder.read_part(number, self._identity(number))):
+                self.aggregate.add(row)
+            self.progress(self.aggregate.battles, self.spec.n)
+            if self._enough():
+                return number + 1
+        return count
+
+    def _tasks(self, first_chunk: int, plan: LogPlan) -> Iterator[ChunkTask]:
+        number = first_chunk
+        while number * self.spec.chunk < self.spec.n and not self.should_stop():
+            identity = self._identity(number)
+            yield ChunkTask(self.scenario, self.spec.seed, identity["start"], identity["stop"], plan,
+                            run_id=self.run_id, number=number)
+            number += 1
+
+    def run(self) -> dict[str, Any]:
+        """Run (or finish) the batch; returns the summary written to summary.json."""
+        started = time.perf_counter()
+        manifest = self.folder.read_manifest()
+        self.run_id = manifest["run_id"]
+        done = self._replay_parts(self.folder.completed_parts())
+        plan = LogPlan.parse(self.spec.logs, self.spec.n)
+        if not self._enough():
+            self._collect(done, plan, manifest)
+            if self.should_stop() and not self._enough():
+                raise KeyboardInterrupt  # the chunks in flight are stored: resumable from here
+        total_chunks = -(-self.aggregate.battles // self.spec.chunk)
+        self.folder.merge_parts([self._identity(number) for number in range(total_chunks)])
+        self.elapsed = manifest.get("elapsed_s", 0.0) + time.perf_counter() - started
+        summary = self.aggregate.summary({
+            "scenario": self.scenario.name, "rules": self.scenario.rules, "seed": self.spec.seed,
+            "elapsed_s": round(self.elapsed, 3),
+        })
+        summary["stopped_by"] = "n" if self.aggregate.battles >= self.spec.n else "precision"
+        write_run_file(self.folder.path / SUMMARY,
+                       (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode())
+        manifest.update(status="complete", battles_done=self.aggregate.battles,
+                        elapsed_s=round(self.elapsed, 3))
+        self.folder.write_manifest(manifest)
+        self.folder.remove_parts(total_chunks)
+        return summary
+
+    def _collect(self, first_chunk: int, plan: LogPlan, manifest: dict[str, Any]) -> None:
+        """Run the remaining chunks, aggregating strictly in index order."""
+        waiting: dict[int, ChunkResult] = {}
+        next_chunk = first_chunk
+        results = self.runner(self._tasks(first_chunk, plan), self.window)
+        try:
+            for result in results:  # in the order workers finish
+                waiting[result.start // self.spec.chunk] = result
+                while next_chunk in waiting:
+                    ready = waiting.pop(next_chunk)
+                    self._store(ready, next_chunk)
+                    next_chunk += 1
+                    if self._enough():
+                        return
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()  # cancels what is still in flight
+
+    def _store(self, result: ChunkResult, number: int) -> None:
+        if result.logs:
+            logs_dir = self.folder.path / LOGS
+            logs_dir.mkdir(exist_ok=True)
+            last = result.start + result.battles - 1
+            name = f"battles-{result.start:07d}-{last:07d}.jsonl"
+            try:
+                write_atomic(logs_dir / name, result.logs, durable=False)
+            except OSError as exc:
+                msg = f"{logs_dir / name}:0:0: (document): cannot write ({exc.strerror or exc})"
+                raise RunAborted(msg) from exc
+        self.folder.write_part(number, result.part)
+        self.aggregate.merge(result.aggregate)
+        self.progress(self.aggregate.battles, self.spec.n)
+
+
+
+
+def _entries(folder: pathlib.Path) -> set[str]:
+    """The names in a folder (none when it does not exist)."""
+    _check_encodable(folder)
+    try:
+        return {entry.name for entry in folder.iterdir()}
+    except FileNotFoundError:
+        return set()
+    except OSError as exc:
+        msg = f"{folder}: cannot be a run folder ({exc.strerror})"
+        raise InputError(msg) from exc
+
+
+def _check_encodable(folder: pathlib.Path) -> None:
+    """Parquet files are opened by UTF-8 path: a folder whose name is not UTF-8 is refused
+    before anything is written, not after the battles are run."""
+    try:
+        str(folder).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(folder).encode("utf-8", "backslashreplace").decode("utf-8")
+        msg = f"{shown}: a run folder's path must be valid UTF-8"
+        raise InputError(msg) from None
+
+
+def start_run(folder: pathlib.Path, scenario: Scenario | Day, spec: BatchSpec, argv: Sequence[str],
+              bestiary: Sequence[pathlib.Path] = ()) -> RunFolder:
+    """A new run in a missing or empty folder, locked until the run ends; anything already
+    there (another run, the user's files) is left alone and refused."""
+    not_empty = f"{folder}: the folder is not empty; use --resume {folder}, or another --out"
+    if _entries(folder) - {LOCK}:
+        if LOCK in _entries(folder):
+            RunLock(folder).acquire().release()  # a run is going on: say whose
+        raise InputError(not_empty)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        msg = f"{folder}: cannot create the run folder ({exc.strerror})"
+        raise InputError(msg) from exc
+    lock = RunLock(folder).acquire()
+    try:
+        if _entries(folder) - {LOCK}:  # another process began here while we were looking
+            raise InputError(not_empty)
+        run = RunFolder(folder, lock)
+        try:
+            (folder / PARTS).mkdir()
+        except OSError as exc:
+            msg = f"{folder}: cannot create the run folder ({exc.strerror})"
+            raise InputError(msg) from exc
+        run.write_manifest(new_manifest(scenario, spec, argv, bestiary))
+    except BaseException:
+        lock.release()
+        raise
+    return run
+
+
+def open_run(folder: pathlib.Path) -> tuple[RunFolder, dict[str, Any]]:
+    """An existing run to finish, locked until it ends, with its checked manifest."""
+    _check_encodable(folder)
+    RunFolder(folder).read_manifest()  # not a run folder: say so before creating a lock file
+    lock = RunLock(folder).acquire()
+    run = RunFolder(folder, lock)
+    try:
+        manifest = run.read_manifest()  # read again: it may have changed before we held the lock
+        run.remove_stale_temporaries()
+        return run, manifest
+    except BaseException:
+        lock.release()
+        raise
+
+
+def load_run_scenario(folder: RunFolder, manifest: dict[str, Any],
+                      extra: Sequence[pathlib.Path] = ()) -> Scenario | Day:
+    """The run's scenario, resolved with the run's bestiary folders, as it was at the start.
+
+    ``extra`` bestiary folders (``--bestiary``) are searched first. A scenario or
+    bestiary changed since would give other battles: an input error. The file's
+    hash is checked before it is parsed, so a path that now names an unrelated
+    file or a device is refused without showing any of it.
+    """
+    path = pathlib.Path(manifest["scenario_path"])
+    changed = f"{path}:0:0: (document): the scenario changed since the run began (SHA-256 differs)"
+    if file_sha256(path, MAX_BYTES, "the run's scenario") != manifest["scenario_sha256"]:
+        raise InputError(changed)
+    bestiary = (*extra, *(pathlib.Path(folder) for folder in manifest["bestiary"]))
+    overrides = manifest.get("overrides", [])
+    if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
+        msg = f"{folder.manifest_path}:0:0: overrides: must be a list of PATH=VALUE texts"
+        raise InputError(msg)
+    scenario = load_input(path, bestiary, overrides=overrides)
+    if scenario.sha256 != manifest["scenario_sha256"]:  # changed between the two reads
+        raise InputError(changed)
+    if scenario.resolved_sha256 != manifest["resolved_sha256"]:
+        msg = (f"{path}:0:0: (document): a bestiary entry it uses changed since the run began"
+               f" (searched: {', '.join(manifest['bestiary']) or 'the default folders'})")
+        raise InputError(msg)
+    return scenario
+
+
+def spec_from_manifest(manifest: dict[str, Any]) -> BatchSpec:
+    return BatchSpec(n=manifest["n"], seed=manifest["seed"], chunk=manifest["chunk"],
+                     precision=manifest["precision"], logs=manifest["logs"])
+
+
+def default_out(scenario_path: pathlib.Path, seed: int) -> pathlib.Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return pathlib.Path("runs") / f"{scenario_path.stem}-s{seed}-{stamp}"
+

@@ -1,0 +1,206 @@
+"""Where chunks run: in this process, in a local process pool, or on a Dask cluster.
+
+A runner takes an iterator of ``ChunkTask`` and a window (how many chunks may be
+in flight) and yields ``ChunkResult`` in the order they finish; the batch puts
+them back in index order. Losing a worker or the scheduler is a ``RunAborted``:
+what is stored is kept, and the run resumes from it.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import logging
+import multiprocessing
+import os
+import socket
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from sim.batch.chunk import ChunkResult, ChunkTask, run_chunk
+from sim.errors import InputError, RunAborted
+from sim.shutdown import sigint_ignored, start_pool_helpers, worker_init
+from sim.yamlsrc import shorten
+
+Runner = Callable[[Iterator[ChunkTask], int], Iterator[ChunkResult]]
+
+
+def run_serial(tasks: Iterator[ChunkTask], _window: int) -> Iterator[ChunkResult]:
+    """Run chunks one after another in this process."""
+    for task in tasks:
+        yield run_chunk(task)
+
+
+def _windowed(submit: Callable[[ChunkTask], Any], wait_one: Callable[[set], tuple[set, set]],
+              result: Callable[[Any], ChunkResult], cancel: Callable[[set], None],
+              tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+    """Keep at most ``window`` chunks in flight; yield results as they finish."""
+    pending: set = set()
+    try:
+        for task in tasks:
+            pending.add(submit(task))
+            while len(pending) >= window:
+                done, pending = wait_one(pending)
+                for future in done:
+                    yield result(future)
+        while pending:
+            done, pending = wait_one(pending)
+            for future in done:
+                yield result(future)
+    finally:
+        cancel(pending)
+
+
+def _pool_context() -> multiprocessing.context.BaseContext:
+    """forkserver where there is one (workers fork from a clean server that has imported
+    the engine already: fast start, no state or threads inherited), else spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["sim.forkserver_preload"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def process_runner(workers: int) -> Runner:
+    """A process pool of ``workers``; workers ignore Ctrl-C and exit if this process dies."""
+
+    def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+        context = _pool_context()
+        start_pool_helpers(context)
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                    initializer=worker_init, initargs=(os.getpid(),)) as pool:
+            def wait_one(pending: set) -> tuple[set, set]:
+                done, rest = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                return set(done), set(rest)
+
+            def cancel(pending: set) -> None:
+                for future in pending:
+                    future.cancel()
+
+            def result(future: cf.Future) -> ChunkResult:
+                try:
+                    return future.result()
+                except cf.process.BrokenProcessPool as exc:
+                    msg = f"a worker process died ({exc})"
+                    raise RunAborted(msg) from exc
+
+            yield from _windowed(lambda t: pool.submit(run_chunk, t), wait_one, result,
+                                 cancel, tasks, window)
+
+    return run
+
+
+DASK_CONNECT_S = 5  # a scheduler answers at once: 5 s to connect, 5 more for its greeting
+
+
+def check_scheduler(address: str) -> None:
+    """Refuse at once an address that is malformed, unreachable, or not a Dask scheduler.
+
+    Dask's own client waits for minutes on a server that accepts the connection
+    but never answers as a scheduler (an HTTP server, say). A Dask scheduler
+    speaks first: it sends its handshake as soon as a connection opens, so a TCP
+    address is probed for that. Other protocols (tls://, ...) go straight to Dask.
+    """
+    # distributed (Dask) is heavy and optional: imported only when a scheduler is named.
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(address)
+        if protocol != "tcp":
+            return
+        host, port = parse_host_port(location)
+    except ValueError as exc:
+        msg = f"--scheduler: not an address like tcp://host:8786 (got {shorten(address)}: {exc})"
+        raise InputError(msg) from None
+    try:
+        with socket.create_connection((host, port), timeout=DASK_CONNECT_S) as probe:
+            probe.settimeout(DASK_CONNECT_S)
+            greeting = probe.recv(64)
+    except TimeoutError:
+        greeting = b""
+    except OSError as exc:
+        msg = f"--scheduler: cannot reach {shorten(address)} ({exc.strerror or exc})"
+        raise InputError(msg) from None
+    if b"compression" not in greeting:  # a key of the scheduler's handshake
+        msg = f"--scheduler: {shorten(address)} answered, but not as a Dask scheduler"
+        raise InputError(msg)
+
+
+def dask_runner(scheduler: str | None, workers: int) -> Runner:
+    """Chunks as tasks of a Dask cluster at ``scheduler`` (a local cluster when None)."""
+
+    def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+        try:  # heavy and optional: imported only for --executor dask
+            from distributed import Client, LocalCluster, wait
+            from distributed.client import FutureCancelledError, FuturesCancelledError
+        except ImportError as exc:
+            msg = "--executor dask needs dask.distributed: pip install 'combat-sim[dask]'"
+            raise InputError(msg) from exc
+        cluster = None
+        if scheduler is None:
+            with sigint_ignored():  # its worker processes leave Ctrl-C to us, as pool workers do
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                       dashboard_address=None)
+        else:
+            check_scheduler(scheduler)
+            # Losing the scheduler is reported below in one line: not as Dask's tracebacks.
+            logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+        try:
+            client = Client(cluster if cluster is not None else scheduler, timeout=DASK_CONNECT_S)
+        except (OSError, ValueError, TypeError) as exc:
+            msg = f"--scheduler: cannot reach a Dask scheduler at {shorten(scheduler)} ({exc})"
+            raise InputError(msg) from exc
+        lost = (OSError, TimeoutError, cf.CancelledError, FutureCancelledError,
+                FuturesCancelledError)
+
+        def gone(exc: BaseException) -> RunAborted:
+            msg = f"--scheduler: lost the Dask scheduler or its workers ({type(exc).__name__})"
+            return RunAborted(msg)
+
+        try:
+            def wait_one(pending: set) -> tuple[set, set]:
+                try:
+                    done_and_not = wait(list(pending), return_when="FIRST_COMPLETED")
+                except lost as exc:
+                    raise gone(exc) from exc
+                return set(done_and_not.done), set(done_and_not.not_done)
+
+            def cancel(pending: set) -> None:
+                if pending:
+                    with contextlib.suppress(*lost):
+                        client.cancel(list(pending))
+
+            def result(future: Any) -> ChunkResult:
+                try:
+                    return future.result()
+                except lost as exc:
+                    raise gone(exc) from exc
+
+            yield from _windowed(lambda t: client.submit(run_chunk, t, pure=False), wait_one,
+                                 result, cancel, tasks, window)
+        finally:
+            # The run is over (done, interrupted or lost, each already told in one line):
+            # what Dask logs while it tears down is noise, tracebacks of cancelled comms.
+            logging.getLogger("distributed").setLevel(logging.CRITICAL)
+            with contextlib.suppress(*lost):
+                client.close(timeout=DASK_CONNECT_S)
+            if cluster is not None:
+                cluster.close()
+
+    return run
+
+
+
+
+def make_runner(executor: str, workers: int, scheduler: str | None) -> Runner:
+    if executor == "dask":
+        return dask_runner(scheduler, workers)
+    if workers <= 1:
+        return run_serial
+    return process_runner(workers)
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else (os.cpu_count() or 1))
+
