@@ -22,7 +22,7 @@ def exact_win(threshold: int) -> float:
 
     The hero hits iff d20 + 2 > threshold; the beast hits iff the hero's d20 + 3 <= 12
     (9/20); 1 HP each, so the first hit ends it; the party acts first half the time;
-    100 rounds at most (see tests/test_batch.py::exact_duel_win).
+    100 rounds at most (see tests/batch/test_run.py::exact_duel_win).
     """
     a = Fraction(max(0, min(20, 22 - threshold)), 20)
     b = Fraction(9, 20)

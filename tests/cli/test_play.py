@@ -1,59 +1,15 @@
-"""The ``sim`` command: exit codes, the JSONL log on stdout or in a file, narration, validate."""
+"""``sim run``, ``replay``, ``validate``: the JSONL log on stdout or in a file, narration,
+bad scenarios, validation."""
 
 from __future__ import annotations
 
 import json
-import os
-import pathlib
 import re
 import subprocess
 import sys
 
-import pytest
-
-from sim.cli import main
 from sim.scenario import load_scenario
-
-REPO = pathlib.Path(__file__).resolve().parent.parent
-AMBUSH = REPO / "scenarios" / "road_ambush.yaml"
-PROBLEM_LINE = re.compile(r"^.+:\d+:\d+: \S.*: .+$")
-
-GOOD = """\
-name: Duel
-rules: d20
-sides:
-  - name: heroes
-    party: true
-    members:
-      - {name: Aria, level: 3, hp: 24, armor: 4, weapons: [{name: sword, damage: 1d8}]}
-  - name: goblins
-    members:
-      - {name: Gob, hp: 2d6, weapons: [{name: blade, damage: 1d6}]}
-"""
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """``sim ARGV`` in process: (exit code, stdout, stderr)."""
-    capsys.readouterr()
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    """``sim ARGV`` must be refused by the argument parser with exit 2; returns stderr."""
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as info:
-        main(list(argv))
-    _, err = capsys.readouterr()
-    assert info.value.code == 2
-    assert "Traceback" not in err
-    return err
-
-
-@pytest.fixture(autouse=True)
-def _no_env_bestiary(monkeypatch):
-    monkeypatch.delenv("SIM_BESTIARY", raising=False)
+from tests.cli.helpers import AMBUSH, GOOD, PROBLEM_LINE, run
 
 
 class TestRunLog:
@@ -119,36 +75,6 @@ class TestRunLog:
         assert done.stdout == in_process
 
 
-class TestHelp:
-    """Every argument of every subcommand says what it is for."""
-
-    def test_every_action_has_help(self):
-        """Walking the parser: no argument (nor subcommand) without help text, none hidden."""
-        import argparse
-
-        from sim.cli import _parser
-
-        def walk(parser: argparse.ArgumentParser, where: str):
-            for action in parser._actions:
-                yield where, action
-                if isinstance(action, argparse._SubParsersAction):
-                    for name, sub in action.choices.items():
-                        yield from walk(sub, f"{where} {name}")
-
-        actions = list(walk(_parser(), "sim"))
-        missing = [f"{where}: {action.dest}" for where, action in actions
-                   if not action.help or action.help == argparse.SUPPRESS]
-        assert len(actions) > 40 and missing == []
-
-    def test_replay_help_states_exit_codes(self, capsys):
-        """sim replay --help spells out 0 identical, 1 differs, 2 bad input."""
-        with pytest.raises(SystemExit):
-            main(["replay", "--help"])
-        out = " ".join(capsys.readouterr().out.split())
-        assert "exit codes: 0 ok (with --verify: the log is identical" in out
-        assert "1 with --verify: the log differs" in out and "2 bad input" in out
-
-
 class TestRunNarration:
     """``sim run`` without ``--log`` tells the battle in words."""
 
@@ -164,37 +90,6 @@ class TestRunNarration:
         """The same seed narrates the same battle."""
         assert run(capsys, "run", str(AMBUSH), "--seed", "9") == run(
             capsys, "run", str(AMBUSH), "--seed", "9")
-
-
-class TestUsageErrors:
-    """Bad arguments exit 2 with a usage message and no traceback."""
-
-    @pytest.mark.parametrize("seed", ["-1", "abc", "1.5", str(2**63)])
-    def test_bad_seed(self, capsys, seed):
-        """A seed that is not a whole number in range is refused."""
-        err = usage_error(capsys, "run", str(AMBUSH), "--seed", seed)
-        assert "--seed" in err
-
-    @pytest.mark.parametrize("command", ["batch", "compare", "tune"])
-    @pytest.mark.parametrize("seed", ["-5", str(2**63)])
-    def test_seed_out_of_range_everywhere(self, capsys, command, seed):
-        """Every --seed is 0..2**63-1: a negative one (Random(-5) is Random(5)) is refused."""
-        err = usage_error(capsys, command, str(AMBUSH), "--seed", seed)
-        assert f"must be between 0 and {2**63 - 1} (got {seed})" in err
-
-    def test_unknown_subcommand(self, capsys):
-        """An unknown subcommand is refused, naming the ones that exist."""
-        err = usage_error(capsys, "frobnicate")
-        assert "frobnicate" in err
-        assert "run" in err
-
-    def test_no_subcommand(self, capsys):
-        """``sim`` alone is a usage error."""
-        usage_error(capsys)
-
-    def test_validate_needs_a_file(self, capsys):
-        """``sim validate`` with no file is a usage error."""
-        usage_error(capsys, "validate")
 
 
 class TestLogErrors:
@@ -356,109 +251,3 @@ class TestValidate:
         code, _, err = run(capsys, "validate", "s.yaml", "--bestiary", "no_such_lib")
         assert code == 2
         assert "no_such_lib" in err
-
-
-class TestEnvironmentErrors:
-    """A full disk, a read-only folder, an unencodable path, Ctrl-C: one line, no traceback."""
-
-    @staticmethod
-    def one_line(err: str) -> None:
-        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-
-    def test_read_only_folder(self, capsys, tmp_path, monkeypatch):
-        """A run folder that cannot be created exits 2 with the system's reason."""
-        import errno
-
-        def refuse(self, *args, **kwargs):
-            raise OSError(errno.EROFS, "Read-only file system", str(self))
-
-        monkeypatch.setattr(pathlib.Path, "mkdir", refuse)
-        code, _, err = run(capsys, "batch", str(AMBUSH), "-n", "5", "--out",
-                           str(tmp_path / "run"), "--no-progress")
-        assert code == 2 and "Read-only file system" in err
-        self.one_line(err)
-
-    @pytest.mark.skipif(getattr(os, "geteuid", lambda: 0)() == 0, reason="root writes anywhere")
-    def test_read_only_folder_for_real(self, capsys, tmp_path):
-        """A folder without write permission: exit 2, one line."""
-        locked = tmp_path / "locked"
-        locked.mkdir(mode=0o555)
-        code, _, err = run(capsys, "batch", str(AMBUSH), "-n", "5", "--out", str(locked / "run"),
-                           "--no-progress")
-        assert code == 2 and "Permission denied" in err
-        self.one_line(err)
-
-    def test_disk_full_mid_batch(self, capsys, tmp_path, monkeypatch):
-        """ENOSPC while writing the second part: exit 2 with a resume hint; resume finishes."""
-        import errno
-
-        from sim.batch import folder as batch
-
-        real = batch.write_atomic
-        written = []
-
-        def fill_up(path, data, durable=True):
-            if path.name.startswith("part-") and written:
-                raise OSError(errno.ENOSPC, "No space left on device", str(path))
-            written.append(path)
-            real(path, data, durable)
-
-        monkeypatch.setattr(batch, "write_atomic", fill_up)
-        out = tmp_path / "run"
-        code, _, err = run(capsys, "batch", str(AMBUSH), "-n", "40", "--chunk", "10",
-                           "--workers", "1", "--out", str(out), "--no-progress")
-        assert code == 2 and "No space left on device" in err and "Traceback" not in err
-        assert f"sim batch --resume {out}" in err
-        monkeypatch.setattr(batch, "write_atomic", real)
-        code, _, _ = run(capsys, "batch", "--resume", str(out), "--json", "--no-progress")
-        assert code == 0 and json.loads((out / "summary.json").read_text())["battles"] == 40
-
-    @pytest.mark.parametrize("where", ["sim.cli.write_atomic", "sim.report.page.write_atomic"])
-    def test_disk_full_on_log_and_report(self, capsys, tmp_path, monkeypatch, where):
-        """ENOSPC writing a log or a report: exit 2, one line."""
-        import errno
-
-        def full(path, *args, **kwargs):
-            raise OSError(errno.ENOSPC, "No space left on device", str(path))
-
-        out = tmp_path / "run"
-        assert main(["batch", str(AMBUSH), "-n", "5", "--workers", "1", "--out", str(out),
-                     "--json", "--no-progress"]) == 0
-        monkeypatch.setattr(where, full)
-        argv = (["run", str(AMBUSH), "--log", str(tmp_path / "b.jsonl")] if "cli" in where
-                else ["report", str(out)])
-        code, _, err = run(capsys, *argv)
-        assert code == 2 and "No space left on device" in err
-        self.one_line(err)
-
-    @pytest.mark.parametrize("argv", [
-        ["run", "a\ud800.yaml"],
-        ["validate", "a\ud800.yaml"],
-        ["replay", "a\ud800.jsonl"],
-        ["report", "run\ud800"],
-        ["batch", "--resume", "run\ud800"],
-        ["batch", str(AMBUSH), "-n", "3", "--out", "run\ud800"],
-        ["run", str(AMBUSH), "--log", "b\ud800.jsonl"],
-        ["batch", str(AMBUSH), "-n", "3", "--out", "run\udcff"],  # the byte 0xff, as argv gives it
-    ], ids=["run", "validate", "replay", "report", "resume", "batch-out", "run-log", "out-not-utf8"])
-    def test_unencodable_path(self, capsys, tmp_path, monkeypatch, argv):
-        """A path the file system cannot encode (a lone surrogate): exit 2, one line."""
-        monkeypatch.chdir(tmp_path)
-        code, _, err = run(capsys, *argv, *(["--no-progress"] if argv[0] == "batch" else []))
-        assert code == 2
-        self.one_line(err)
-
-    @pytest.mark.parametrize(("argv", "target"), [
-        (["run", str(AMBUSH)], "sim.cli.run_any"),
-        (["validate", str(AMBUSH)], "sim.cli.validate_file"),
-        (["report", "."], "sim.cli.write_report"),
-    ])
-    def test_ctrl_c(self, capsys, monkeypatch, argv, target):
-        """Ctrl-C during run, validate or report: exit 130 and one line."""
-
-        def interrupted(*args, **kwargs):
-            raise KeyboardInterrupt
-
-        monkeypatch.setattr(target, interrupted)
-        code, _, err = run(capsys, *argv)
-        assert (code, err) == (130, "sim: interrupted\n")

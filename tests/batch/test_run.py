@@ -1,4 +1,5 @@
-"""Monte Carlo batches: seeds, executors, resume, precision, logs, and the summary's accuracy."""
+"""A batch run: resume, precision, the party summary, replaying a battle of a run, the
+summary's accuracy against exact odds, and draws."""
 
 from __future__ import annotations
 
@@ -12,100 +13,13 @@ import sys
 import time
 from fractions import Fraction
 
-import pyarrow.parquet as pq
 import pytest
 
 from sim import cli
-from sim.batch import Batch, BatchSpec, RunFolder, battle_seed, run_serial, start_run
+from sim.batch import Batch, BatchSpec, RunFolder, run_serial, start_run
 from sim.scenario import load_scenario
 from sim.stats import interval, wilson
-
-DATA = pathlib.Path(__file__).parent / "data"
-DUEL = DATA / "duel" / "duel.yaml"
-SKIRMISH = DATA / "golden" / "skirmish.yaml"
-COSTLY = DATA / "party" / "costly_win.yaml"
-
-
-def batch(tmp_path: pathlib.Path, name: str, *args: str) -> dict:
-    """Run `sim batch --json` into tmp_path/name and return the summary."""
-    out = tmp_path / name
-    code = cli.main(["batch", *args, "--out", str(out), "--json", "--no-progress"])
-    assert code == 0
-    return json.loads((out / "summary.json").read_text())
-
-
-def comparable(summary: dict) -> dict:
-    return {k: v for k, v in summary.items() if k != "elapsed_s"}
-
-
-def rows(run: pathlib.Path) -> list[dict]:
-    return pq.read_table(run / "battles.parquet").to_pylist()
-
-
-class TestSeeds:
-    """Battle i's seed derives from (S, i) alone."""
-
-    def test_stable_and_distinct(self) -> None:
-        """The same (S, i) always gives the same 63-bit seed; neighbours differ."""
-        seeds = [battle_seed(7, i) for i in range(1000)]
-        assert seeds == [battle_seed(7, i) for i in range(1000)]
-        assert len(set(seeds)) == 1000 and all(0 <= s < 2**63 for s in seeds)
-        assert battle_seed(7, 0) != battle_seed(8, 0)
-        assert battle_seed(1, 0) == 7270093623172353909  # pinned: a change breaks old runs
-
-
-class TestExecutors:
-    """Identical results for every number of workers and every executor."""
-
-    def test_one_and_two_workers(self, tmp_path: pathlib.Path) -> None:
-        """1 worker (in process) and 2 worker processes give the same summary and rows."""
-        args = [str(SKIRMISH), "-n", "300", "--seed", "5", "--chunk", "40"]
-        one = batch(tmp_path, "one", *args, "--workers", "1")
-        two = batch(tmp_path, "two", *args, "--workers", "2")
-        assert comparable(one) == comparable(two)
-        assert rows(tmp_path / "one") == rows(tmp_path / "two")
-
-    def test_dask_local_cluster(self, tmp_path: pathlib.Path) -> None:
-        """The Dask executor on a LocalCluster gives the same results."""
-        distributed = pytest.importorskip("distributed")
-        args = [str(SKIRMISH), "-n", "120", "--seed", "5", "--chunk", "25"]
-        local = batch(tmp_path, "local", *args, "--workers", "1")
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                      dashboard_address=None) as cluster:
-            remote = batch(tmp_path, "dask", *args, "--executor", "dask",
-                           "--scheduler", cluster.scheduler_address)
-        assert comparable(local) == comparable(remote)
-        assert rows(tmp_path / "local") == rows(tmp_path / "dask")
-
-
-class TestRunFolder:
-    """The run folder: parquet rows, manifest, atomic files."""
-
-    def test_contents(self, tmp_path: pathlib.Path) -> None:
-        """battles.parquet has one row per battle; manifest and summary describe the run."""
-        summary = batch(tmp_path, "run", str(SKIRMISH), "-n", "50", "--seed", "3", "--workers", "1")
-        run = tmp_path / "run"
-        table = rows(run)
-        assert [r["index"] for r in table] == list(range(50))
-        assert [r["seed"] for r in table] == [battle_seed(3, i) for i in range(50)]
-        first = table[0]["combatants"][0]
-        assert set(first) == {"name", "side", "hp", "status", "cause", "knocked_out", "morale",
-                              "learned", "items_used"}
-        manifest = json.loads((run / "manifest.json").read_text())
-        assert manifest["status"] == "complete" and manifest["n"] == 50 and manifest["seed"] == 3
-        assert manifest["scenario_sha256"] == load_scenario(SKIRMISH).sha256
-        assert {"combat-sim", "python", "simpy"} <= set(manifest["versions"])
-        assert summary["schema"] == 1 and summary["battles"] == 50
-        assert not (run / "parts").exists()
-        assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
-
-    def test_refuses_to_overwrite(self, tmp_path: pathlib.Path, capsys) -> None:
-        """A second batch into an existing run folder exits 2 and leaves it alone."""
-        batch(tmp_path, "run", str(DUEL), "-n", "10", "--workers", "1")
-        before = (tmp_path / "run" / "summary.json").read_bytes()
-        code = cli.main(["batch", str(DUEL), "-n", "10", "--out", str(tmp_path / "run")])
-        assert code == 2 and "--resume" in capsys.readouterr().err
-        assert (tmp_path / "run" / "summary.json").read_bytes() == before
+from tests.batch.helpers import COSTLY, DATA, DUEL, SKIRMISH, batch, comparable, rows
 
 
 class TestResume:
@@ -247,43 +161,6 @@ class TestPartySummary:
             name: interval(k, n) for name, k in member_downs.items()}
 
 
-class TestLogs:
-    """--logs writes event logs under the run folder, identical to a replay."""
-
-    def test_sample_logs_match_replay(self, tmp_path: pathlib.Path, capsysbinary) -> None:
-        """sample:4 of 40 battles logs battles 0, 10, 20, 30 (a file per chunk), each equal
-        to what `sim replay RUN_DIR --battle I --log -` regenerates."""
-        batch(tmp_path, "run", str(SKIRMISH), "-n", "40", "--logs", "sample:4", "--workers", "1",
-              "--chunk", "15")
-        logs = sorted((tmp_path / "run" / "logs").iterdir())
-        assert [p.name for p in logs] == ["battles-0000000-0000014.jsonl",
-                                          "battles-0000015-0000029.jsonl",
-                                          "battles-0000030-0000039.jsonl"]
-        stored = [json.loads(line) for line in logs[1].read_text().splitlines()]
-        starts = [e["batch"]["index"] for e in stored if e["event"] == "battle_started"]
-        assert starts == [20]
-        capsysbinary.readouterr()
-        assert cli.main(["replay", str(tmp_path / "run"), "--battle", "20", "--log", "-"]) == 0
-        assert capsysbinary.readouterr().out == logs[1].read_bytes()
-
-    def test_all_logs_pick_one_battle(self, tmp_path: pathlib.Path, capsys) -> None:
-        """`--logs all` logs every battle; `sim replay FILE --battle I` picks one from a chunk file."""
-        batch(tmp_path, "run", str(SKIRMISH), "-n", "12", "--logs", "all", "--workers", "1")
-        (log,) = (tmp_path / "run" / "logs").iterdir()
-        text = log.read_text()
-        assert text.count('"event":"battle_started"') == 12
-        capsys.readouterr()
-        assert cli.main(["replay", str(log), "--battle", "7", "--log", "-"]) == 0
-        events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-        assert events[0]["batch"]["index"] == 7 and events[-1]["event"] == "battle_ended"
-        assert cli.main(["replay", str(log)]) == 2  # twelve battles: which one?
-
-    def test_bad_logs_option(self, tmp_path: pathlib.Path) -> None:
-        """An unknown --logs value exits 2 before any run folder is made."""
-        code = cli.main(["batch", str(DUEL), "--logs", "some", "--out", str(tmp_path / "r")])
-        assert code == 2 and not (tmp_path / "r").exists()
-
-
 class TestReplayFromBatch:
     """`sim replay RUN_DIR --battle I` regenerates battle I without stored logs."""
 
@@ -334,88 +211,6 @@ class TestAccuracy:
         observed = summary["sides"]["hero"]["win_rate"]["p"]
         assert abs(observed - p) <= 4 * math.sqrt(p * (1 - p) / n)
         assert summary["tpk"]["p"] == pytest.approx(1 - observed - summary["draws"] / n, abs=1e-6)
-
-
-class TestScheduler:
-    """--scheduler: anything but a reachable Dask scheduler exits 2 within seconds."""
-
-    @staticmethod
-    def refused(tmp_path: pathlib.Path, capsys, address: str) -> str:
-        out = tmp_path / "run"
-        code = cli.main(["batch", str(DUEL), "-n", "10", "--executor", "dask", "--scheduler",
-                         address, "--out", str(out), "--no-progress"])
-        err = capsys.readouterr().err
-        assert code == 2 and "Traceback" not in err and len(err.splitlines()) == 1, err
-        assert not out.exists()  # refused before any run folder is made
-        return err
-
-    def test_malformed_address(self, tmp_path: pathlib.Path, capsys) -> None:
-        """`not-a-url` is not an address."""
-        pytest.importorskip("distributed")
-        err = self.refused(tmp_path, capsys, "not-a-url")
-        assert err.startswith("--scheduler: not an address like tcp://host:8786")
-
-    def test_unreachable_address(self, tmp_path: pathlib.Path, capsys) -> None:
-        """A port nobody listens on is refused at once."""
-        import socket
-
-        pytest.importorskip("distributed")
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        err = self.refused(tmp_path, capsys, f"tcp://127.0.0.1:{port}")
-        assert err.startswith(f"--scheduler: cannot reach 'tcp://127.0.0.1:{port}'")
-
-    def test_http_server_is_not_a_scheduler(self, tmp_path: pathlib.Path, capsys) -> None:
-        """A server that accepts the connection but never speaks Dask is refused (no hang)."""
-        import http.server
-        import threading
-
-        pytest.importorskip("distributed")
-        server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            err = self.refused(tmp_path, capsys, f"127.0.0.1:{server.server_address[1]}")
-        finally:
-            server.shutdown()
-            server.server_close()
-        assert "answered, but not as a Dask scheduler" in err
-
-    def test_scheduler_without_dask_executor(self, tmp_path: pathlib.Path, capsys) -> None:
-        """--scheduler with the process executor is refused, not ignored."""
-        code = cli.main(["batch", str(DUEL), "--scheduler", "tcp://127.0.0.1:8786",
-                         "--out", str(tmp_path / "run")])
-        assert code == 2 and "--scheduler needs --executor dask" in capsys.readouterr().err
-
-    def test_scheduler_dying_leaves_a_resumable_run(self, tmp_path: pathlib.Path, capsys) -> None:
-        """The scheduler goes away mid-run: exit 2, and --resume (here without Dask) finishes
-        to the same rows as an uninterrupted run."""
-        import threading
-
-        distributed = pytest.importorskip("distributed")
-        run = tmp_path / "run"
-        cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                           dashboard_address=None, protocol="tcp")
-
-        def close_after_first_part() -> None:
-            while not (run / "parts" / "part-000000.parquet").exists():
-                time.sleep(0.02)
-            cluster.close()
-
-        closer = threading.Thread(target=close_after_first_part, daemon=True)
-        closer.start()
-        args = [str(SKIRMISH), "-n", "3000", "--seed", "2", "--chunk", "50"]
-        code = cli.main(["batch", *args, "--executor", "dask", "--scheduler",
-                         cluster.scheduler_address, "--out", str(run), "--no-progress"])
-        closer.join(timeout=60)
-        err = capsys.readouterr().err
-        assert code == 2 and "--scheduler: lost the Dask scheduler" in err
-        assert f"sim batch --resume {run}" in err and not (run / "summary.json").exists()
-        resumed = cli.main(["batch", "--resume", str(run), "--workers", "1", "--json",
-                            "--no-progress"])
-        assert resumed == 0
-        batch(tmp_path, "whole", *args, "--workers", "1")
-        assert rows(run) == rows(tmp_path / "whole")
 
 
 class TestStalemate:

@@ -1,0 +1,205 @@
+"""The ``sim`` command line: the parser, its argument types and its help texts."""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+
+from sim import __version__
+from sim.batch import DEFAULT_CHUNK
+from sim.replay import PICKS
+from sim.scenario import IMPLEMENTED_SYSTEMS
+from sim.terminal import safe
+
+MAX_SEED = 2**63 - 1
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        msg = f"must be an integer (got {text[:40]!r})"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not 0 <= value <= MAX_SEED:
+        msg = f"must be between 0 and {MAX_SEED} (got {value})"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _seed(text)
+    if value < 1:
+        msg = f"must be at least 1 (got {value})"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        msg = f"must be a number like 0.01 (got {text[:40]!r})"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not 0 < value < 0.5:
+        msg = f"must be between 0 and 0.5, e.g. 0.01 for +-1% (got {value})"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _add_set(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
+                         help="edit the scenario before validation, e.g. "
+                              "sides[goblins].members[goblin].count=4 (repeatable; VALUE is YAML)")
+
+
+def _add_execution(command: argparse.ArgumentParser) -> None:
+    """Where and how many battles run: shared by batch, compare and tune."""
+    command.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
+    command.add_argument("--workers", type=_positive, default=None,
+                         help="processes (default: all cores)")
+    command.add_argument("--executor", choices=("process", "dask"), default="process",
+                         help="where chunks run: local processes (default), or a Dask cluster")
+    command.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
+    command.add_argument("--chunk", type=_positive, default=DEFAULT_CHUNK,
+                         help=f"battles per work unit sent to a worker (default {DEFAULT_CHUNK})")
+    command.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    _bestiary_option(command)
+    _add_set(command)
+
+
+def _add_runner(command: argparse.ArgumentParser) -> None:
+    _add_execution(command)
+    command.add_argument("--json", action="store_true", help="print only the result JSON on stdout")
+    command.add_argument("--report", type=pathlib.Path, metavar="DIR",
+                         help="also write an HTML page into DIR")
+
+
+def _index(text: str) -> int:
+    """A battle index: any integer here; whether the run or log has it is checked there,
+    so ``--battle -1`` and ``--battle 5000`` get the same one-line message."""
+    try:
+        return int(text)
+    except ValueError:
+        msg = f"must be an integer (got {text[:40]!r})"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+SCENARIO_HELP = "scenario YAML file"
+LOG_HELP = "write the JSONL event log to PATH, or to stdout with '-' (then no narration unless --narrate)"
+NARRATE_HELP = "print the narration even with --log (on stderr when the log goes to stdout)"
+REPLAY_EPILOG = """exit codes: 0 ok (with --verify: the log is identical to a fresh simulation);
+1 with --verify: the log differs from the simulation (the first difference is shown),
+  or an internal error; 2 bad input: unreadable log, no such battle, or --verify found no
+  scenario file with the logged SHA-256 (it tries --scenario, the logged absolute path, the
+  logged path from the log's folder, then from the working folder)."""
+
+
+def _bestiary_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bestiary", type=pathlib.Path, action="append", default=[], metavar="DIR",
+                        help="extra bestiary folder, searched first (repeatable): a folder of <rules>/"
+                             " subfolders, or one of them such as bestiary/d20")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse echoes the arguments it refuses: shown as data, never as terminal codes."""
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(safe(message))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sim", description="How deadly is this encounter?")
+    parser.add_argument("--version", action="version", version=f"combat-sim {__version__}",
+                        help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                     help="what to do (sim COMMAND --help tells more)")
+
+    run = commands.add_parser("run", help="play one battle, narrated (or logged with --log)")
+    run.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)
+    run.add_argument("--seed", type=_seed, default=1, help="battle seed (default 1)")
+    run.add_argument("--log", metavar="PATH", help=LOG_HELP)
+    run.add_argument("--narrate", action="store_true", help=NARRATE_HELP)
+    _bestiary_option(run)
+    _add_set(run)
+
+    batch = commands.add_parser("batch", help="run many battles and tell how deadly it is")
+    batch.add_argument("scenario", type=pathlib.Path, nargs="?", help=SCENARIO_HELP + " (not with --resume)")
+    batch.add_argument("-n", type=_positive, default=1000, help="battles to run (the cap with --precision)")
+    _add_execution(batch)
+    batch.add_argument("--out", type=pathlib.Path, help="run folder (default runs/<scenario>-s<seed>-<time>)")
+    batch.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
+    batch.add_argument("--logs", default="none", help="event logs to keep: none, all or sample:N")
+    batch.add_argument("--precision", type=_fraction,
+                       help="stop once the win, TPK and someone-dies intervals are within +-P")
+    batch.add_argument("--resume", type=pathlib.Path, metavar="RUN_DIR",
+                       help="finish an interrupted run, with the settings it began with")
+    batch.add_argument("--report", action="store_true",
+                       help="also write the self-contained report.html into the run folder")
+
+    replay = commands.add_parser("replay", help="replay a logged battle or battle I of a batch",
+                                 epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    replay.add_argument("source", type=pathlib.Path, help="LOG.jsonl or RUN_DIR")
+    replay.add_argument("--battle", type=_index, metavar="I",
+                        help="battle index in RUN_DIR, or in a LOG.jsonl holding several battles")
+    replay.add_argument("--log", metavar="PATH", help=LOG_HELP)
+    replay.add_argument("--narrate", action="store_true", help=NARRATE_HELP)
+    replay.add_argument("--no-interactive", action="store_true",
+                        help="print the narration instead of the step-by-step viewer")
+    replay.add_argument("--verify", action="store_true",
+                        help="re-simulate the log from its header: exit 0 identical, 1 differs,"
+                             " 2 no scenario file with the logged SHA-256 found")
+    replay.add_argument("--scenario", type=pathlib.Path, metavar="PATH",
+                        help="--verify: the scenario file to try first")
+    _bestiary_option(replay)
+    picks = replay.add_mutually_exclusive_group()
+    for pick in PICKS:
+        picks.add_argument(f"--{pick}", dest="pick", action="store_const", const=pick,
+                           help=f"RUN_DIR: the party's {pick} battle")
+
+    report = commands.add_parser("report", help="write RUN_DIR/report.html (tables, plots, viewer)")
+    report.add_argument("run_dir", type=pathlib.Path, help="a finished batch run folder")
+    _bestiary_option(report)
+
+    validate = commands.add_parser("validate", help="check scenario and bestiary files")
+    validate.add_argument("files", nargs="+", type=pathlib.Path, help="scenario or bestiary YAML files")
+    _bestiary_option(validate)
+    _add_set(validate)
+
+    compare = commands.add_parser(
+        "compare", help="variants of an encounter on the same battle seeds: paired differences")
+    compare.add_argument("scenarios", nargs="+", type=pathlib.Path, metavar="SCENARIO",
+                         help="two or more scenarios, or one with --vary")
+    compare.add_argument("--vary", metavar="PATH=V1,V2,...",
+                         help="variants of one scenario: PATH set to each value (or LO..HI)")
+    compare.add_argument("-n", type=_positive, default=2000,
+                         help="battles per variant (the cap with --precision; default 2000)")
+    compare.add_argument("--precision", type=_fraction,
+                         help="stop once every headline difference is within +-P")
+    _add_runner(compare)
+
+    tune = commands.add_parser("tune", help="the values of one parameter that meet a risk target")
+    tune.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)
+    tune.add_argument("--vary", required=True, metavar="PATH=LO..HI",
+                      help="the integer parameter and its range, e.g. "
+                           "sides[goblins].members[goblin].count=1..10")
+    tune.add_argument("--target", required=True, metavar="METRIC<=X",
+                      help="e.g. 'party.any_death<=0.10' or 'party.win>=0.9' (party.win, "
+                           "party.any_down, party.any_death, party.tpk)")
+    tune.add_argument("-n", type=_positive, default=20000,
+                      help="at most this many battles per value (default 20000)")
+    tune.add_argument("--precision", type=_fraction, default=0.02,
+                      help="a value whose interval is within +-P and still holds the target "
+                           "straddles it (default 0.02)")
+    _add_runner(tune)
+
+    show = commands.add_parser("show", help="print the scenario resolved: every stat block as it fights")
+    show.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)
+    _bestiary_option(show)
+    _add_set(show)
+
+    beasts = commands.add_parser("bestiary", help="list bestiary entries, or show one")
+    beasts.add_argument("rules", nargs="?", metavar="RULES",
+                        help=f"only this rule system ({', '.join(IMPLEMENTED_SYSTEMS)}); default all")
+    beasts.add_argument("name", nargs="?", metavar="NAME", help="show this entry in full")
+    _bestiary_option(beasts)
+    return parser

@@ -1,0 +1,142 @@
+"""``sim batch``: a new run folder or a resumed one, the batch with Ctrl-C handling, the summary."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from collections.abc import Sequence
+
+from sim.batch import (
+    Batch,
+    BatchSpec,
+    LogPlan,
+    RunFolder,
+    default_out,
+    default_workers,
+    load_run_scenario,
+    make_runner,
+    open_run,
+    spec_from_manifest,
+    start_run,
+)
+from sim.cli.common import (
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    check_bestiary_dirs,
+    check_scheduler_option,
+    progress_bar,
+    say,
+    warn,
+)
+from sim.cli.play import print_report
+from sim.day import load_input
+from sim.errors import InputError, RunAborted
+from sim.model import Scenario
+from sim.report import print_summary
+from sim.shutdown import StopSignals
+from sim.terminal import quoted_text
+
+
+def _show_summary(summary: dict, folder: RunFolder, as_json: bool) -> None:
+    if as_json:
+        print(quoted_text(json.dumps(summary, ensure_ascii=False)))
+    else:
+        print_summary(summary)
+        say(f"run folder: {folder.path}")
+
+
+def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
+                   ) -> tuple[RunFolder, Scenario, BatchSpec] | dict:
+    """A new run folder, or the run to resume (with the run's own settings: -n, --seed,
+    --logs and --precision are those it began with), locked either way. A finished run
+    gives its summary."""
+    if args.resume is not None:
+        _refuse_settings_on_resume(args, argv)
+        folder, manifest = open_run(args.resume)
+        try:
+            if manifest["status"] == "complete":
+                summary = folder.read_summary()
+                warn(f"{folder.path}: already complete")
+                return summary
+            return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)
+        except BaseException:
+            folder.release()
+            raise
+    if args.scenario is None:
+        raise InputError("sim batch: give a SCENARIO (or --resume RUN_DIR)")
+    scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    spec = BatchSpec(n=args.n, seed=args.seed, chunk=min(args.chunk, args.n),
+                     precision=args.precision, logs=args.logs)
+    LogPlan.parse(spec.logs, spec.n)  # reject a bad --logs before creating anything
+    out = args.out or default_out(args.scenario, args.seed)
+    return start_run(out, scenario, spec, argv, args.bestiary), scenario, spec
+
+
+# What a run began with: --resume takes it from the manifest, so giving it again is refused.
+RUN_SETTINGS = ("-n", "--seed", "--logs", "--precision", "--chunk", "--out", "--bestiary", "--set")
+
+
+def _refuse_settings_on_resume(args: argparse.Namespace, argv: Sequence[str]) -> None:
+    given = [opt for opt in RUN_SETTINGS
+             if any(arg == opt or arg.startswith(f"{opt}=") or (opt == "-n" and arg.startswith("-n")
+                    and arg[2:].isdigit()) for arg in argv)]
+    if args.scenario is not None:
+        given.insert(0, "SCENARIO")
+    if given:
+        msg = (f"sim batch: --resume finishes a run with the settings it began with;"
+               f" drop {', '.join(given)}")
+        raise InputError(msg)
+
+
+def _resume_hint(folder: RunFolder) -> str:
+    return f"finish with: sim batch --resume {folder.path}"
+
+
+def cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    check_bestiary_dirs(args.bestiary)
+    check_scheduler_option(args)  # before any run folder is made
+    prepared = _prepare_batch(args, argv)
+    if isinstance(prepared, dict):  # --resume of a finished run: nothing left to do
+        _show_summary(prepared, RunFolder(args.resume), args.json)
+        return EXIT_OK
+    folder, scenario, spec = prepared
+    try:
+        return _run_batch(args, folder, scenario, spec)
+    finally:
+        folder.release()
+
+
+def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
+               spec: BatchSpec) -> int:
+    workers = args.workers or default_workers()
+    runner = make_runner(args.executor, workers, args.scheduler)
+    bar = progress_bar(not args.no_progress)
+    batch = Batch(scenario, spec, folder, runner, window=max(2, workers * 2))
+    signals = StopSignals(warn, _resume_hint(folder))
+    batch.should_stop = lambda: signals.requested
+    try:
+        with signals:
+            if bar is None:
+                summary = batch.run()
+            else:
+                with bar:
+                    task = bar.add_task("battles", total=spec.n)
+                    batch.progress = lambda done, total: bar.update(task, completed=done)
+                    summary = batch.run()
+    except KeyboardInterrupt:
+        with contextlib.suppress(InputError):  # the parts are what counts; the status is a note
+            manifest = folder.read_manifest()
+            manifest.update(status="interrupted", battles_done=batch.aggregate.battles)
+            folder.write_manifest(manifest)
+        warn(f"interrupted after {batch.aggregate.battles} battles; {_resume_hint(folder)}")
+        return EXIT_INTERRUPTED
+    except RunAborted as exc:
+        warn(f"{exc}; stopped after {batch.aggregate.battles} battles; {_resume_hint(folder)}")
+        return EXIT_INPUT
+    _show_summary(summary, folder, args.json)
+    if args.report:
+        print_report(folder.path, to=sys.stderr if args.json else sys.stdout)
+    return EXIT_OK

@@ -1,0 +1,64 @@
+"""What every ``sim`` command shares: exit codes, terminal-safe printing, option checks
+(--bestiary, --scheduler) and the progress bar."""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+from collections.abc import Sequence
+
+from sim.batch import check_scheduler
+from sim.errors import InputError
+from sim.terminal import safe
+
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_MISMATCH = 1  # sim replay --verify: the log and the simulation differ
+
+
+def say(text: object, stream: object = None) -> None:
+    """One line on ``stream`` (stdout by default), terminal-safe (sim.terminal.safe); a
+    character the stream cannot encode is written as an escape instead of raising."""
+    stream = stream or sys.stdout
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    print(safe(text).encode(encoding, "backslashreplace").decode(encoding), file=stream)  # type: ignore[call-overload]
+
+
+def warn(text: object) -> None:
+    say(text, sys.stderr)
+
+
+def check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
+    for folder in dirs:
+        if not folder.is_dir():
+            msg = f"{folder}:0:0: --bestiary: not a folder"
+            raise InputError(msg)
+
+
+def check_scheduler_option(args: argparse.Namespace) -> None:
+    """--scheduler only with the Dask executor, and only a Dask scheduler that answers."""
+    if args.scheduler is None:
+        return
+    if args.executor != "dask":
+        raise InputError(f"sim {args.command}: --scheduler needs --executor dask")
+    check_scheduler(args.scheduler)
+
+
+def progress_bar(enabled: bool):
+    if not enabled:
+        return None
+    # rich's progress machinery is only imported when a bar is shown (not with --json or
+    # --no-progress, nor for the commands that never show one).
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    class Rate(TextColumn):
+        def render(self, task):
+            from rich.text import Text
+
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:,.0f} battles/s" if speed else "- battles/s")
+
+    return Progress(TextColumn("battles"), BarColumn(), MofNCompleteColumn(), Rate(""),
+                    TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True),
+                    transient=True)

@@ -1,0 +1,123 @@
+"""``sim compare`` and ``sim tune``: variants of an encounter on the same battle seeds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+from collections.abc import Sequence
+
+from sim.batch import Runner, default_workers, make_runner
+from sim.cli.common import EXIT_OK, check_bestiary_dirs, check_scheduler_option, progress_bar, warn
+from sim.compare import MAX_VARIANTS, compare, variant_names
+from sim.day import Day, load_input
+from sim.errors import InputError, ScenarioError
+from sim.model import Scenario
+from sim.paired import Variant
+from sim.report import decision
+from sim.shutdown import StopSignals
+from sim.terminal import echo, quoted_text
+from sim.tune import parse_target, parse_vary, tune
+
+
+def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
+    check_bestiary_dirs(args.bestiary)
+    check_scheduler_option(args)
+    workers = args.workers or default_workers()
+    return make_runner(args.executor, workers, args.scheduler), max(2, workers * 2)
+
+
+def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
+    """Print a compare or tune result (JSON or tables); write its page with --report."""
+    if args.json:
+        print(quoted_text(json.dumps(result, ensure_ascii=False)))
+    else:
+        decision.print_result(result, kind)
+    if args.report is not None:
+        path = decision.write_page(result, kind, args.report)
+        echo(f"report: {path}", file=sys.stderr if args.json else sys.stdout)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    bestiary = tuple(args.bestiary)
+    if args.vary is not None:
+        if len(args.scenarios) != 1:
+            raise InputError("sim compare: --vary takes one SCENARIO")
+        path, values = _vary_values(args.vary)
+        labels = [f"{path}={v}" for v in values]
+        scenarios = _load_all([(args.scenarios[0], [*args.overrides, label]) for label in labels],
+                              bestiary)
+    else:
+        labels = [p.stem for p in args.scenarios]
+        scenarios = _load_all([(p, args.overrides) for p in args.scenarios], bestiary)
+    if not 2 <= len(scenarios) <= MAX_VARIANTS:
+        msg = f"sim compare: give 2 to {MAX_VARIANTS} variants (got {len(scenarios)})"
+        raise InputError(msg)
+    variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
+    runner, window = _runner_for(args)
+    with StopSignals(warn, raise_first=True), _maybe_progress(args) as progress:
+        result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
+                         args.precision, progress)
+    _decision_output(result, args, "compare")
+    return EXIT_OK
+
+
+def _vary_values(text: str) -> tuple[str, list[str]]:
+    """``PATH=V1,V2,...`` or ``PATH=LO..HI`` (integers)."""
+    path, sep, values = text.rpartition("=")
+    if ".." in values:
+        path, numbers = parse_vary(text)
+        return path, [str(v) for v in numbers]
+    listed = [v.strip() for v in values.split(",") if v.strip()]
+    if not sep or not path.strip() or len(listed) < 2:
+        msg = f"sim compare: --vary: must be PATH=V1,V2,... or PATH=LO..HI (got {text[:80]!r})"
+        raise InputError(msg)
+    return path.strip(), listed
+
+
+def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str]]],
+              bestiary: tuple[pathlib.Path, ...]) -> list[Scenario | Day]:
+    """Load every variant, reporting every variant's problems at once."""
+    loaded, problems = [], []
+    for path, overrides in wanted:
+        try:
+            loaded.append(load_input(path, bestiary, overrides=list(overrides)))
+        except ScenarioError as exc:
+            problems.extend(p for p in exc.problems if p not in problems)
+    if problems:
+        raise ScenarioError(problems)
+    return loaded
+
+
+class _maybe_progress:
+    """A progress bar on stderr unless --no-progress or --json; yields the update callback."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.bar = progress_bar(not (args.no_progress or args.json))
+
+    def __enter__(self):
+        if self.bar is None:
+            return lambda done, total: None
+        self.bar.__enter__()
+        task = self.bar.add_task("battles", total=1)
+        return lambda done, total: self.bar.update(task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    target = parse_target(args.target)
+    path, values = parse_vary(args.vary)
+    labels = [f"{path}={v}" for v in values]
+    scenarios = _load_all([(args.scenario, [*args.overrides, label]) for label in labels],
+                          tuple(args.bestiary))
+    points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
+    runner, window = _runner_for(args)
+    with StopSignals(warn, raise_first=True), _maybe_progress(args) as progress:
+        result = tune(points, target, args.seed, args.n, args.precision, runner, window,
+                      min(args.chunk, args.n), progress)
+    _decision_output(result, args, "tune")
+    return EXIT_OK

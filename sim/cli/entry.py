@@ -1,0 +1,51 @@
+"""The ``sim`` command: parse, run the command, map what went wrong to an exit code
+(0 ok, 1 internal error, 2 bad input, 130 interrupted)."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Sequence
+
+from sim.cli.args import build_parser
+from sim.cli.batch import cmd_batch
+from sim.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, warn
+from sim.cli.decide import cmd_compare, cmd_tune
+from sim.cli.play import cmd_replay, cmd_report, cmd_run, cmd_validate
+from sim.cli.show import cmd_bestiary, cmd_show
+from sim.errors import InputError, ScenarioError
+from sim.terminal import echo
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 internal error, 2 bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits 2 on usage errors
+    handlers = {"run": cmd_run, "validate": cmd_validate, "replay": cmd_replay,
+                "report": cmd_report, "compare": cmd_compare, "tune": cmd_tune,
+                "show": cmd_show, "bestiary": cmd_bestiary,
+                "batch": lambda a: cmd_batch(a, list(argv if argv is not None else sys.argv[1:]))}
+    try:
+        return handlers[args.command](args)
+    except ScenarioError as exc:
+        for problem in exc.problems:
+            warn(problem)
+        return EXIT_INPUT
+    except InputError as exc:
+        warn(exc)
+        return EXIT_INPUT
+    except BrokenPipeError:
+        return EXIT_OK  # `sim run ... | head`: the reader left; nothing is lost
+    except KeyboardInterrupt:
+        warn("sim: interrupted")
+        return EXIT_INTERRUPTED
+    except OSError as exc:  # the environment, not the input: a full disk, a read-only folder
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        warn(f"sim: {where}{exc.strerror or exc}")
+        return EXIT_INPUT
+    except UnicodeEncodeError as exc:  # a path or name the system's encoding cannot hold
+        warn(f"sim: cannot encode {exc.object[exc.start:exc.end]!r} for the system ({exc.reason})")
+        return EXIT_INPUT
+    except Exception:  # the last line of defence: a bug, exit 1
+        echo(f"sim: internal error, please report it:\n{traceback.format_exc()}", file=sys.stderr)
+        return EXIT_INTERNAL

@@ -1,0 +1,117 @@
+"""``sim run``, ``sim replay``, ``sim validate`` and ``sim report``: one battle, or one run."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import pathlib
+import sys
+from collections.abc import Sequence
+
+from sim.batch import write_atomic
+from sim.cli.common import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, check_bestiary_dirs, say
+from sim.day import is_day_file, load_day, load_input, run_any
+from sim.errors import InputError, ScenarioError
+from sim.events import to_jsonl, write_jsonl
+from sim.narrate import narrate
+from sim.replay import pick_battles, read_log, regenerate, verify
+from sim.report import write_report
+from sim.scenario import validate_file
+from sim.terminal import echo, quoted_text
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    check_bestiary_dirs(args.bestiary)
+    scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    _, events = run_any(scenario, args.seed, log=True)
+    _emit_log(events, args.log)
+    _narrate(events, args)
+    return EXIT_OK
+
+
+def _narrate(events: list[dict], args: argparse.Namespace) -> None:
+    """The narration, unless the log was asked for alone (``--narrate`` asks for both)."""
+    if args.log and not args.narrate:
+        return
+    to = sys.stderr if args.log == "-" else sys.stdout
+    for line in narrate(events):
+        print(line, file=to)
+
+
+def _emit_log(events: list[dict], target: str | None) -> None:
+    """Write events to '-' (stdout) or a path; nothing without a target."""
+    if target == "-":
+        sys.stdout.flush()  # the same JSON, with C1 and bidi controls as \u escapes
+        sys.stdout.buffer.write(quoted_text(to_jsonl(events)).encode("utf-8"))
+        sys.stdout.buffer.flush()
+    elif target:
+        buffer = io.BytesIO()
+        write_jsonl(events, buffer)
+        try:
+            write_atomic(pathlib.Path(target), buffer.getvalue(), durable=False)
+        except OSError as exc:
+            msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
+            raise InputError(msg) from exc
+
+
+def print_report(run_dir: pathlib.Path, to: object = None,
+                  bestiary: Sequence[pathlib.Path] = ()) -> None:
+    path = write_report(run_dir, bestiary)
+    say(f"report: {path}", to)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    check_bestiary_dirs(args.bestiary)
+    print_report(args.run_dir, bestiary=args.bestiary)
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    check_bestiary_dirs(args.bestiary)
+    if args.scenario is not None and not args.verify:
+        raise InputError("sim replay: --scenario is only used with --verify")
+    if args.verify:
+        if args.source.is_dir():
+            raise InputError("sim replay: --verify takes a LOG.jsonl, not a run folder")
+        identical, told = verify(args.source, args.battle, args.scenario, args.bestiary)
+        echo(told, file=sys.stdout if identical else sys.stderr)
+        return EXIT_OK if identical else EXIT_MISMATCH
+    if args.source.is_dir():
+        index = args.battle
+        if args.pick is not None:
+            index = pick_battles(args.source, args.bestiary)[args.pick]
+        if index is None:
+            raise InputError("sim replay: RUN_DIR: say which battle: --battle I, --worst,"
+                             " --median or --best")
+        events = regenerate(args.source, index, args.bestiary)
+    else:
+        events = read_log(args.source, args.battle)
+    _emit_log(events, args.log)
+    if not args.log and not args.no_interactive and sys.stdin.isatty() and sys.stdout.isatty():
+        # Not at the top: sim.replay_ui imports textual, which alone takes longer to import
+        # than the rest of the program (about 0.6 s): only an interactive replay pays it.
+        from sim.replay_ui import run_replay_ui
+
+        run_replay_ui(events)
+        return EXIT_OK
+    _narrate(events, args)
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    check_bestiary_dirs(args.bestiary)
+    problems = []
+    for path in args.files:
+        try:
+            if is_day_file(path):
+                load_day(path, tuple(args.bestiary), args.overrides)
+                kind = "day"
+            else:
+                kind = validate_file(path, tuple(args.bestiary), args.overrides)
+        except ScenarioError as exc:
+            problems.extend(exc.problems)
+        else:
+            echo(f"{path}: ok ({kind})")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return EXIT_INPUT if problems else EXIT_OK

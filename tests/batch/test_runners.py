@@ -1,0 +1,117 @@
+"""Where chunks run: one or two worker processes, a Dask cluster, a Dask scheduler."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+
+import pytest
+
+from sim import cli
+from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, rows
+
+
+class TestExecutors:
+    """Identical results for every number of workers and every executor."""
+
+    def test_one_and_two_workers(self, tmp_path: pathlib.Path) -> None:
+        """1 worker (in process) and 2 worker processes give the same summary and rows."""
+        args = [str(SKIRMISH), "-n", "300", "--seed", "5", "--chunk", "40"]
+        one = batch(tmp_path, "one", *args, "--workers", "1")
+        two = batch(tmp_path, "two", *args, "--workers", "2")
+        assert comparable(one) == comparable(two)
+        assert rows(tmp_path / "one") == rows(tmp_path / "two")
+
+    def test_dask_local_cluster(self, tmp_path: pathlib.Path) -> None:
+        """The Dask executor on a LocalCluster gives the same results."""
+        distributed = pytest.importorskip("distributed")
+        args = [str(SKIRMISH), "-n", "120", "--seed", "5", "--chunk", "25"]
+        local = batch(tmp_path, "local", *args, "--workers", "1")
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster:
+            remote = batch(tmp_path, "dask", *args, "--executor", "dask",
+                           "--scheduler", cluster.scheduler_address)
+        assert comparable(local) == comparable(remote)
+        assert rows(tmp_path / "local") == rows(tmp_path / "dask")
+
+
+class TestScheduler:
+    """--scheduler: anything but a reachable Dask scheduler exits 2 within seconds."""
+
+    @staticmethod
+    def refused(tmp_path: pathlib.Path, capsys, address: str) -> str:
+        out = tmp_path / "run"
+        code = cli.main(["batch", str(DUEL), "-n", "10", "--executor", "dask", "--scheduler",
+                         address, "--out", str(out), "--no-progress"])
+        err = capsys.readouterr().err
+        assert code == 2 and "Traceback" not in err and len(err.splitlines()) == 1, err
+        assert not out.exists()  # refused before any run folder is made
+        return err
+
+    def test_malformed_address(self, tmp_path: pathlib.Path, capsys) -> None:
+        """`not-a-url` is not an address."""
+        pytest.importorskip("distributed")
+        err = self.refused(tmp_path, capsys, "not-a-url")
+        assert err.startswith("--scheduler: not an address like tcp://host:8786")
+
+    def test_unreachable_address(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A port nobody listens on is refused at once."""
+        import socket
+
+        pytest.importorskip("distributed")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        err = self.refused(tmp_path, capsys, f"tcp://127.0.0.1:{port}")
+        assert err.startswith(f"--scheduler: cannot reach 'tcp://127.0.0.1:{port}'")
+
+    def test_http_server_is_not_a_scheduler(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A server that accepts the connection but never speaks Dask is refused (no hang)."""
+        import http.server
+        import threading
+
+        pytest.importorskip("distributed")
+        server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            err = self.refused(tmp_path, capsys, f"127.0.0.1:{server.server_address[1]}")
+        finally:
+            server.shutdown()
+            server.server_close()
+        assert "answered, but not as a Dask scheduler" in err
+
+    def test_scheduler_without_dask_executor(self, tmp_path: pathlib.Path, capsys) -> None:
+        """--scheduler with the process executor is refused, not ignored."""
+        code = cli.main(["batch", str(DUEL), "--scheduler", "tcp://127.0.0.1:8786",
+                         "--out", str(tmp_path / "run")])
+        assert code == 2 and "--scheduler needs --executor dask" in capsys.readouterr().err
+
+    def test_scheduler_dying_leaves_a_resumable_run(self, tmp_path: pathlib.Path, capsys) -> None:
+        """The scheduler goes away mid-run: exit 2, and --resume (here without Dask) finishes
+        to the same rows as an uninterrupted run."""
+        import threading
+
+        distributed = pytest.importorskip("distributed")
+        run = tmp_path / "run"
+        cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                           dashboard_address=None, protocol="tcp")
+
+        def close_after_first_part() -> None:
+            while not (run / "parts" / "part-000000.parquet").exists():
+                time.sleep(0.02)
+            cluster.close()
+
+        closer = threading.Thread(target=close_after_first_part, daemon=True)
+        closer.start()
+        args = [str(SKIRMISH), "-n", "3000", "--seed", "2", "--chunk", "50"]
+        code = cli.main(["batch", *args, "--executor", "dask", "--scheduler",
+                         cluster.scheduler_address, "--out", str(run), "--no-progress"])
+        closer.join(timeout=60)
+        err = capsys.readouterr().err
+        assert code == 2 and "--scheduler: lost the Dask scheduler" in err
+        assert f"sim batch --resume {run}" in err and not (run / "summary.json").exists()
+        resumed = cli.main(["batch", "--resume", str(run), "--workers", "1", "--json",
+                            "--no-progress"])
+        assert resumed == 0
+        batch(tmp_path, "whole", *args, "--workers", "1")
+        assert rows(run) == rows(tmp_path / "whole")

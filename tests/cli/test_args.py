@@ -1,0 +1,69 @@
+"""The parser: every argument has help, and usage errors exit 2 with one message."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim.cli import main
+from tests.cli.helpers import AMBUSH, usage_error
+
+
+class TestHelp:
+    """Every argument of every subcommand says what it is for."""
+
+    def test_every_action_has_help(self):
+        """Walking the parser: no argument (nor subcommand) without help text, none hidden."""
+        import argparse
+
+        from sim.cli.args import build_parser
+
+        def walk(parser: argparse.ArgumentParser, where: str):
+            for action in parser._actions:
+                yield where, action
+                if isinstance(action, argparse._SubParsersAction):
+                    for name, sub in action.choices.items():
+                        yield from walk(sub, f"{where} {name}")
+
+        actions = list(walk(build_parser(), "sim"))
+        missing = [f"{where}: {action.dest}" for where, action in actions
+                   if not action.help or action.help == argparse.SUPPRESS]
+        assert len(actions) > 40 and missing == []
+
+    def test_replay_help_states_exit_codes(self, capsys):
+        """sim replay --help spells out 0 identical, 1 differs, 2 bad input."""
+        with pytest.raises(SystemExit):
+            main(["replay", "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        assert "exit codes: 0 ok (with --verify: the log is identical" in out
+        assert "1 with --verify: the log differs" in out and "2 bad input" in out
+
+
+class TestUsageErrors:
+    """Bad arguments exit 2 with a usage message and no traceback."""
+
+    @pytest.mark.parametrize("seed", ["-1", "abc", "1.5", str(2**63)])
+    def test_bad_seed(self, capsys, seed):
+        """A seed that is not a whole number in range is refused."""
+        err = usage_error(capsys, "run", str(AMBUSH), "--seed", seed)
+        assert "--seed" in err
+
+    @pytest.mark.parametrize("command", ["batch", "compare", "tune"])
+    @pytest.mark.parametrize("seed", ["-5", str(2**63)])
+    def test_seed_out_of_range_everywhere(self, capsys, command, seed):
+        """Every --seed is 0..2**63-1: a negative one (Random(-5) is Random(5)) is refused."""
+        err = usage_error(capsys, command, str(AMBUSH), "--seed", seed)
+        assert f"must be between 0 and {2**63 - 1} (got {seed})" in err
+
+    def test_unknown_subcommand(self, capsys):
+        """An unknown subcommand is refused, naming the ones that exist."""
+        err = usage_error(capsys, "frobnicate")
+        assert "frobnicate" in err
+        assert "run" in err
+
+    def test_no_subcommand(self, capsys):
+        """``sim`` alone is a usage error."""
+        usage_error(capsys)
+
+    def test_validate_needs_a_file(self, capsys):
+        """``sim validate`` with no file is a usage error."""
+        usage_error(capsys, "validate")

@@ -1,0 +1,119 @@
+"""Exit codes for what the environment does: unwritable or full disks, unencodable paths,
+Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import pytest
+
+from sim.cli import main
+from tests.cli.helpers import AMBUSH, run
+
+
+class TestEnvironmentErrors:
+    """A full disk, a read-only folder, an unencodable path, Ctrl-C: one line, no traceback."""
+
+    @staticmethod
+    def one_line(err: str) -> None:
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+    def test_read_only_folder(self, capsys, tmp_path, monkeypatch):
+        """A run folder that cannot be created exits 2 with the system's reason."""
+        import errno
+
+        def refuse(self, *args, **kwargs):
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+        monkeypatch.setattr(pathlib.Path, "mkdir", refuse)
+        code, _, err = run(capsys, "batch", str(AMBUSH), "-n", "5", "--out",
+                           str(tmp_path / "run"), "--no-progress")
+        assert code == 2 and "Read-only file system" in err
+        self.one_line(err)
+
+    @pytest.mark.skipif(getattr(os, "geteuid", lambda: 0)() == 0, reason="root writes anywhere")
+    def test_read_only_folder_for_real(self, capsys, tmp_path):
+        """A folder without write permission: exit 2, one line."""
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o555)
+        code, _, err = run(capsys, "batch", str(AMBUSH), "-n", "5", "--out", str(locked / "run"),
+                           "--no-progress")
+        assert code == 2 and "Permission denied" in err
+        self.one_line(err)
+
+    def test_disk_full_mid_batch(self, capsys, tmp_path, monkeypatch):
+        """ENOSPC while writing the second part: exit 2 with a resume hint; resume finishes."""
+        import errno
+
+        from sim.batch import folder
+
+        real = folder.write_atomic
+        written = []
+
+        def fill_up(path, data, durable=True):
+            if path.name.startswith("part-") and written:
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+            written.append(path)
+            real(path, data, durable)
+
+        monkeypatch.setattr(folder, "write_atomic", fill_up)
+        out = tmp_path / "run"
+        code, _, err = run(capsys, "batch", str(AMBUSH), "-n", "40", "--chunk", "10",
+                           "--workers", "1", "--out", str(out), "--no-progress")
+        assert code == 2 and "No space left on device" in err and "Traceback" not in err
+        assert f"sim batch --resume {out}" in err
+        monkeypatch.setattr(folder, "write_atomic", real)
+        code, _, _ = run(capsys, "batch", "--resume", str(out), "--json", "--no-progress")
+        assert code == 0 and json.loads((out / "summary.json").read_text())["battles"] == 40
+
+    @pytest.mark.parametrize("where", ["sim.cli.play.write_atomic", "sim.report.page.write_atomic"])
+    def test_disk_full_on_log_and_report(self, capsys, tmp_path, monkeypatch, where):
+        """ENOSPC writing a log or a report: exit 2, one line."""
+        import errno
+
+        def full(path, *args, **kwargs):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+        out = tmp_path / "run"
+        assert main(["batch", str(AMBUSH), "-n", "5", "--workers", "1", "--out", str(out),
+                     "--json", "--no-progress"]) == 0
+        monkeypatch.setattr(where, full)
+        argv = (["run", str(AMBUSH), "--log", str(tmp_path / "b.jsonl")] if "cli" in where
+                else ["report", str(out)])
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "No space left on device" in err
+        self.one_line(err)
+
+    @pytest.mark.parametrize("argv", [
+        ["run", "a\ud800.yaml"],
+        ["validate", "a\ud800.yaml"],
+        ["replay", "a\ud800.jsonl"],
+        ["report", "run\ud800"],
+        ["batch", "--resume", "run\ud800"],
+        ["batch", str(AMBUSH), "-n", "3", "--out", "run\ud800"],
+        ["run", str(AMBUSH), "--log", "b\ud800.jsonl"],
+        ["batch", str(AMBUSH), "-n", "3", "--out", "run\udcff"],  # the byte 0xff, as argv gives it
+    ], ids=["run", "validate", "replay", "report", "resume", "batch-out", "run-log", "out-not-utf8"])
+    def test_unencodable_path(self, capsys, tmp_path, monkeypatch, argv):
+        """A path the file system cannot encode (a lone surrogate): exit 2, one line."""
+        monkeypatch.chdir(tmp_path)
+        code, _, err = run(capsys, *argv, *(["--no-progress"] if argv[0] == "batch" else []))
+        assert code == 2
+        self.one_line(err)
+
+    @pytest.mark.parametrize(("argv", "target"), [
+        (["run", str(AMBUSH)], "sim.cli.play.run_any"),
+        (["validate", str(AMBUSH)], "sim.cli.play.validate_file"),
+        (["report", "."], "sim.cli.play.write_report"),
+    ])
+    def test_ctrl_c(self, capsys, monkeypatch, argv, target):
+        """Ctrl-C during run, validate or report: exit 130 and one line."""
+
+        def interrupted(*args, **kwargs):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(target, interrupted)
+        code, _, err = run(capsys, *argv)
+        assert (code, err) == (130, "sim: interrupted\n")
