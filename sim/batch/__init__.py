@@ -18,8 +18,6 @@ from sim.batch.chunk import (
     ChunkTask,
     LogPlan,
     battle_seed,
-    empty_aggregate,
-    roster_of,
     run_chunk,
 )
 from sim.batch.folder import BATTLES, SUMMARY, RunFolder, write_atomic
@@ -34,12 +32,10 @@ from sim.batch.run import (
 )
 from sim.batch.runners import Runner, check_scheduler, default_workers, make_runner, run_serial
 from sim.batch.tables import PART_KEY
-from sim.errors import RunAborted
 
 __all__ = [
     "BATTLES", "DEFAULT_CHUNK", "PART_KEY", "SUMMARY", "Batch", "BatchSpec", "ChunkResult",
-    "ChunkTask", "LogPlan", "RunAborted", "RunFolder", "Runner", "battle_seed", "check_scheduler",
-    "default_out", "default_workers", "empty_aggregate", "load_run_scenario", "make_runner",
-    "open_run", "roster_of", "run_chunk", "run_serial", "spec_from_manifest", "start_run",
-    "write_atomic",
+    "ChunkTask", "LogPlan", "RunFolder", "Runner", "battle_seed", "check_scheduler", "default_out",
+    "default_workers", "load_run_scenario", "make_runner", "open_run", "run_chunk", "run_serial",
+    "spec_from_manifest", "start_run", "write_atomic",
 ]
