@@ -113,8 +113,7 @@ class Batch:
     def _replay_parts(self, count: int) -> int:
         """Aggregate chunks already on disk; returns how many are kept (a stop may come early)."""
         for number in range(count):
-            for row in table_rows(self.folder.read_part(number, self._identity(number))):
-                self.aggregate.add(row)
+            self.aggregate.add_rows(list(table_rows(self.folder.read_part(number, self._identity(number)))))
             self.progress(self.aggregate.battles, self.spec.n)
             if self._enough():
                 return number + 1
