@@ -31,7 +31,8 @@ from sim.morale import state_of
 from sim.overrides import apply as apply_overrides
 from sim.overrides import blame
 from sim.overrides import parse_all as parse_overrides
-from sim.scenario import IMPLEMENTED_SYSTEMS, _did_you_mean, load_scenario, scenario_from_source
+from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
+from sim.scenario.checker import did_you_mean
 from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
 from sim.stats import FighterRow
 from sim.yamlsrc import Mark, Path, Source, load_yaml, shorten
@@ -193,7 +194,7 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         return None
     for key in data:
         if key not in DAY_KEYS:
-            hint = _did_you_mean(key, DAY_KEYS)
+            hint = did_you_mean(key, DAY_KEYS)
             _fail(problems, source, (key,), f"unknown key {shorten(key)} in a day{hint}",
                   at_key=True)
     for key in ("name", "rules", "party", "steps"):
@@ -269,7 +270,7 @@ def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Res
     kind, hours = value["kind"], value.get("hours", 1)
     ok = True
     if kind not in REST_KINDS:
-        hint = _did_you_mean(kind, tuple(REST_KINDS)) if isinstance(kind, str) else ""
+        hint = did_you_mean(kind, tuple(REST_KINDS)) if isinstance(kind, str) else ""
         _fail(problems, source, (*where, "kind"),
               f"no rest kind {shorten(kind)}: quick, calm, good or intensive{hint}")
         ok = False

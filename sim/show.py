@@ -12,17 +12,17 @@ import yaml
 from sim.dice import Dice
 from sim.errors import Problem, ScenarioError
 from sim.model import Combatant, Scenario
-from sim.scenario import (
+from sim.scenario.bestiary import (
     BESTIARY_ENV,
     Entry,
-    _did_you_mean,
-    _display,
     bestiary_dirs,
     load_bestiary,
     rules_folder,
     where_searched,
 )
+from sim.scenario.checker import did_you_mean
 from sim.terminal import quoted_text, safe, unsafe
+from sim.yamlsrc import display_name
 
 # Bookkeeping fields of a resolved combatant: where it came from, not what it fights with.
 _HIDDEN = frozenset({"side", "group", "kind", "rider"})
@@ -140,7 +140,7 @@ def listing(dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry
             lines.append(f"{rules}: no bestiary folder found from here;"
                          f" name one with --bestiary DIR or {BESTIARY_ENV}")
             continue
-        lines.append(f"{rules} ({', '.join(_display(f) for f in searched)}):")
+        lines.append(f"{rules} ({', '.join(display_name(f) for f in searched)}):")
         lines += [f"  {entry_line(entry)}" for _, entry in sorted(entries.items())]
         if not entries:
             lines.append("  (no entries)")
@@ -161,5 +161,5 @@ def find_entry(name: str, dirs: Sequence[pathlib.Path], found: Mapping[str, Mapp
         if entry is not None:
             return rules, entry
     names = tuple(key for entries in found.values() for key in entries)
-    return (f"no bestiary entry '{name}'{_did_you_mean(name, names)};"
+    return (f"no bestiary entry '{name}'{did_you_mean(name, names)};"
             f" {where_searched(list(dirs), tuple(found))}")

@@ -9,7 +9,9 @@ import pytest
 
 from sim import ignored
 from sim.model import RULE_SYSTEMS, Weapon
-from sim.scenario import Checker, _options, _weapon_fields, stat_fields
+from sim.scenario.blocks import stat_fields, weapon_fields
+from sim.scenario.checker import Checker
+from sim.scenario.options import read_options
 from sim.yamlsrc import load_yaml_text
 
 README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
@@ -40,8 +42,8 @@ def refused(table: dict, key: str, rules: str) -> bool:
 
 
 def option_fields(c: Checker) -> dict:
-    """The option fields, reached through _options with each key alone."""
-    return {key: (lambda v, p, key=key: _options(c, {key: v}, p))
+    """The option fields, reached through read_options with each key alone."""
+    return {key: (lambda v, p, key=key: read_options(c, {key: v}, p))
             for key in ("destiny_points", "morale", "flee_at", "spirit", "outnumbered_at",
                         "attacks_per_turn", "difficulty")}
 
@@ -50,7 +52,7 @@ class TestReadmeAgreesWithValidation:
     """Each yes/no cell of the README tables is what validation does in that system."""
 
     @pytest.mark.parametrize(("title", "fields"), [
-        ("stat key", stat_fields), ("weapon key", _weapon_fields), ("option", option_fields),
+        ("stat key", stat_fields), ("weapon key", weapon_fields), ("option", option_fields),
     ])
     def test_table(self, title, fields):
         """A "no" cell is refused as doing nothing; a "yes" cell is a key the system reads."""
@@ -67,7 +69,7 @@ class TestReadmeAgreesWithValidation:
         for rules in RULE_SYSTEMS:
             c = Checker(load_yaml_text("a: 1\n", "x.yaml"), [], rules)
             assert set(stat_fields(c)) <= stat_keys, rules
-            assert set(_weapon_fields(c)) <= weapon_keys, rules
+            assert set(weapon_fields(c)) <= weapon_keys, rules
 
 
 class TestSkills:

@@ -1,26 +1,23 @@
-"""Safe YAML loading into plain data that remembers the line:col of every node."""
+"""The hardened composer: YAML text to a node graph, and the graph to plain data.
+
+pyyaml's parser gives the events; ``compose`` turns them into nodes without recursion
+(``MAX_DEPTH``), refusing written tags and bad aliases, and ``Builder`` walks the
+nodes into plain data with the mark of every value and key, refusing duplicate and
+merge keys and stopping alias expansion at a node budget (billion laughs).
+"""
 
 from __future__ import annotations
 
-import codecs
-import hashlib
-import pathlib
-import re
 from typing import Protocol, cast
 
 import attrs
 import yaml
 from yaml.constructor import SafeConstructor
-from yaml.reader import Reader
 from yaml.resolver import Resolver
 
 from sim.errors import Problem, ScenarioError
-from sim.infile import open_regular
+from sim.yamlsrc.source import Mark, Path, format_path, shorten, whole_file
 
-Path = tuple[str | int, ...]
-
-MAX_BYTES = 1024 * 1024
-MAX_NODES = 100_000
 MAX_DEPTH = 100
 
 _CORE = "tag:yaml.org,2002:"
@@ -31,161 +28,10 @@ _CONSTRUCTED = frozenset(_CORE + t for t in ("null", "bool", "int", "float", "st
 _MERGE = _CORE + "merge"
 # libyaml parses about ten times faster; pyyaml's own parser yields the same events.
 _PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-# The line breaks YAML counts, so our marks agree with the parser's.
-_LINE_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_PLAIN_KEY_LIMIT = 40
-_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-@attrs.frozen
-class Mark:
-    """A 1-based position in a source file."""
-
-    line: int
-    col: int
-
-
-@attrs.frozen
-class Source:
-    """A loaded YAML file: its plain data and where each node of it was written."""
-
-    file: str
-    data: object
-    marks: dict[Path, Mark]
-    key_marks: dict[Path, Mark]
-    sha256: str = ""  # of the very bytes parsed (so a hash never describes other bytes)
-
-    def mark(self, path: Path) -> Mark:
-        """The mark of ``path``, or of its nearest ancestor that has one."""
-        for end in range(len(path), -1, -1):
-            found = self.marks.get(path[:end])
-            if found is not None:
-                return found
-        return Mark(1, 1)
-
-    def key_mark(self, path: Path) -> Mark:
-        """The mark of the key that names ``path``, else the mark of its value."""
-        return self.key_marks.get(path) or self.mark(path)
-
-    def problem(self, path: Path, message: str, at_key: bool = False) -> Problem:
-        """A Problem located at ``path`` (at its key when ``at_key``)."""
-        where = self.key_mark(path) if at_key else self.mark(path)
-        return Problem(self.file, where.line, where.col, format_path(path), message)
-
-
-def format_path(path: Path) -> str:
-    """Render a path the way a reader would write it: ``sides[1].members[2].name``."""
-    out: list[str] = []
-    for part in path:
-        if isinstance(part, str) and len(part) <= _PLAIN_KEY_LIMIT and _PLAIN_KEY.fullmatch(part):
-            out.append(f".{part}" if out else part)
-        elif isinstance(part, int) and not isinstance(part, bool):
-            out.append(f"[{part}]")
-        else:
-            # Keys with spaces or dots, and non-string keys, stay unambiguous in brackets;
-            # a very long key is cut there too, so the message stays one short line.
-            out.append(f"[{shorten(part)}]")
-    return "".join(out)
-
-
-def shorten(value: object, limit: int = 40) -> str:
-    """A short one-line repr of ``value`` for messages, cut with '…' past ``limit``."""
-    if not isinstance(value, str):
-        text = repr(value)
-        return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
-    pieces = [_escape_char(ch) for ch in value]
-    if sum(map(len, pieces)) + 2 <= limit:
-        return "'" + "".join(pieces) + "'"
-    # Cut between whole escapes, and keep the closing quote so it still reads as a string.
-    budget, kept = limit - 3, []
-    for piece in pieces:
-        if len(piece) > budget:
-            break
-        kept.append(piece)
-        budget -= len(piece)
-    return "'" + "".join(kept) + "…'"
-
-
-def _escape_char(ch: str) -> str:
-    if ch in _ESCAPES:
-        return _ESCAPES[ch]
-    return ch if ch.isprintable() else repr(ch)[1:-1]
-
-
-def load_yaml(path: pathlib.Path, display: str | None = None) -> Source:
-    """Read and load one YAML file; ``display`` is the name used in messages."""
-    name = display if display is not None else str(path)
-    try:
-        with open_regular(path) as stream:
-            # One byte past the limit is enough to know the file is too big.
-            raw = stream.read(MAX_BYTES + 1)
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ScenarioError([_whole_file(name, f"cannot read file: {reason}")]) from exc
-    return load_yaml_text(raw, name)
-
-
-def load_yaml_text(text: str | bytes, display: str) -> Source:
-    """Load YAML text (bytes must be UTF-8) into a Source, or raise ScenarioError."""
-    # Sized before anything else touches the text; surrogates are reported below.
-    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_BYTES:
-        raise ScenarioError([_whole_file(display, "file is larger than 1 MiB")])
-    decoded = _decode(text, display) if isinstance(text, bytes) else text
-    # The parsers skip a leading BOM without counting it; so do we, to agree on columns.
-    decoded = decoded.removeprefix("\ufeff")
-    _check_characters(decoded, display)
-    if not decoded.strip():
-        # Checked before parsing: libyaml calls a tab-only line a syntax error.
-        raise ScenarioError([_whole_file(display, "file is empty")])
-    root, composer = _compose(decoded, display)
-    if root is None or (_is_blank_document(root) and id(root) not in composer.refused):
-        raise ScenarioError([_whole_file(display, "file is empty")])
-    # Only alias expansion is limited: a big file written out in full is fine.
-    builder = _Builder(display, composer.refused, max(MAX_NODES, composer.composed))
-    data = builder.build_document(root)
-    if builder.problems:
-        raise ScenarioError(builder.problems)
-    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-    return Source(display, data, builder.marks, builder.key_marks, hashlib.sha256(raw).hexdigest())
-
-
-def _decode(raw: bytes, display: str) -> str:
-    raw = raw.removeprefix(codecs.BOM_UTF8)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # Everything before the first bad byte decodes, so its lines can be counted.
-        where = _mark_after(raw[: exc.start].decode("utf-8"))
-        message = f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})"
-        raise ScenarioError([Problem(display, where.line, where.col, "", message)]) from exc
-
-
-def _check_characters(text: str, display: str) -> None:
-    # The parsers refuse these too, but report a byte or char offset, not a line:col;
-    # this also catches lone surrogates, which libyaml cannot even be handed.
-    bad = Reader.NON_PRINTABLE.search(text)
-    if bad is not None:
-        where = _mark_after(text[: bad.start()])
-        char = bad.group()
-        message = f"character {shorten(char)} (U+{ord(char):04X}) is not allowed in YAML"
-        raise ScenarioError([Problem(display, where.line, where.col, "", message)])
-
-
-def _mark_after(text: str) -> Mark:
-    """The mark of the character that would follow ``text``."""
-    line, line_start = 1, 0
-    for brk in _LINE_BREAK.finditer(text):
-        line, line_start = line + 1, brk.end()
-    return Mark(line, len(text) - line_start + 1)
-
-
-def _whole_file(display: str, message: str) -> Problem:
-    return Problem(display, 0, 0, "", message)
-
-
-def _is_blank_document(root: yaml.Node) -> bool:
+def is_blank_document(root: yaml.Node) -> bool:
+    """Whether the document is empty though the text is not (a lone ``---``)."""
     # A lone "---" composes to an empty plain scalar: as empty as an empty file.
     # (Plain style is None from pyyaml's parser but "" from libyaml's.)
     return isinstance(root, yaml.ScalarNode) and root.value == "" and not root.style
@@ -199,12 +45,12 @@ def _node_mark(node: yaml.Node) -> Mark:
     return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _compose(text: str, display: str) -> tuple[yaml.Node | None, _Composer]:
+def compose(text: str, display: str) -> tuple[yaml.Node | None, Composer]:
     """Parse ``text`` into a node graph, translating every parser failure."""
     parser = None
     try:
         parser = _PARSER(text)
-        composer = _Composer(parser)
+        composer = Composer(parser)
         return composer.document(), composer
     except _Rejected as exc:
         where = exc.mark or Mark(0, 0)
@@ -212,10 +58,10 @@ def _compose(text: str, display: str) -> tuple[yaml.Node | None, _Composer]:
     except yaml.MarkedYAMLError as exc:
         raise ScenarioError([_syntax_problem(display, exc)]) from exc
     except yaml.YAMLError as exc:
-        raise ScenarioError([_whole_file(display, f"invalid YAML: {_one_line(str(exc))}")]) from exc
+        raise ScenarioError([whole_file(display, f"invalid YAML: {_one_line(str(exc))}")]) from exc
     except RecursionError as exc:
         # Not expected (nothing here recurses per level), but must not escape as a traceback.
-        raise ScenarioError([_whole_file(display, "nesting too deep")]) from exc
+        raise ScenarioError([whole_file(display, "nesting too deep")]) from exc
     finally:
         if parser is not None:
             parser.dispose()
@@ -253,7 +99,7 @@ class _Events(Protocol):
 
 
 @attrs.define
-class _Composer:
+class Composer:
     """Builds pyyaml nodes from parser events, with a loop instead of recursion.
 
     pyyaml's own composer recurses once per nesting level and cannot tell a
@@ -369,7 +215,7 @@ _INVALID = object()  # stands for a node that was reported and has no value
 
 
 @attrs.define
-class _Builder:
+class Builder:
     """Walks the node graph into plain data, collecting marks and problems."""
 
     file: str

@@ -1,0 +1,33 @@
+"""Scenario and bestiary YAML: loading, ``use:`` resolution and validation with file:line:col.
+
+Every problem found is collected and reported at once as a ``ScenarioError``
+(``file:line:col: path: message``). Validation is per key, so a value keeps
+the position of the file it was written in: an override in the scenario is
+reported there, a bad entry in the bestiary is reported in the bestiary.
+
+The modules, in the order a scenario flows through them: ``load`` (the entry
+points), ``checker`` (the Checker and its hints), ``limits``, ``blocks`` (stat
+blocks, weapons, items, tactics, mounts), ``bestiary``, ``members`` and ``sides``
+(``use:``, ``count:``, the roster), ``options``, ``timeline`` (surprise, hazards,
+timeline entries), ``unused`` (idle keys, through sim.ignored).
+"""
+
+from sim.scenario.limits import (
+    DEFAULT_ROUNDS,
+    IMPLEMENTED_SYSTEMS,
+    MAX_COMBATANTS,
+    MAX_COUNT,
+    MAX_DAMAGE,
+    MAX_HP,
+    MAX_MESSAGE,
+    MAX_NAME,
+    MAX_ROUNDS,
+    MAX_TOKENS,
+)
+from sim.scenario.load import load_scenario, scenario_from_source, validate_file
+
+__all__ = [
+    "DEFAULT_ROUNDS", "IMPLEMENTED_SYSTEMS", "MAX_COMBATANTS", "MAX_COUNT", "MAX_DAMAGE",
+    "MAX_HP", "MAX_MESSAGE", "MAX_NAME", "MAX_ROUNDS", "MAX_TOKENS", "load_scenario",
+    "scenario_from_source", "validate_file",
+]

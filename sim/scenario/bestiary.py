@@ -1,0 +1,129 @@
+"""The bestiary: its folders (where ``use:`` looks), its files and their entries.
+
+Each bestiary file is validated on its own, problems reported in that file;
+``load_bestiary`` gathers the entries of one rule system, an earlier folder winning
+a name clash, and ``where_searched`` tells a GM where an entry was looked for.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from typing import Any
+
+import attrs
+
+from sim.errors import Problem, ScenarioError
+from sim.model import RULE_SYSTEMS
+from sim.scenario.blocks import check_potion_at, check_skills, check_weapon_names, stat_fields
+from sim.scenario.checker import INVALID, Checker, did_you_mean, not_implemented, validate_header
+from sim.scenario.limits import IMPLEMENTED_SYSTEMS
+from sim.yamlsrc import Source, display_name, load_yaml, shorten
+
+BESTIARY_DIR = "bestiary"
+BESTIARY_ENV = "SIM_BESTIARY"  # extra bestiary folders, os.pathsep-separated
+
+
+@attrs.frozen
+class Entry:
+    """A validated bestiary entry: its fields and where it was written."""
+
+    key: str
+    fields: dict[str, Any]
+    source: Source
+
+
+def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str, Entry]:
+    """Validate one bestiary file (``rules:`` and ``creatures:``) into its entries."""
+    try:
+        source = load_yaml(path, display_name(path))
+    except ScenarioError as exc:
+        problems.extend(exc.problems)
+        return {}
+    c = Checker(source, problems)
+    data = source.data
+    rules = validate_header(c, data, RULE_SYSTEMS)
+    if rules is INVALID:
+        return {}
+    c.rules = rules
+    assert isinstance(data, dict)
+    for key in data:
+        if key not in ("rules", "creatures", "description"):
+            hint = did_you_mean(key, ("rules", "creatures", "description"))
+            c.fail((key,), f"unknown key {shorten(key)}{hint}", at_key=True)
+    creatures = data.get("creatures")
+    if not isinstance(creatures, dict) or not creatures:
+        c.fail(("creatures",), f"must be a non-empty mapping of name: stat block (got {shorten(creatures)})")
+        return {}
+    if rules not in IMPLEMENTED_SYSTEMS:
+        c.fail(("rules",), not_implemented(rules))
+        return {}
+    entries: dict[str, Entry] = {}
+    for key, block in creatures.items():
+        path_ = ("creatures", key)
+        if c.text(key, path_) is INVALID:
+            continue
+        partial: dict[str, Any] = {}
+        fields = c.mapping(block, path_, stat_fields(c), partial=partial)
+        check_skills(c, partial, path_)
+        if fields is not INVALID:
+            check_weapon_names(c, fields.get("tactics"), fields.get("weapons", ()),
+                               (*path_, "tactics", "weapons"))
+            check_potion_at(c, fields.get("tactics"), fields, path_)
+        # An invalid entry is kept (marked INVALID) so `use:` of it is not also
+        # reported as missing: its own problems were reported in the bestiary.
+        entries[key] = Entry(key, fields, source)
+    return entries
+
+
+def bestiary_dirs(scenario_path: pathlib.Path, extra: tuple[pathlib.Path, ...] = ()) -> list[pathlib.Path]:
+    """Where ``use:`` looks, in order: explicit folders, $SIM_BESTIARY, then every
+    ``bestiary/`` beside the scenario or in a folder above it, then ``./bestiary``."""
+    found: list[pathlib.Path] = list(extra)
+    found += [pathlib.Path(p) for p in os.environ.get(BESTIARY_ENV, "").split(os.pathsep) if p]
+    for folder in [scenario_path.resolve().parent, *scenario_path.resolve().parents]:
+        found.append(folder / BESTIARY_DIR)
+    found.append(pathlib.Path.cwd() / BESTIARY_DIR)
+    unique: list[pathlib.Path] = []
+    for folder in found:
+        if folder.is_dir() and folder.resolve() not in [u.resolve() for u in unique]:
+            unique.append(folder)
+    return unique
+
+
+def rules_folder(folder: pathlib.Path, rules: str) -> pathlib.Path | None:
+    """The folder of ``rules`` entries in a bestiary folder: ``folder/<rules>``, or
+    ``folder`` itself when it is named after the rules (``--bestiary bestiary/d20``)."""
+    if (folder / rules).is_dir():
+        return folder / rules
+    return folder if folder.name == rules and folder.is_dir() else None
+
+
+def load_bestiary(dirs: list[pathlib.Path], rules: str, problems: list[Problem]) -> dict[str, Entry]:
+    """All entries of ``<dir>/<rules>/*.yaml``; an earlier folder wins a name clash."""
+    entries: dict[str, Entry] = {}
+    for folder in dirs:
+        system_dir = rules_folder(folder, rules)
+        if system_dir is None:
+            continue
+        seen_here: dict[str, Entry] = {}
+        for file in sorted([*system_dir.glob("*.yaml"), *system_dir.glob("*.yml")]):
+            for key, entry in load_bestiary_file(file, problems).items():
+                if key in seen_here:
+                    first = seen_here[key].source.file
+                    problems.append(entry.source.problem(
+                        ("creatures", key), f"duplicate bestiary entry '{key}' (also in {first})",
+                        at_key=True))
+                    continue
+                seen_here[key] = entry
+        for key, entry in seen_here.items():
+            entries.setdefault(key, entry)
+    return entries
+
+
+def where_searched(dirs: list[pathlib.Path], systems: tuple[str, ...]) -> str:
+    """Where a bestiary entry was looked for, and how to make it look elsewhere."""
+    found = [f for d in dirs for rules in systems if (f := rules_folder(d, rules)) is not None]
+    where = ", ".join(display_name(f) for f in found) or f"no '{'/'.join(systems)}' bestiary folder"
+    return (f"searched: {where}; add the entry to a YAML file there, or name your folder"
+            f" with --bestiary DIR or {BESTIARY_ENV}")

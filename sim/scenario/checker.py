@@ -1,0 +1,199 @@
+"""The Checker: validates plain YAML data of one Source, collecting every Problem.
+
+Owns the scalar and container checks every field uses (text, integer, dice, mapping
+with unknown-key hints), ``INVALID`` (a value whose problem is already recorded), the
+did-you-mean hints (spelling and ``ALIASES``) and the ``rules:`` header of a file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import pathlib
+from collections.abc import Callable
+from typing import Any
+
+from sim import dice
+from sim.errors import DiceError, Problem
+from sim.scenario.limits import IMPLEMENTED_SYSTEMS, MAX_DAMAGE, MAX_MESSAGE, MAX_NAME
+from sim.yamlsrc import Path, Source, shorten
+
+
+class _Invalid:
+    """Marker for a value that failed validation (its problem is already recorded)."""
+
+
+INVALID: Any = _Invalid()
+
+
+class Checker:
+    """Validates plain YAML data of one Source, collecting Problems."""
+
+    def __init__(self, source: Source, problems: list[Problem], rules: str = "d20") -> None:
+        self.source = source
+        self.problems = problems
+        self.rules = rules  # which system's stat keys are allowed
+        self.searched: list[pathlib.Path] = []  # the bestiary folders `use:` looked in
+
+    def fail(self, path: Path, message: str, at_key: bool = False) -> Any:
+        """Record a problem and return INVALID."""
+        self.problems.append(self.source.problem(path, message, at_key))
+        return INVALID
+
+    # -- scalar kinds ------------------------------------------------------------
+
+    def text(self, value: object, path: Path, limit: int = MAX_NAME) -> Any:
+        if not isinstance(value, str) or not value.strip():
+            return self.fail(path, f"must be a non-empty string (got {shorten(value)})")
+        if len(value) > limit:
+            return self.fail(path, f"must be at most {limit} characters (got {len(value)})")
+        if any(ord(ch) < 32 for ch in value):
+            return self.fail(path, f"must not contain control characters (got {shorten(value)})")
+        return value.strip()
+
+    def integer(self, value: object, path: Path, lo: int, hi: int) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return self.fail(path, f"must be an integer (got {shorten(value)})")
+        if not lo <= value <= hi:
+            return self.fail(path, f"must be between {lo} and {hi} (got {value})")
+        return value
+
+    def number(self, value: object, path: Path, lo: float, hi: float) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            hint = ""
+            if isinstance(value, str) and _looks_numeric(value):
+                hint = " (YAML reads 1e5 as text: write 100000 or 1.0e+5)"
+            return self.fail(path, f"must be a number (got {shorten(value)}){hint}")
+        if not math.isfinite(value) or not lo <= value <= hi:
+            return self.fail(path, f"must be between {lo:g} and {hi:g} (got {shorten(value)})")
+        return float(value)
+
+    def boolean(self, value: object, path: Path) -> Any:
+        if not isinstance(value, bool):
+            return self.fail(path, f"must be true or false (got {shorten(value)})")
+        return value
+
+    def choice(self, value: object, path: Path, choices: tuple[str, ...]) -> Any:
+        if not isinstance(value, str) or value not in choices:
+            hint = did_you_mean(value, choices)
+            return self.fail(path, f"must be one of {', '.join(choices)} (got {shorten(value)}){hint}")
+        return value
+
+    def dice(self, value: object, path: Path, lo: int | None = None, hi: int = MAX_DAMAGE) -> Any:
+        """Dice notation, never below ``lo`` nor above ``hi`` (by default every dice value,
+        HP or harm or healing, stays within what battles.parquet's int32 columns hold)."""
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            return self.fail(path, f"must be dice notation like '1d6+2' (got {shorten(value)})")
+        try:
+            parsed = dice.parse(value)
+        except DiceError as exc:
+            message = str(exc)
+            if len(message) > MAX_MESSAGE:  # long notation: keep the line short
+                message = f"must be dice notation like '1d6+2' (got {shorten(value)})"
+            return self.fail(path, message)
+        if lo is not None and parsed.min < lo:
+            return self.fail(path, f"must never be below {lo} (got {shorten(value)}, min {parsed.min})")
+        if parsed.max > hi:
+            return self.fail(path, f"must never exceed {hi:,} (got {shorten(value)}, max {parsed.max:,})")
+        return parsed
+
+    def refuse(self, message: str) -> Callable[[object, Path], Any]:
+        """A field that is refused whatever its value (a key that would do nothing)."""
+        return lambda value, path: self.fail(path, message, at_key=True)
+
+    def names(self, value: object, path: Path) -> Any:
+        items = self.sequence(value, path)
+        if items is INVALID:
+            return INVALID
+        out = [self.text(item, (*path, i)) for i, item in enumerate(items)]
+        return INVALID if INVALID in out else tuple(out)
+
+    # -- containers --------------------------------------------------------------
+
+    def sequence(self, value: object, path: Path, min_len: int = 0) -> Any:
+        if not isinstance(value, list):
+            return self.fail(path, f"must be a list (got {shorten(value)})")
+        if len(value) < min_len:
+            return self.fail(path, f"must have at least {min_len} item(s) (got {len(value)})")
+        return value
+
+    def mapping(
+        self, value: object, path: Path, fields: dict[str, Callable[[object, Path], Any]],
+        required: tuple[str, ...] = (), partial: dict[str, Any] | None = None,
+    ) -> Any:
+        """Check a mapping's keys, convert each value with its field; INVALID on any problem.
+
+        ``partial`` receives every value converted (INVALID where it failed), so checks
+        across keys can still run next to a problem elsewhere in the mapping."""
+        if not isinstance(value, dict):
+            return self.fail(path, f"must be a mapping (got {shorten(value)})")
+        before = len(self.problems)
+        out: dict[str, Any] = {}
+        hinted: set[str] = set()
+        for key, item in value.items():
+            if not isinstance(key, str) or key not in fields:
+                hint = did_you_mean(key, tuple(fields))
+                hinted.add(hint)
+                self.fail((*path, key), f"unknown key {shorten(key)}{hint}", at_key=True)
+                continue
+            out[key] = fields[key](item, (*path, key))
+        if partial is not None:
+            partial.update(out)
+        for key in required:
+            # A misspelt key already hinted at this one says it all: no second line.
+            if key not in value and f"; did you mean '{key}'?" not in hinted:
+                self.fail(path, f"missing required key '{key}'")
+        if len(self.problems) > before:
+            return INVALID
+        return out
+
+
+# Words GMs use for our keys that spelling similarity alone would not find.
+ALIASES = {
+    "hitpoints": "hp", "hit_points": "hp", "health": "hp", "pv": "hp", "life": "hp",
+    "ac": "armor", "armour": "armor", "lvl": "level", "niveau": "level",
+    "attack": "weapons", "attacks": "weapons", "weapon": "weapons", "arms": "weapons",
+    "creature": "creatures", "monsters": "creatures", "bestiary": "creatures",
+    "side": "sides", "member": "members", "tactic": "tactics", "option": "options",
+}
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def did_you_mean(got: object, choices: tuple[str, ...]) -> str:
+    """``"; did you mean 'X'?"`` for the alias or closest spelling of ``got`` in ``choices``, else ``""``."""
+    if not isinstance(got, str):
+        return ""
+    alias = ALIASES.get(got.lower())
+    if alias in choices:
+        return f"; did you mean '{alias}'?"
+    close = difflib.get_close_matches(got, choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def plain_name(value: object) -> str | None:
+    """A name as ``Checker.text`` would accept it (stripped), else None (reported there)."""
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
+        return None
+    return None if any(ord(ch) < 32 for ch in value) else value.strip()
+
+
+def validate_header(c: Checker, data: object, rules: tuple[str, ...]) -> Any:
+    """The ``rules:`` of a scenario or bestiary file (a mapping at the top), or INVALID."""
+    if not isinstance(data, dict):
+        return c.fail((), f"must be a mapping at the top level (got {shorten(data)})")
+    if "rules" not in data:
+        return c.fail((), "missing required key 'rules'")
+    return c.choice(data["rules"], ("rules",), rules)
+
+
+def not_implemented(rules: str) -> str:
+    """The message for a rule system the model knows but the engine does not play yet."""
+    return (f"rule system '{rules}' is not implemented yet "
+            f"(available: {', '.join(IMPLEMENTED_SYSTEMS)})")

@@ -1,0 +1,149 @@
+"""The entry points: load a scenario (``--set`` applied, bestiary resolved), validate a file.
+
+``scenario_from_source`` runs every check on the loaded data and raises one
+``ScenarioError`` listing all problems in file order, or returns the frozen
+``model.Scenario``.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sim.errors import Problem, ScenarioError
+from sim.model import RULE_SYSTEMS, Options, Scenario, Surprise
+from sim.overrides import apply as apply_overrides
+from sim.overrides import blame
+from sim.overrides import parse_all as parse_overrides
+from sim.scenario.bestiary import BESTIARY_DIR, bestiary_dirs, load_bestiary, load_bestiary_file
+from sim.scenario.checker import INVALID, Checker, did_you_mean, not_implemented, validate_header
+from sim.scenario.limits import DEFAULT_ROUNDS, IMPLEMENTED_SYSTEMS, MAX_ROUNDS
+from sim.scenario.options import read_options
+from sim.scenario.sides import Roster, read_sides
+from sim.scenario.timeline import (
+    check_names,
+    check_rounds,
+    check_surprise,
+    read_hazards,
+    read_surprise,
+    read_timeline,
+)
+from sim.scenario.unused import check_unused
+from sim.yamlsrc import Path, Source, display_name, load_yaml
+
+
+def load_scenario(
+    path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (), display: str | None = None,
+    overrides: Sequence[str] = (),
+) -> Scenario:
+    """Load, resolve and validate a scenario; raises ScenarioError listing every problem.
+
+    ``overrides`` are ``--set PATH=VALUE`` texts, applied to the YAML before validation."""
+    source = load_yaml(path, display or display_name(path))
+    touched: list = []
+    if overrides:
+        source, touched = apply_overrides(source, parse_overrides(overrides, source.file))
+    try:
+        return scenario_from_source(path, source, bestiary_extra, tuple(overrides))
+    except ScenarioError as exc:
+        raise ScenarioError(blame(exc.problems, touched)) from None
+
+
+def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
+                         overrides: tuple[str, ...] = ()) -> Scenario:
+    """Validate loaded data into a Scenario (``source`` may be composed, see sim.day);
+    bestiary folders are searched from ``path``'s folder."""
+    problems: list[Problem] = []
+    c = Checker(source, problems)
+    data = source.data
+    rules = validate_header(c, data, RULE_SYSTEMS)
+    if rules is INVALID:
+        raise ScenarioError(problems)
+    assert isinstance(data, dict)
+    if rules not in IMPLEMENTED_SYSTEMS:
+        c.fail(("rules",), not_implemented(rules))
+        raise ScenarioError(problems)
+    c.rules = rules
+    c.searched = bestiary_dirs(path, bestiary_extra)
+    bestiary = load_bestiary(c.searched, rules, problems)
+    surprise = read_surprise(c, data["surprise"], ("surprise",)) if "surprise" in data else None
+    if isinstance(surprise, Surprise):
+        check_surprise(c, data, surprise)
+    roster = Roster()
+    parsed: dict[str, Any] = {}  # each top-level value as validated, even when another is not
+
+    def keep(key: str, field: Callable[[object, Path], Any]) -> Callable[[object, Path], Any]:
+        def run(value: object, where: Path) -> Any:
+            before = len(problems)
+            parsed[key] = result = field(value, where)
+            parsed[key + "/clean"] = len(problems) == before
+            return result
+        return run
+
+    fields = c.mapping(data, (), {key: keep(key, field) for key, field in {
+        "name": c.text,
+        "rules": lambda v, p: v,
+        "max_rounds": lambda v, p: c.integer(v, p, 1, MAX_ROUNDS),
+        "distance": lambda v, p: c.number(v, p, 0, 100_000),
+        "surprise": lambda v, p: surprise,
+        "options": lambda v, p: read_options(c, v, p),
+        "sides": lambda v, p: read_sides(c, v, bestiary, roster),
+        "hazards": lambda v, p: read_hazards(c, v, p),
+        "timeline": lambda v, p: read_timeline(c, v, p),
+        "description": lambda v, p: c.text(v, p, 5000),
+    }.items()}, required=("name", "sides"))
+    if roster.complete and isinstance(parsed.get("sides"), list):
+        # Checked whatever else is wrong, so one problem never hides another.
+        check_names(c, data, parsed["sides"], roster.failed_names)
+        if parsed.get("options/clean", True) and surprise is not INVALID:
+            check_unused(c, rules, parsed["sides"], roster.members,
+                         parsed.get("options", Options()), data.get("options"), surprise)
+    if parsed.get("max_rounds/clean", True):
+        check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
+    if fields is INVALID or problems:
+        raise ScenarioError(_in_file_order(problems))
+    return Scenario(
+        name=fields["name"], rules=rules, sides=tuple(fields["sides"]),
+        max_rounds=fields.get("max_rounds", DEFAULT_ROUNDS), distance=fields.get("distance", 0.0),
+        surprise=surprise, options=fields.get("options", Options()),
+        hazards=fields.get("hazards", ()), timeline=fields.get("timeline", ()),
+        path=str(path), abs_path=os.path.abspath(path), sha256=source.sha256,
+        bestiary=tuple(os.path.abspath(folder) for folder in bestiary_extra),
+        overrides=overrides,
+    )
+
+
+def _looks_like_bestiary(path: pathlib.Path, data: object) -> bool:
+    """A bestiary has `creatures:`; without `sides:`, a near miss or a bestiary/ folder counts."""
+    if not isinstance(data, dict):
+        return False
+    if "creatures" in data:
+        return True
+    if "sides" in data:
+        return False
+    near = any(isinstance(k, str) and did_you_mean(k, ("creatures",)) for k in data)
+    return near or BESTIARY_DIR in path.resolve().parts
+
+
+def validate_file(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
+                  overrides: Sequence[str] = ()) -> str:
+    """Validate a scenario or a bestiary file; returns what it was; raises ScenarioError."""
+    source = load_yaml(path, display_name(path))
+    if _looks_like_bestiary(path, source.data):
+        problems: list[Problem] = []
+        if overrides:
+            problems.append(Problem(source.file, 0, 0, "--set",
+                                    "--set edits scenarios, not bestiary files"))
+        load_bestiary_file(path, problems)
+        if problems:
+            raise ScenarioError(_in_file_order(problems))
+        return "bestiary"
+    load_scenario(path, bestiary_extra, overrides=overrides)
+    return "scenario"
+
+
+def _in_file_order(problems: list[Problem]) -> list[Problem]:
+    """Problems sorted by file, then position: the order a GM fixes them in."""
+    return sorted(problems, key=lambda p: (p.file, p.line, p.col))

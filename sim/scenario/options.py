@@ -1,0 +1,70 @@
+"""The scenario's ``options:`` (morale, destiny, spirit, attacks per turn, rout, difficulty).
+
+Options another rule system reads are refused saying why (see sim.ignored).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim import ignored
+from sim.model import Options
+from sim.scenario.blocks import system_only
+from sim.scenario.checker import INVALID, Checker
+from sim.yamlsrc import Path
+
+
+def _morale(c: Checker, value: object, path: Path) -> Any:
+    """``morale: true|false``, or ``morale: {wound_divisor: 3}`` (on, with settings)."""
+    if isinstance(value, bool):
+        return {"morale_on": value}
+    if isinstance(value, dict) and True in value and "on" not in value:
+        # YAML 1.1 reads a plain `on:` key as the boolean true: it is the `on` key here.
+        value = {("on" if key is True else key): item for key, item in value.items()}
+        c.source.key_marks[(*path, "on")] = c.source.key_mark((*path, True))
+        c.source.marks[(*path, "on")] = c.source.mark((*path, True))
+    fields = c.mapping(value, path, {
+        "on": c.boolean,
+        "wound_divisor": lambda v, p: c.integer(v, p, 1, 100),
+    })
+    if fields is INVALID:
+        return INVALID
+    if fields.get("on") is False and "wound_divisor" in fields:
+        return c.fail((*path, "wound_divisor"), "does nothing with morale off; remove it, or turn"
+                      " morale on", at_key=True)
+    return {"morale_on": fields.get("on", True),
+            **({"wound_divisor": fields["wound_divisor"]} if "wound_divisor" in fields else {})}
+
+
+def _attacks_per_turn(c: Checker, value: object, path: Path) -> Any:
+    """d100: a turn is two half-actions, so 2 attacks at most; only 1 caps anything."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > 2:
+        return c.fail(path, f"must be 1 or 2 (got {value}): a d100 turn holds at most 2 attacks"
+                            " (two half-actions), so more would do nothing")
+    return c.integer(value, path, 1, 2)
+
+
+def _flee_at(c: Checker, value: object, path: Path) -> Any:
+    """Rout below this fraction of the side's able members; 0 would never rout anyone."""
+    fraction = c.number(value, path, 0, 1)
+    if fraction == 0:
+        return c.fail(path, "0 never routs anyone (a side flees below this fraction of its able"
+                            " members); remove it, or give a fraction such as 0.5")
+    return fraction
+
+
+def read_options(c: Checker, value: object, path: Path) -> Any:
+    """``options:`` into ``model.Options``; options of another system refused saying why."""
+    fields = c.mapping(value, path, system_only(c, {
+        "morale": lambda v, p: _morale(c, v, p),
+        "destiny_points": lambda v, p: c.integer(v, p, 0, 100),
+        "spirit": c.boolean,
+        "outnumbered_at": lambda v, p: c.integer(v, p, 1, 100),
+        "attacks_per_turn": lambda v, p: _attacks_per_turn(c, v, p),
+        "flee_at": lambda v, p: _flee_at(c, v, p),
+        "difficulty": lambda v, p: c.integer(v, p, -50, 100),
+    }, ignored.SYSTEM_OPTIONS, ignored.OPTION_WHY))
+    if fields is INVALID:
+        return INVALID
+    morale = fields.pop("morale", {})
+    return Options(**fields, **morale)

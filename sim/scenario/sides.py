@@ -1,0 +1,132 @@
+"""The sides: their members read and expanded, names unique, the combatant cap, one party.
+
+``read_sides`` fills a ``Roster`` (each member entry with its side, and the names of
+members that failed validation) for the checks that need the whole scenario.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from sim.model import Side, Tactics
+from sim.scenario.bestiary import Entry
+from sim.scenario.blocks import check_weapon_names, read_tactics
+from sim.scenario.checker import INVALID, Checker, plain_name
+from sim.scenario.limits import MAX_COMBATANTS, MAX_COUNT
+from sim.scenario.members import Failed, Member, expand, read_member
+from sim.yamlsrc import Path, format_path
+
+
+@attrs.define
+class Roster:
+    """What the sides held, for the checks that need the whole scenario: each valid member
+    entry with its side, and the names of the members that failed validation."""
+
+    members: list[tuple[Member, Side]] = attrs.Factory(list)
+    failed_names: set[str] = attrs.Factory(set)
+    complete: bool = True  # every side was read and every failed member's name is known
+
+    def note_failed(self, raw: object) -> None:
+        """Remember the names a member that failed validation would have had."""
+        if isinstance(raw, dict) and raw.get("use") is None and raw.get("count") is None:
+            name = plain_name(raw.get("name"))
+            if name is not None:
+                self.failed_names.add(name)
+                return
+        if isinstance(raw, dict):
+            name = plain_name(raw.get("name", raw.get("use")))
+            count = raw.get("count", 1)
+            if name is not None and type(count) is int and 1 <= count <= MAX_COUNT:
+                self.failed_names.update([name] if count == 1 else
+                                         [f"{name} {i}" for i in range(1, count + 1)])
+                return
+        self.complete = False
+
+
+def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, roster: Roster) -> Any:
+    """The sides, their members expanded into specs; ``roster`` gets each member entry
+    with its side (for the checks that need the whole scenario)."""
+    items = c.sequence(value, ("sides",), min_len=2)
+    if items is INVALID:
+        roster.complete = False
+        return INVALID
+    sides: list[Side] = []
+    seen_names: dict[str, Path] = {}
+    side_names: set[str] = set()
+    total = 0  # combatants so far, counted before any is built
+    for i, raw in enumerate(items):
+        path: Path = ("sides", i)
+        members: list[Member] = []
+        failed: list[Member] = []
+
+        def members_field(v: object, p: Path, members: list[Member] = members,
+                          failed: list[Member] = failed) -> Any:
+            listed = c.sequence(v, p, min_len=1)
+            if listed is INVALID:
+                return INVALID
+            for j, item in enumerate(listed):
+                member = read_member(c, item, (*p, j), bestiary)
+                if member is INVALID or isinstance(member, Failed):
+                    roster.note_failed(item)
+                    if isinstance(member, Failed):
+                        failed.append(member.member)
+                else:
+                    members.append(member)
+            return members
+
+        # A side is built from its valid members even next to a bad one, so that the
+        # checks of the whole scenario still run (a bad member is reported on its own).
+        fields: dict[str, Any] = {}
+        c.mapping(raw, path, {
+            "name": c.text, "party": c.boolean,
+            "tactics": lambda v, p: read_tactics(c, v, p),
+            "members": members_field,
+            "description": lambda v, p: c.text(v, p, 2000),
+        }, required=("name", "members"), partial=fields)
+        if INVALID in (fields.get("name", INVALID), fields.get("party"), fields.get("members")):
+            roster.complete = False
+            continue
+        name = fields["name"]
+        if fields.get("tactics") is INVALID:
+            del fields["tactics"]  # reported where it was written
+        side_weapons = tuple(w for m in (*members, *failed) for w in m.fields.get("weapons", ()))
+        check_weapon_names(c, fields.get("tactics"), side_weapons,
+                           (*path, "tactics", "weapons"), "any member of this side")
+        side_tactics = fields.get("tactics")
+        if (side_tactics is not None and side_tactics.potion_at is not None
+                and not any(m.fields.get("items") for m in (*members, *failed))):
+            c.fail((*path, "tactics", "potion_at"), "does nothing: no member of this side "
+                                                    "carries items")
+        if name in side_names:
+            c.fail((*path, "name"), f"duplicate side name '{name}'")
+            roster.complete = False
+            continue
+        side_names.add(name)
+        total += sum(m.count * (2 if m.mount is not None else 1) for m in members)
+        if total > MAX_COMBATANTS:
+            roster.complete = False
+            continue  # reported below; never build more than the cap allows
+        specs = expand(members, name)
+        for spec, member_path in specs:
+            if spec.name in seen_names:
+                first = format_path(seen_names[spec.name])
+                c.fail(member_path, f"duplicate combatant name '{spec.name}' (first at {first})")
+            seen_names.setdefault(spec.name, member_path)
+        side = Side(
+            name=name, party=fields.get("party") or False,
+            tactics=fields.get("tactics", Tactics()),
+            members=tuple(s for s, _ in specs),
+        )
+        sides.append(side)
+        roster.members += [(m, side) for m in (*members, *failed)]
+    if total > MAX_COMBATANTS:
+        c.fail(("sides",), f"at most {MAX_COMBATANTS} combatants in all, mounts included"
+                           f" (got {total})")
+    party_paths = [("sides", i, "party") for i, raw in enumerate(items)
+                   if isinstance(raw, dict) and raw.get("party") is True]
+    for extra in party_paths[1:]:
+        roster.complete = False  # who is the party is unknown: no check that depends on it
+        c.fail(extra, f"only one side can be the party (the first is at {format_path(party_paths[0][:2])})")
+    return sides

@@ -1,0 +1,118 @@
+"""What happens during the battle: surprise, hazards and timeline entries.
+
+Also the checks that what they name exists: combatants, sides, and rounds the
+battle reaches before ``max_rounds``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim import ignored
+from sim.model import ESCAPES, HAZARD_KINDS, TIMELINE_ACTIONS, Hazard, Scripted, Side, Surprise
+from sim.scenario.checker import INVALID, Checker, did_you_mean, plain_name
+from sim.scenario.limits import MAX_DAMAGE, MAX_ROUNDS
+from sim.yamlsrc import Path, shorten
+
+
+def read_surprise(c: Checker, value: object, path: Path) -> Any:
+    """``surprise: SIDE`` or ``surprise: {side, group_check}``."""
+    if not isinstance(value, dict):
+        side = c.text(value, path)
+        return INVALID if side is INVALID else Surprise(side=side)
+    fields = c.mapping(value, path, {"side": c.text, "group_check": c.text}, required=("side",))
+    return INVALID if fields is INVALID else Surprise(**fields)
+
+
+def check_surprise(c: Checker, data: dict, surprise: Surprise) -> None:
+    """The surprising side must exist (reported at the side's name where it was written)."""
+    raw_sides = data.get("sides")
+    if not isinstance(raw_sides, list):
+        return  # the sides themselves are reported
+    names = tuple(s["name"].strip() for s in raw_sides
+                  if isinstance(s, dict) and isinstance(s.get("name"), str))
+    if surprise.side in names:
+        return
+    path: Path = ("surprise", "side") if isinstance(data.get("surprise"), dict) else ("surprise",)
+    hint = did_you_mean(surprise.side, names)
+    c.fail(path, f"no side named {shorten(surprise.side)}{hint}")
+
+
+def read_hazards(c: Checker, value: object, path: Path) -> Any:
+    """``hazards: [{kind, zone, members, escape}]``; the names are checked in ``check_names``."""
+    items = c.sequence(value, path)
+    if items is INVALID:
+        return INVALID
+    out = []
+    for i, item in enumerate(items):
+        fields = c.mapping(item, (*path, i), {
+            "kind": lambda v, p: c.choice(v, p, HAZARD_KINDS),
+            "zone": c.text,
+            "members": c.names,
+            "escape": lambda v, p: c.choice(v, p, ESCAPES),
+        }, required=("kind", "members"))
+        out.append(INVALID if fields is INVALID else Hazard(**fields))
+    return INVALID if INVALID in out else tuple(out)
+
+
+def read_timeline(c: Checker, value: object, path: Path) -> Any:
+    """``timeline: [{round, do, targets | side, ...}]``, each entry's idle keys refused."""
+    items = c.sequence(value, path)
+    if items is INVALID:
+        return INVALID
+    out = []
+    for i, item in enumerate(items):
+        where = (*path, i)
+        fields = c.mapping(item, where, {
+            "round": lambda v, p: c.integer(v, p, 1, 10_000),
+            "do": lambda v, p: c.choice(v, p, TIMELINE_ACTIONS),
+            "targets": c.names,
+            "side": c.text,
+            "damage": lambda v, p: c.dice(v, p, lo=0, hi=MAX_DAMAGE),
+            "height": lambda v, p: c.number(v, p, 0, 10_000),
+            "kind": lambda v, p: c.choice(v, p, ("water", "smoke")),
+            "escape": lambda v, p: c.choice(v, p, ESCAPES),
+        }, required=("round", "do"))
+        if fields is not INVALID and ("targets" in fields) == ("side" in fields):
+            fields = c.fail(where, "needs either 'targets' (a list of names) or 'side'")
+        if fields is not INVALID and fields["do"] == "fall" and "height" not in fields:
+            fields = c.fail(where, "a fall needs a 'height' in metres")
+        if fields is not INVALID:
+            for unused in ignored.unused_in_timeline(fields["do"], fields):
+                fields = c.fail((*where, *unused.path), unused.message, at_key=True)
+        out.append(INVALID if fields is INVALID else Scripted(**fields))
+    return INVALID if INVALID in out else tuple(out)
+
+
+def check_names(c: Checker, data: dict, sides: list[Side], failed: set[str]) -> None:
+    """Names in hazards and the timeline must be combatants (and sides) of the scenario.
+
+    Read from the raw entries, so an entry's other problems (a bad ``do:``) do not hide
+    an unknown name in it: every problem is reported at once."""
+    names = tuple(m.name for side in sides for m in side.members)
+    side_names = tuple(side.name for side in sides)
+    known = set(names) | failed  # a member that failed validation is not also "unknown"
+    for key, field in (("hazards", "members"), ("timeline", "targets")):
+        entries = data.get(key)
+        for i, entry in enumerate(entries if isinstance(entries, list) else ()):
+            if not isinstance(entry, dict):
+                continue
+            listed = entry.get(field)
+            for j, raw in enumerate(listed if isinstance(listed, list) else ()):
+                name = plain_name(raw)
+                if name is not None and name not in known:
+                    c.fail((key, i, field, j), f"no combatant named {shorten(name)}"
+                           f"{did_you_mean(name, names)}")
+            side = plain_name(entry.get("side")) if key == "timeline" else None
+            if side is not None and side not in side_names:
+                c.fail((key, i, "side"), f"no side named {shorten(side)}{did_you_mean(side, side_names)}")
+
+
+def check_rounds(c: Checker, data: dict, max_rounds: int) -> None:
+    """A timeline entry after the last round would never happen."""
+    timeline = data.get("timeline")
+    for i, entry in enumerate(timeline if isinstance(timeline, list) else ()):
+        at = entry.get("round") if isinstance(entry, dict) else None
+        if isinstance(at, int) and not isinstance(at, bool) and max_rounds < at <= MAX_ROUNDS:
+            c.fail(("timeline", i, "round"), f"round {at} never comes: the battle stops after"
+                   f" max_rounds {max_rounds}; raise max_rounds, or remove the entry")

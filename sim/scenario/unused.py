@@ -1,0 +1,71 @@
+"""Keys the resolved scenario leaves idle, reported where they were written.
+
+The bridge to sim.ignored: for each member (and mount) it builds the context of its
+side and options, asks sim.ignored what would do nothing, and reports it at the key
+in the scenario, or at ``use:`` for what a bestiary entry gives.
+"""
+
+from __future__ import annotations
+
+from sim import ignored
+from sim.model import Options, Side, Surprise
+from sim.scenario.checker import Checker
+from sim.scenario.members import Member
+from sim.yamlsrc import Path, format_path
+
+
+def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[Member, Side]],
+                 options: Options, data_options: object, surprise: Surprise | None) -> None:
+    """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
+    they were written: at the key in the scenario, or at `use:` for a bestiary entry's."""
+    system_default = rules == "2d10"  # RuleSystem.morale_default, without importing the rules
+    morale_on = system_default if options.morale_on is None else options.morale_on
+    party_side = any(side.party for side in sides)
+    home = next((side for side in sides if side.party), sides[0] if sides else None)
+    for member, side in resolved:
+        group_check = surprise.group_check if surprise and surprise.side == side.name else None
+        ctx = ignored.Context(
+            rules=rules, options=options, morale_on=morale_on, party=side.party,
+            party_side=party_side,
+            enemies_all_party=all(other.party for other in sides if other is not side),
+            rolls_initiative=side is home, group_check=group_check)
+        checks = [((), member.fields, member.path, member.use, member.written)]
+        if member.mount is not None and "mount" in member.written:
+            checks.append(((), member.mount, (*member.path, "mount"), member.mount_use,
+                           member.mount_written))
+        elif member.mount is not None:  # the entry's mount: reported as the entry's key
+            checks.append((("mount",), member.mount, member.path, member.use, frozenset()))
+        for prefix, fields, path, use, written in checks:
+            found = ignored.unused_in_block(ctx, fields)
+            if written & {"skills", "weapons"}:  # else checked in the bestiary already
+                found += [ignored.Unused(("skills", *u.path), u.message) for u in
+                          ignored.unread_skills(rules, fields.get("skills", {}),
+                                                fields.get("weapons", ()),
+                                                (group_check,) if group_check else ())]
+            for unused in found:
+                _report_unused(c, ignored.Unused((*prefix, *unused.path), unused.message), path,
+                               use, written)
+    terror = any(m.fields.get("terror") for m, _ in resolved)
+    armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
+    most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
+    given = data_options if isinstance(data_options, dict) else {}
+    for unused in ignored.unused_options(rules, options, given, terror, most_enemies,
+                                         party_side):
+        c.fail(("options", *unused.path), unused.message, at_key=True)
+
+
+def _report_unused(c: Checker, unused: ignored.Unused, path: Path, use: str | None,
+                   written: frozenset[str]) -> None:
+    key = unused.path[0]
+    if key not in written and use is not None and not (
+            key == "terror" and unused.message.startswith(ignored.TERROR_WITHOUT_SPIRIT)):
+        # A bestiary entry serves any scenario: what it gives is kept quietly, except terror
+        # without the spirit option (RULES 3 makes that a validation error).
+        return
+    if key in written or use is None:
+        c.fail((*path, *unused.path), unused.message, at_key=True)
+        return
+    how = f"write '{key}: null' here to drop it" if len(unused.path) == 1 else f"override '{key}' here"
+    message = unused.message.replace(", or remove it", "").replace("; remove it", "")
+    c.fail((*path, "use"), f"'{format_path(unused.path)}' of bestiary entry '{use}': {message};"
+                           f" or {how}")

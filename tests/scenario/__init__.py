@@ -1,0 +1,1 @@
+"""Tests of sim.scenario, one file per module."""

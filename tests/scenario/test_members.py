@@ -1,0 +1,55 @@
+"""Members: ``use:`` with overrides, ``count:`` names and kinds."""
+
+from __future__ import annotations
+
+from sim import dice
+from tests.scenario.arena import variant
+
+
+class TestUseAndCount:
+    """Members made from a bestiary entry and counted load into the specs the engine plays."""
+
+    def test_use_with_overrides(self, arena):
+        """Keys given beside ``use:`` win; the rest comes from the bestiary entry."""
+        scenario = arena.load(variant("{use: goblin, count: 2}",
+                                      "{use: goblin, name: Boss, hp: 20, defense_threshold: 13}"))
+        boss = scenario.sides[1].members[0]
+        assert boss.name == "Boss"
+        assert boss.hp == dice.parse(20)
+        assert boss.defense_threshold == 13
+        assert boss.level == 1
+        assert [(w.name, str(w.damage)) for w in boss.weapons] == [("rusty blade", "1d6")]
+        assert boss.side == "goblins"
+
+    def test_count_names(self, arena):
+        """``count: 3`` names the members ``goblin 1`` .. ``goblin 3``, one group."""
+        scenario = arena.load(variant("count: 2", "count: 3"))
+        members = scenario.sides[1].members
+        assert [m.name for m in members] == ["goblin 1", "goblin 2", "goblin 3"]
+        assert {m.group for m in members} == {"goblin"}
+        assert all(str(m.hp) == "2d6" for m in members)
+
+    def test_terror_kind_is_the_scenario_entry(self, arena):
+        """Terror once per kind of creature (RULES 3): the members of one `use:` entry or one
+        `count:` entry share a kind; another entry, even of the same bestiary entry, is another."""
+        scenario = arena.load(variant(
+            "      - {use: goblin, count: 2}\n",
+            "      - {use: goblin, count: 2}\n"
+            "      - {use: goblin, name: Boss}\n"
+            "      - {name: imp, count: 2, hp: 3}\n"
+            "      - {name: wisp, hp: 3}\n"))
+        kinds = {m.name: m.kind for m in scenario.sides[1].members}
+        assert kinds == {"goblin 1": "sides[1].members[0]", "goblin 2": "sides[1].members[0]",
+                         "Boss": "sides[1].members[1]", "imp 1": "sides[1].members[2]",
+                         "imp 2": "sides[1].members[2]", "wisp": "sides[1].members[3]"}
+        assert len({m.kind for m in scenario.sides[0].members}) == len(scenario.sides[0].members)
+
+    def test_count_one_keeps_plain_name(self, arena):
+        """``count: 1`` (the default) keeps the name without a number."""
+        scenario = arena.load(variant("count: 2", "count: 1"))
+        assert [m.name for m in scenario.sides[1].members] == ["goblin"]
+
+    def test_count_with_own_name(self, arena):
+        """``count:`` numbers an overridden name too."""
+        scenario = arena.load(variant("count: 2}", "count: 2, name: gob}"))
+        assert [m.name for m in scenario.sides[1].members] == ["gob 1", "gob 2"]

@@ -1,0 +1,73 @@
+"""The sides: unique names, at least two sides, one party at most."""
+
+from __future__ import annotations
+
+from tests.scenario.arena import BASE, variant, where
+
+
+class TestNames:
+    """Combatant and side names are unique; sides are at least two, one party at most."""
+
+    def test_duplicate_explicit_names(self, arena):
+        """Two members with one name: the second is reported, naming the first."""
+        p = arena.one(variant("      - {use: goblin, count: 2}\n",
+                              "      - {use: goblin, count: 2}\n      - {name: Aria, hp: 3}\n"))
+        assert where(p) == (15, 9, "sides[1].members[1]")
+        assert p.message == "duplicate combatant name 'Aria' (first at sides[0].members[0])"
+
+    def test_count_collides_with_explicit_name(self, arena):
+        """``count: 2`` makes 'goblin 2', which collides with a member named so."""
+        p = arena.one(variant("      - {use: goblin, count: 2}\n",
+                              "      - {use: goblin, count: 2}\n      - {name: goblin 2, hp: 3}\n"))
+        assert where(p) == (15, 9, "sides[1].members[1]")
+        assert p.message == "duplicate combatant name 'goblin 2' (first at sides[1].members[0])"
+
+    def test_explicit_name_before_count(self, arena):
+        """An explicit 'goblin 1' listed first makes the ``count:`` entry the duplicate."""
+        p = arena.one(variant("name: Aria", "name: goblin 1"))
+        assert where(p) == (14, 9, "sides[1].members[0]")
+        assert p.message == "duplicate combatant name 'goblin 1' (first at sides[0].members[0])"
+
+    def test_duplicate_side_names(self, arena):
+        """Two sides with one name: the second name is reported."""
+        p = arena.one(variant("- name: goblins", "- name: heroes"))
+        assert where(p) == (12, 11, "sides[1].name")
+        assert p.message == "duplicate side name 'heroes'"
+
+    def test_one_side_only(self, arena):
+        """A battle needs two sides."""
+        p = arena.one(BASE.split("  - name: goblins")[0])
+        assert where(p) == (4, 3, "sides")
+        assert p.message == "must have at least 2 item(s) (got 1)"
+
+    def test_two_party_sides(self, arena):
+        """Only one side can be the party."""
+        p = arena.one(variant("- name: goblins\n", "- name: goblins\n    party: true\n"))
+        assert p.path == "sides[1].party"
+        assert p.message == "only one side can be the party (the first is at sides[0])"
+
+    def test_two_party_sides_location(self, arena):
+        """The second ``party: true`` is where the problem is."""
+        p = arena.one(variant("- name: goblins\n", "- name: goblins\n    party: true\n"))
+        assert where(p) == (13, 12, "sides[1].party")
+
+    def test_empty_name(self, arena):
+        """An empty name is refused at the value."""
+        p = arena.one(variant("count: 2}", "count: 2, name: ''}"))
+        assert where(p) == (14, 39, "sides[1].members[0].name")
+        assert p.message == "must be a non-empty string (got '')"
+
+    def test_control_character_in_name(self, arena):
+        """A tab inside a name is refused and shown escaped."""
+        p = arena.one(variant("name: Aria", 'name: "A\\tria"'))
+        assert where(p) == (7, 15, "sides[0].members[0].name")
+        assert p.message == "must not contain control characters (got 'A\\tria')"
+
+    def test_missing_member_name_and_hp(self, arena):
+        """A member with neither ``use:`` nor name/hp names both missing keys."""
+        problems = arena.problems(variant("count: 2}", "count: 2}\n      - {level: 2}"))
+        assert [where(p) for p in problems] == [(15, 9, "sides[1].members[1]")] * 2
+        assert [p.message for p in problems] == [
+            "missing required key 'name' (and no 'use:')",
+            "missing required key 'hp' (and no 'use:')",
+        ]

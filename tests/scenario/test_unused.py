@@ -1,0 +1,60 @@
+"""Keys that would do nothing are refused; the keys that matter are accepted."""
+
+from __future__ import annotations
+
+from sim import dice
+from tests.scenario.arena import BASE, BESTIARY, variant
+
+
+class TestKeysThatMatter:
+    """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
+
+    def test_terror_and_spirit_with_the_option(self, arena):
+        """With spirit on, a creature's terror and a party member's spirit both matter."""
+        text = variant("rules: d20\n", "rules: d20\noptions: {spirit: true}\n",
+                       "armor: 4\n", "armor: 4\n        spirit: 2d12\n",
+                       "{use: goblin, count: 2}", "{use: goblin, count: 2, terror: 1d4}")
+        scenario = arena.load(text)
+        aria, goblin = scenario.sides[0].members[0], scenario.sides[1].members[0]
+        assert aria.spirit == dice.parse("2d12")
+        assert goblin.terror == dice.parse("1d4")
+
+    def test_null_drops_a_bestiary_key(self, arena):
+        """``terror: null`` next to ``use:`` drops the entry's terror: valid without spirit."""
+        arena.write(BESTIARY.replace("    level: 1\n", "    level: 1\n    terror: 1d6\n"),
+                    "bestiary/d20/x.yaml")
+        problems = arena.problems(BASE)
+        assert [p.path for p in problems] == ["sides[1].members[0].use"]
+        assert "write 'terror: null' here to drop it" in problems[0].message
+        scenario = arena.load(variant("{use: goblin, count: 2}",
+                                      "{use: goblin, count: 2, terror: null}"))
+        assert scenario.sides[1].members[0].terror is None
+
+    def test_heroism_aspects_and_a_weapon_skill(self, arena):
+        """In d20 a weapon's skill matters through aspects, which matter through heroism."""
+        text = variant("armor: 4\n", "armor: 4\n        heroism: 2\n        aspects: [blades]\n",
+                       "{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, skill: blades}")
+        aria = arena.load(text).sides[0].members[0]
+        assert (aria.heroism, aria.aspects, aria.weapons[0].skill) == (2, ("blades",), "blades")
+
+    def test_group_check_skill_on_the_surprising_side(self, arena):
+        """A skill named by the side's surprise group check is read (2d10)."""
+        arena.write("rules: 2d10\ncreatures:\n  rat: {hp: 3, weapons: [{name: bite, damage: 1d2}]}\n",
+                    "bestiary/2d10/x.yaml")
+        text = ("name: T\nrules: 2d10\nsurprise: {side: a, group_check: sneaking}\nsides:\n"
+                "  - name: a\n    party: true\n    members:\n"
+                "      - {name: Wynn, hp: 9, skills: {sneaking: 3, knife: 2},"
+                " weapons: [{name: knife, damage: 1d4}]}\n"
+                "  - name: b\n    members: [{use: rat}]\n")
+        wynn = arena.load(text).sides[0].members[0]
+        assert dict(wynn.skills) == {"sneaking": 3, "knife": 2}
+
+    def test_refused_by_run_and_batch_too(self, arena, tmp_path):
+        """``sim run`` and ``sim batch`` refuse an idle key like validate, before any run."""
+        arena.write(variant("armor: 4\n", "armor: 4\n        spirit: 2d12\n"))
+        for argv in (("run", "s.yaml"), ("batch", "s.yaml", "-n", "2", "--out", "out")):
+            code, out, err = arena.cli(*argv)
+            assert out == ""
+            assert code == 2
+            assert err.startswith("s.yaml:11:9: sides[0].members[0].spirit: does nothing without")
+        assert not (tmp_path / "out").exists()
