@@ -29,7 +29,8 @@ import attrs
 
 from benchmarks import harness
 from sim.batch import ChunkTask, LogPlan, battle_seed, run_chunk
-from sim.day import Day, load_day, run_day, step_seed
+from sim.day import run_day, step_seed
+from sim.day_file import Day, load_day
 from sim.engine import run_battle
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 
 from sim.batch import DEFAULT_CHUNK, ChunkTask, LogPlan, run_chunk
-from sim.day import Day
+from sim.day_file import Day
 from sim.errors import InputError
 from sim.model import Scenario
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import attrs
 
-from sim.day import Day, StepResult, describe_step
+from sim.day import StepResult
+from sim.day_file import Day, describe_step
 from sim.stats import Aggregate, interval, percentile
 
 DayRow = tuple[Any, ...]  # (*BattleRow, steps: tuple[StepResult, ...], survived, completed)

@@ -16,7 +16,8 @@ from typing import Any
 import attrs
 
 from sim.batch.tables import PART_KEY, day_rows_table, parquet_bytes, rows_table
-from sim.day import Day, run_day
+from sim.day import run_day
+from sim.day_file import Day
 from sim.day_stats import DayAggregate, DayRow
 from sim.engine import run_battle
 from sim.errors import InputError

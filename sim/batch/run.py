@@ -26,7 +26,7 @@ from sim.batch.chunk import DEFAULT_CHUNK, ChunkResult, ChunkTask, LogPlan, empt
 from sim.batch.folder import LOGS, PARTS, SUMMARY, RunFolder, write_atomic, write_run_file
 from sim.batch.runners import Runner
 from sim.batch.tables import table_rows
-from sim.day import Day, load_input
+from sim.day_file import Day, load_input
 from sim.errors import InputError, RunAborted
 from sim.manifest import file_sha256, new_run_id
 from sim.model import Scenario

@@ -32,7 +32,7 @@ from sim.cli.common import (
     warn,
 )
 from sim.cli.play import print_report
-from sim.day import load_input
+from sim.day_file import load_input
 from sim.errors import InputError, RunAborted
 from sim.model import Scenario
 from sim.report import print_summary

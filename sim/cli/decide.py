@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from sim.batch import Runner, default_workers, make_runner
 from sim.cli.common import EXIT_OK, check_bestiary_dirs, check_scheduler_option, progress_bar, warn
 from sim.compare import MAX_VARIANTS, compare, variant_names
-from sim.day import Day, load_input
+from sim.day_file import Day, load_input
 from sim.errors import InputError, ScenarioError
 from sim.model import Scenario
 from sim.paired import Variant

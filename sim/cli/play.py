@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from sim.batch import write_atomic
 from sim.cli.common import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, check_bestiary_dirs, say
-from sim.day import is_day_file, load_day, load_input, run_any
+from sim.day import run_any
+from sim.day_file import is_day_file, load_day, load_input
 from sim.errors import InputError, ScenarioError
 from sim.events import to_jsonl, write_jsonl
 from sim.narrate import narrate

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sim.cli.common import EXIT_OK, check_bestiary_dirs
-from sim.day import Day, Rest, load_input
+from sim.day_file import Day, Rest, load_input
 from sim.errors import InputError
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.show import bestiary, find_entry, listing, show_entry, show_scenario

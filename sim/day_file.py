@@ -1,0 +1,340 @@
+"""Day files (RULES 7): loading and validating a day, its steps, and its composed encounters.
+
+A day file is a YAML file with ``steps:``. Its ``party`` (a side block) takes
+the place of each encounter's party side; an encounter is a scenario file, or
+a scenario written inline without its party side. Each encounter is validated
+as a whole scenario, and a problem is reported in the file where it was written
+(the day file for the party and inline encounters, the encounter's own file
+otherwise). ``load_input`` reads either a scenario or a day.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from sim.errors import Problem, ScenarioError
+from sim.model import Combatant, Scenario, Side
+from sim.overrides import apply as apply_overrides
+from sim.overrides import blame
+from sim.overrides import parse_all as parse_overrides
+from sim.rest import REST_KINDS
+from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
+from sim.scenario.checker import did_you_mean
+from sim.yamlsrc import Mark, Path, Source, load_yaml, shorten
+
+MAX_STEPS = 50
+MAX_HOURS = 24 * 7
+DAY_KEYS = ("name", "rules", "description", "party", "steps", "options")
+OPPOSITION = "opposition"  # the winner of a day the party did not see through
+
+
+@attrs.frozen
+class Rest:
+    step: int
+    kind: str
+    hours: int
+
+
+@attrs.frozen
+class Encounter:
+    step: int
+    name: str
+    scenario: Scenario  # with the day's party as its party side
+
+
+@attrs.frozen
+class Day:
+    """A whole adventuring day, ready to be played any number of times."""
+
+    name: str
+    rules: str
+    party: str  # the party side's name
+    steps: tuple[Encounter | Rest, ...]
+    destiny_points: int = 0
+    path: str = ""
+    sha256: str = ""
+    bestiary: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()
+
+    @property
+    def abs_path(self) -> str:
+        """The day file as an absolute path: a day's log verifies from any folder."""
+        return str(pathlib.Path(self.path).resolve()) if self.path else ""
+
+    @property
+    def encounters(self) -> tuple[Encounter, ...]:
+        return tuple(s for s in self.steps if isinstance(s, Encounter))
+
+    @property
+    def members(self) -> tuple[Combatant, ...]:
+        """The party's combatants (riders' mounts included), as the first encounter lists them."""
+        first = self.encounters[0].scenario
+        return next(s for s in first.sides if s.party).members
+
+    # The batch machinery reads these off a Scenario; a day answers the same way.
+    @property
+    def combatants(self) -> tuple[Combatant, ...]:
+        return self.members
+
+    @property
+    def sides(self) -> tuple[Side, ...]:
+        return (Side(self.party, self.members, party=True), Side(OPPOSITION, ()))
+
+    @property
+    def resolved_sha256(self) -> str:
+        content = [(self.name, self.rules, self.destiny_points)]
+        for step in self.steps:
+            content.append(step.scenario.resolved_sha256 if isinstance(step, Encounter)
+                           else (step.kind, step.hours))
+        return hashlib.sha256(repr(content).encode()).hexdigest()
+
+
+# -- loading ------------------------------------------------------------------------------
+
+
+def is_day_file(path: pathlib.Path) -> bool:
+    """A YAML file whose top level has ``steps:`` (read cheaply: errors are left to the loader)."""
+    try:
+        source = load_yaml(path)
+    except ScenarioError:
+        return False
+    return isinstance(source.data, dict) and "steps" in source.data
+
+
+class _Composed:
+    """The data of one encounter with the day's party spliced in, reporting each problem in
+    the file (and at the path) where the value was written: duck-types ``yamlsrc.Source``."""
+
+    def __init__(self, data: dict, parts: list[tuple[Path, Source, Path]], sha256: str) -> None:
+        self.data = data
+        self.file = parts[-1][1].file
+        self.sha256 = sha256
+        self._parts = parts  # (prefix in data, source, prefix in that source); longest first
+
+    def _where(self, path: Path) -> tuple[Source, Path]:
+        for prefix, source, origin in self._parts:
+            if path[:len(prefix)] == prefix:
+                return source, (*origin, *path[len(prefix):])
+        raise AssertionError(path)
+
+    def mark(self, path: Path) -> Mark:
+        source, origin = self._where(path)
+        return source.mark(origin)
+
+    def problem(self, path: Path, message: str, at_key: bool = False) -> Problem:
+        source, origin = self._where(path)
+        return source.problem(origin, message, at_key)
+
+
+def load_day(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
+             overrides: Sequence[str] = ()) -> Day:
+    """Load and validate a day file and every encounter it names; ScenarioError lists all
+    problems. ``overrides`` (``--set``) edit the day file's YAML."""
+    source = load_yaml(path)
+    touched: list = []
+    if overrides:
+        source, touched = apply_overrides(source, parse_overrides(overrides, source.file))
+    problems: list[Problem] = []
+    try:
+        day = _load(path, source, bestiary_extra, tuple(overrides), problems)
+    except ScenarioError as exc:
+        problems.extend(exc.problems)
+        day = None
+    if problems or day is None:
+        unique = list(dict.fromkeys(problems))
+        raise ScenarioError(blame(sorted(unique, key=lambda p: (p.file, p.line, p.col)), touched))
+    return day
+
+
+def _fail(problems: list[Problem], source: Source, path: Path, message: str, at_key: bool = False) -> None:
+    problems.append(source.problem(path, message, at_key))
+
+
+def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...],
+          overrides: tuple[str, ...], problems: list[Problem]) -> Day | None:
+    data = source.data
+    if not isinstance(data, dict):
+        _fail(problems, source, (), f"must be a mapping at the top level (got {shorten(data)})")
+        return None
+    for key in data:
+        if key not in DAY_KEYS:
+            hint = did_you_mean(key, DAY_KEYS)
+            _fail(problems, source, (key,), f"unknown key {shorten(key)} in a day{hint}",
+                  at_key=True)
+    for key in ("name", "rules", "party", "steps"):
+        if key not in data:
+            _fail(problems, source, (), f"missing required key '{key}' (a day has name, rules, party, steps)")
+    rules = data.get("rules")
+    if "rules" in data and rules not in IMPLEMENTED_SYSTEMS:
+        _fail(problems, source, ("rules",),
+              f"must be one of {', '.join(IMPLEMENTED_SYSTEMS)} (got {shorten(rules)})")
+        return None
+    name = data.get("name")
+    if "name" in data and (not isinstance(name, str) or not name.strip()):
+        _fail(problems, source, ("name",), f"must be a non-empty text (got {shorten(data.get('name'))})")
+    destiny = _destiny(data, source, problems)
+    party = data.get("party")
+    if "party" in data and (not isinstance(party, dict) or not isinstance(party.get("name"), str)):
+        _fail(problems, source, ("party",), "must be a side block with a name and members")
+        party = None
+    steps = data.get("steps")
+    if "steps" in data and (not isinstance(steps, list) or not steps or len(steps) > MAX_STEPS):
+        _fail(problems, source, ("steps",), f"must be a list of 1 to {MAX_STEPS} steps (encounter or rest)")
+        steps = None
+    if problems or party is None or steps is None:
+        return None
+    built: list[Encounter | Rest] = []
+    for i, step in enumerate(steps):
+        item = _step(path, source, i, step, party, rules, destiny, bestiary, problems)
+        if item is not None:
+            built.append(item)
+    if not any(isinstance(s, Encounter) for s in built) and not problems:
+        _fail(problems, source, ("steps",), "a day needs at least one encounter")
+    if problems:
+        return None
+    return Day(name=data["name"].strip(), rules=rules, party=party["name"].strip(),
+               steps=tuple(built), destiny_points=destiny, path=str(path), sha256=source.sha256,
+               bestiary=tuple(str(pathlib.Path(b).resolve()) for b in bestiary), overrides=overrides)
+
+
+def _destiny(data: dict, source: Source, problems: list[Problem]) -> int:
+    options = data.get("options", {})
+    if not isinstance(options, dict) or set(options) - {"destiny_points"}:
+        _fail(problems, source, ("options",),
+              "a day's options hold only destiny_points (the campaign's); other options belong to"
+              " each encounter")
+        return 0
+    value = options.get("destiny_points", 0)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
+        _fail(problems, source, ("options", "destiny_points"),
+              f"must be an integer 0..100 (got {shorten(value)})")
+        return 0
+    return value
+
+
+def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict, rules: str,
+          destiny: int, bestiary: tuple[pathlib.Path, ...], problems: list[Problem]
+          ) -> Encounter | Rest | None:
+    where: Path = ("steps", i)
+    if not isinstance(step, dict) or len(step) != 1 or next(iter(step)) not in ("encounter", "rest"):
+        _fail(problems, source, where,
+              "must be {encounter: FILE or inline scenario} or {rest: {kind, hours}}")
+        return None
+    (kind, value), = step.items()
+    if kind == "rest":
+        return _rest(source, i, value, problems)
+    return _encounter(path, source, i, value, party, rules, destiny, bestiary, problems)
+
+
+def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Rest | None:
+    where: Path = ("steps", i, "rest")
+    if not isinstance(value, dict) or set(value) - {"kind", "hours"} or "kind" not in value:
+        _fail(problems, source, where, "must be {kind: quick|calm|good|intensive, hours: N}")
+        return None
+    kind, hours = value["kind"], value.get("hours", 1)
+    ok = True
+    if kind not in REST_KINDS:
+        hint = did_you_mean(kind, tuple(REST_KINDS)) if isinstance(kind, str) else ""
+        _fail(problems, source, (*where, "kind"),
+              f"no rest kind {shorten(kind)}: quick, calm, good or intensive{hint}")
+        ok = False
+    if not isinstance(hours, int) or isinstance(hours, bool) or not 1 <= hours <= MAX_HOURS:
+        _fail(problems, source, (*where, "hours"),
+              f"must be a whole number of hours 1..{MAX_HOURS} (got {shorten(hours)})")
+        ok = False
+    return Rest(i, kind, hours) if ok else None
+
+
+def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party: dict, rules: str,
+               destiny: int, bestiary: tuple[pathlib.Path, ...], problems: list[Problem]
+               ) -> Encounter | None:
+    where: Path = ("steps", i, "encounter")
+    if isinstance(value, str):
+        file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)
+        if not file.is_file():
+            _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file})")
+            return None
+        try:
+            own = load_yaml(file)
+        except ScenarioError as exc:
+            problems.extend(exc.problems)
+            return None
+        origin: Path = ()
+        scenario_path = file
+    elif isinstance(value, dict):
+        own, origin, scenario_path = day, where, day_path
+        value = {k: v for k, v in value.items()}
+    else:
+        _fail(problems, day, where,
+              f"must be a scenario file name or an inline scenario (got {shorten(value)})")
+        return None
+    data = own.data if isinstance(value, str) else value
+    if not isinstance(data, dict):
+        _fail(problems, own, origin, "an encounter must be a mapping (a scenario)")
+        return None
+    if data.get("rules", rules) != rules:
+        _fail(problems, own, (*origin, "rules"),
+              f"this encounter uses rules {shorten(data.get('rules'))} but the day is {rules}")
+        return None
+    options = data.get("options")
+    if isinstance(options, dict) and "destiny_points" in options:
+        _fail(problems, own, (*origin, "options", "destiny_points"),
+              "destiny points belong to the campaign: set options.destiny_points in the day file")
+        return None
+    composed = _compose(day, own, origin, data, party, rules, destiny)
+    if composed is None:
+        _fail(problems, own, (*origin, "sides"), "must be a list of sides")
+        return None
+    try:
+        scenario = scenario_from_source(scenario_path, composed, bestiary)  # type: ignore[arg-type]
+    except ScenarioError as exc:
+        problems.extend(exc.problems)
+        return None
+    return Encounter(i, scenario.name, scenario)
+
+
+def _compose(day: Source, own: Source, origin: Path, data: dict, party: dict, rules: str,
+             destiny: int) -> _Composed | None:
+    """The encounter's data with the day's party as its party side (where its own party side
+    was, else first), every value traced back to where it was written."""
+    sides = data.get("sides")
+    if not isinstance(sides, list):
+        return None
+    slot = next((k for k, s in enumerate(sides) if isinstance(s, dict) and s.get("party") is True), None)
+    others = [k for k in range(len(sides)) if k != slot]
+    at = 0 if slot is None else slot
+    order = [*others[:at], None, *others[at:]]  # None: the day's party
+    merged = {k: v for k, v in data.items() if k != "sides"}
+    merged.setdefault("rules", rules)
+    if destiny:
+        merged["options"] = {**(merged.get("options") or {}), "destiny_points": destiny}
+    merged["sides"] = [{**party, "party": True} if k is None else sides[k] for k in order]
+    parts: list[tuple[Path, Source, Path]] = []
+    for position, k in enumerate(order):
+        if k is None:
+            parts.append((("sides", position), day, ("party",)))
+        else:
+            parts.append((("sides", position), own, (*origin, "sides", k)))
+    parts.append(((), own, origin))
+    return _Composed(merged, parts, own.sha256)
+
+
+def describe_step(step: Encounter | Rest) -> dict[str, Any]:
+    if isinstance(step, Rest):
+        return {"step": step.step, "kind": "rest", "name": f"{step.kind} rest, {step.hours} h"}
+    return {"step": step.step, "kind": "encounter", "name": step.name}
+
+
+def load_input(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
+               overrides: Sequence[str] = ()) -> Scenario | Day:
+    """A scenario, or a day when the file has ``steps:``: every command takes either."""
+    if is_day_file(path):
+        return load_day(path, bestiary_extra, overrides)
+    return load_scenario(path, bestiary_extra, overrides=overrides)
+
+

@@ -1,0 +1,151 @@
+"""Rests and what the party carries between fights (RULES 7).
+
+Between steps the party keeps its HP, unhealable HP, PSY, fatigue, heroism
+dice, destiny points, morale tokens, spirit, its dead and its serious-wound
+weakness; ongoing effects end with each fight. A ``Member`` holds one party
+combatant's state between fights (``hand_over`` to a new fight's fighter,
+``take_back`` after it); ``rest`` applies one rest of a given kind and length.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import attrs
+
+from sim import dice
+from sim.morale import state_of
+from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
+
+
+@attrs.frozen
+class RestKind:
+    """What one hour of a kind of rest gives back (RULES 7)."""
+
+    heal: dice.Dice  # plus the level, per hour
+    unhealable_per_level: int  # unhealable HP recovered per hour, times the level
+    psy_halved: bool  # quick rests give back half the PSY (rounded down)
+    fatigue: int  # fatigue points lost per hour
+    cures_weakness: bool  # serious-wound weakness lasts until a good or intensive rest
+
+
+REST_KINDS = {
+    "quick": RestKind(dice.parse("1d4"), 0, True, 0, False),
+    "calm": RestKind(dice.parse("1d6"), 1, False, 1, False),
+    "good": RestKind(dice.parse("1d6"), 2, False, 2, True),
+    "intensive": RestKind(dice.parse("2d8"), 3, False, 3, True),
+}
+HEROISM_BACK_AFTER_HOURS = 8  # heroism dice come back after a rest this long, in one go
+
+
+@attrs.define
+class Member:
+    """One party combatant between fights."""
+
+    name: str
+    level: int
+    max_psy: int
+    max_heroism: int
+    max_hp: int | None = None  # rolled in its first fight, then kept
+    hp: int = 0
+    unhealable: int = 0
+    psy: int = 0
+    fatigue: int = 0
+    heroism: int = 0
+    morale: int | None = None
+    despairing: bool = False
+    spirit: int | None = None
+    max_spirit: int | None = None
+    weakened: bool = False
+    status: str = ACTIVE  # active | unconscious (stabilised at 0 HP) | broken | dead | fled
+    cause: str | None = None
+    ever_down: bool = False
+    morale_state: str | None = None
+    learned: frozenset[str] = frozenset()
+    items: dict[str, int] | None = None  # items left (RULES.md §8), after its first fight
+    items_used: int = 0  # over the day
+
+    def hand_over(self, fighter: Fighter) -> None:
+        """Give a fighter of a new fight what this member carries (after its first fight)."""
+        if self.max_hp is None:
+            return
+        fighter.max_hp, fighter.hp = self.max_hp, self.hp
+        fighter.unhealable, fighter.psy, fighter.fatigue = self.unhealable, self.psy, self.fatigue
+        fighter.heroism, fighter.weakened = self.heroism, self.weakened
+        if fighter.morale is not None and self.morale is not None:
+            fighter.morale, fighter.despairing = self.morale, self.despairing
+        if self.max_spirit is not None:
+            fighter.spirit, fighter.max_spirit = self.spirit, self.max_spirit
+        if self.items is not None:  # a potion drunk in one fight is gone in the next
+            fighter.items = dict(self.items)
+        if self.status == BROKEN:  # what it dies of, should its side lose (RULES 3, 5)
+            fighter.status, fighter.able, fighter.cause = BROKEN, False, self.cause
+        elif self.hp == 0:
+            fighter.status, fighter.able, fighter.cause = UNCONSCIOUS, False, self.cause
+
+    def take_back(self, fighter: Fighter) -> None:
+        """What the fighter leaves the fight with."""
+        self.max_hp, self.hp = fighter.max_hp, fighter.hp
+        self.unhealable, self.psy, self.fatigue = fighter.unhealable, fighter.psy, fighter.fatigue
+        self.heroism, self.weakened = fighter.heroism, fighter.weakened
+        self.morale, self.despairing = fighter.morale, fighter.despairing
+        self.spirit, self.max_spirit = fighter.spirit, fighter.max_spirit
+        self.learned = self.learned | frozenset(fighter.learned)
+        self.items, self.items_used = dict(fighter.items), self.items_used + fighter.items_used
+        self.morale_state = state_of(fighter)
+        self.cause = fighter.cause
+        status = fighter.status
+        if status == UNCONSCIOUS and fighter.hp > 0:
+            status = ACTIVE  # a serious-wound knock-out ends with the fight
+        self.status = status
+        # A won fight leaves its unconscious at 0 HP: stabilised, as they are.
+        if status in (DEAD, BROKEN, UNCONSCIOUS):
+            self.ever_down = True
+
+    @property
+    def alive(self) -> bool:
+        return self.status not in (DEAD, FLED)
+
+
+def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool = True
+         ) -> dict[str, Any] | None:
+    """One rest of ``hours`` hours for one member (RULES 7); with ``report``, the ``rested``
+    event's fields (built only when a log wants them)."""
+    rule = REST_KINDS[kind]
+    before = (member.hp, member.unhealable, member.psy, member.fatigue, member.heroism, member.morale)
+    level = member.level
+    for _ in range(hours):
+        # Ordinary healing never touches HP paid for spells: it stops below them.
+        ceiling = (member.max_hp or 0) - member.unhealable
+        healed = rule.heal.roll(rng) + level  # rolled every hour, even with nothing to heal
+        member.hp = max(member.hp, min(ceiling, member.hp + healed))
+        back = min(member.unhealable, rule.unhealable_per_level * level)
+        member.unhealable -= back
+        member.hp = min(member.max_hp or 0, member.hp + back)
+        gain = level // 2 if rule.psy_halved else level
+        member.psy = min(member.max_psy, member.psy + gain)
+        member.fatigue = max(0, member.fatigue - rule.fatigue)
+    if hours >= HEROISM_BACK_AFTER_HOURS:
+        member.heroism = member.max_heroism
+    if member.morale is not None:
+        member.morale += 1  # each rest of an hour or more: +1 token (and despair ends)
+        member.despairing = False
+    if rule.cures_weakness:
+        member.weakened = False
+    if member.status == UNCONSCIOUS and member.hp > 0:
+        member.status = ACTIVE  # stabilised members wake with the first HP a rest gives
+    if not report:
+        return None
+    hp, unhealable, psy, fatigue, heroism, morale = before
+    return {
+        "kind": kind, "hours": hours, "level": level,
+        "hp_before": hp, "hp_after": member.hp, "max_hp": member.max_hp,
+        "unhealable_before": unhealable, "unhealable_after": member.unhealable,
+        "psy_before": psy, "psy_after": member.psy, "max_psy": member.max_psy,
+        "fatigue_before": fatigue, "fatigue_after": member.fatigue,
+        "heroism_before": heroism, "heroism_after": member.heroism,
+        "max_heroism": member.max_heroism,
+        "morale_before": morale, "morale_after": member.morale,
+    }
+

@@ -1,0 +1,58 @@
+"""Day files (RULES 7): bad day files get file:line:col messages where the value was written."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim import cli
+from sim.day_file import load_day
+from sim.errors import ScenarioError
+from tests.day_files import AMBUSH, MARSH, PARTY, ROOT, WARREN, write_day
+
+
+class TestDayFile:
+    """Bad day files get file:line:col messages, reported where the value was written."""
+
+    def problems(self, tmp_path, body: str) -> list[str]:
+        with pytest.raises(ScenarioError) as caught:
+            load_day(write_day(tmp_path, body))
+        return [str(p) for p in caught.value.problems]
+
+    def test_missing_encounter_file(self, tmp_path):
+        body = "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: nope.yaml\n"
+        (line,) = self.problems(tmp_path, body)
+        assert line.startswith(f"{tmp_path / 'day.yaml'}:11:16:")
+        assert "no encounter file 'nope.yaml'" in line
+
+    def test_unknown_rest_kind(self, tmp_path):
+        body = "name: D\nrules: d20\n" + PARTY + ("steps:\n  - encounter: " + str(AMBUSH) +
+                                                   "\n  - rest: {kind: nap, hours: 1}\n")
+        (line,) = self.problems(tmp_path, body)
+        assert "steps[1].rest.kind: no rest kind 'nap'" in line
+
+    def test_encounter_with_other_rules(self, tmp_path):
+        other = ROOT / "scenarios" / "burning_barn.yaml"
+        body = "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: " + str(other) + "\n"
+        (line,) = self.problems(tmp_path, body)
+        assert "uses rules 'd100' but the day is d20" in line
+
+    def test_inline_problem_at_its_line(self, tmp_path):
+        """A bad value in an inline encounter is reported at its line of the day file."""
+        body = ("name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter:\n      name: Inline\n"
+                "      sides:\n        - name: foes\n          members:\n"
+                "            - {use: goblin, count: 0}\n")
+        (line,) = self.problems(tmp_path, body)
+        assert "day.yaml:16:36:" in line
+        assert "steps[0].encounter.sides[0].members[0].count" in line
+
+    def test_party_problem_in_the_day_file(self, tmp_path):
+        """A bad party member is reported once, in the day file, under party."""
+        body = ("name: D\nrules: d20\nparty:\n  name: heroes\n  members:\n"
+                "    - {use: knight, name: Bo, hp: -3}\n"
+                "steps:\n  - encounter: " + str(AMBUSH) + "\n  - encounter: " + str(AMBUSH) + "\n")
+        (line,) = self.problems(tmp_path, body)
+        assert "day.yaml:6:" in line and "party.members[0].hp" in line
+
+    def test_validate_says_day(self, capsys):
+        assert cli.main(["validate", str(WARREN), str(MARSH)]) == 0
+        assert capsys.readouterr().out.count("ok (day)") == 2

@@ -1,0 +1,167 @@
+"""Rests and carry-over (RULES 7): each kind of rest, and what a member hands over to a fight."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pytest
+
+from sim.rest import REST_KINDS, Member, rest
+from sim.state import BROKEN, Fighter
+from tests.builders import battle, fighter, scenario, side
+
+
+def member(level: int = 2, **fields) -> Member:
+    m = Member("M", level, max_psy=fields.pop("max_psy", 10), max_heroism=fields.pop("max_heroism", 2))
+    m.max_hp = fields.pop("max_hp", 100)
+    for key, value in fields.items():
+        setattr(m, key, value)
+    return m
+
+
+class TestRestArithmetic:
+    """One hour of each kind of rest, against its exact distribution (RULES 7)."""
+
+    @pytest.mark.parametrize(("kind", "faces"), [
+        ("quick", [1, 2, 3, 4]), ("calm", [1, 2, 3, 4, 5, 6]), ("good", [1, 2, 3, 4, 5, 6]),
+        ("intensive", [a + b for a in range(1, 9) for b in range(1, 9)]),
+    ])
+    def test_hp_per_hour_is_dice_plus_level(self, kind, faces):
+        """HP healed in one hour is the kind's dice + level, within 4 standard errors per value."""
+        level, n = 3, 6000
+        rng = random.Random(7)
+        seen = Counter()
+        for _ in range(n):
+            m = member(level, hp=0)
+            rest(m, kind, 1, rng)
+            seen[m.hp] += 1
+        exact = Counter(f + level for f in faces)
+        assert set(seen) <= set(exact)
+        for value, ways in exact.items():
+            p = ways / len(faces)
+            assert abs(seen[value] / n - p) <= 4 * math.sqrt(p * (1 - p) / n), (kind, value)
+
+    def test_never_above_max(self):
+        """Healing stops at maximum HP, whatever the dice."""
+        m = member(hp=98, max_hp=100)
+        rest(m, "intensive", 5, random.Random(1))
+        assert m.hp == 100
+
+    @pytest.mark.parametrize(("kind", "per_level"),
+                             [("quick", 0), ("calm", 1), ("good", 2), ("intensive", 3)])
+    def test_unhealable_recovery(self, kind, per_level):
+        """Per hour: calm 1 x level unhealable HP, good 2 x, intensive 3 x, quick none;
+        ordinary healing stops below them, then what is recovered is healed on top."""
+        m = member(level=2, hp=68, max_hp=100, unhealable=30)  # 2 below the ceiling of 70
+        rest(m, kind, 1, random.Random(3))
+        back = per_level * 2
+        assert m.unhealable == 30 - back
+        assert m.hp == 70 + back  # healing stopped at 70, the recovered HP came on top
+
+    def test_ordinary_healing_stops_below_unhealable(self):
+        """A member with unhealable HP cannot be healed into them by a quick rest."""
+        m = member(level=2, hp=60, max_hp=100, unhealable=30)
+        rest(m, "quick", 10, random.Random(3))
+        assert m.hp == 70 and m.unhealable == 30
+
+    @pytest.mark.parametrize(("kind", "psy", "fatigue"), [("quick", 1, 5), ("calm", 3, 4),
+                                                          ("good", 3, 3), ("intensive", 3, 2)])
+    def test_psy_and_fatigue_per_hour(self, kind, psy, fatigue):
+        """PSY: 1 x level an hour, half (rounded down) on a quick rest; fatigue -1/-2/-3, none quick."""
+        m = member(level=3, hp=100, psy=0, fatigue=5)
+        rest(m, kind, 1, random.Random(2))
+        assert (m.psy, m.fatigue) == (psy, fatigue)
+
+    def test_psy_never_above_max(self):
+        m = member(level=3, hp=100, psy=9, max_psy=10)
+        rest(m, "good", 4, random.Random(2))
+        assert m.psy == 10
+
+    def test_heroism_back_after_eight_hours_in_one_go(self):
+        """Heroism dice come back after a rest of 8 hours or more, not after shorter ones."""
+        short, long = member(heroism=0), member(heroism=0)
+        rest(short, "good", 7, random.Random(1))
+        rest(long, "good", 8, random.Random(1))
+        assert (short.heroism, long.heroism) == (0, 2)
+
+    def test_morale_token_per_rest(self):
+        """Each rest of an hour or more gives one morale token (and ends despair)."""
+        m = member(hp=100, morale=0, despairing=True)
+        rest(m, "quick", 3, random.Random(1))
+        assert (m.morale, m.despairing) == (1, False)
+
+    @pytest.mark.parametrize(("kind", "cured"), [("quick", False), ("calm", False), ("good", True),
+                                                 ("intensive", True)])
+    def test_weakness_until_good_or_intensive_rest(self, kind, cured):
+        """Serious-wound weakness lasts until a good or intensive rest."""
+        m = member(hp=50, weakened=True)
+        rest(m, kind, 1, random.Random(1))
+        assert m.weakened is not cured
+
+    def test_stabilised_member_wakes_with_first_hp(self):
+        """An unconscious member at 0 HP wakes with the first HP a rest gives."""
+        m = member(hp=0, status="unconscious")
+        rest(m, "quick", 1, random.Random(1))
+        assert m.hp > 0 and m.status == "active"
+
+    def test_rest_kinds_are_the_four_of_rules_7(self):
+        assert set(REST_KINDS) == {"quick", "calm", "good", "intensive"}
+
+
+class TestHandOver:
+    """Member.take_back and hand_over: what a fighter leaves one fight with, the next gets."""
+
+    def fighters(self, morale: bool = False):
+        spec = scenario(side("h", fighter("A", hp=30), party=True), side("m", fighter("M")),
+                        **({"morale_on": True} if morale else {}))
+        return battle(spec).fighters[0], battle(spec, seed=2).fighters[0]
+
+    def test_pools_carry(self):
+        """PSY, unhealable HP, fatigue, heroism and weakness carry into the next fight."""
+        before, after = self.fighters()
+        before.hp, before.psy, before.unhealable, before.fatigue = 12, 3, 5, 2
+        before.heroism, before.weakened = 1, True
+        m = member()
+        m.take_back(before)
+        m.hand_over(after)
+        assert (after.hp, after.psy, after.unhealable, after.fatigue, after.heroism, after.weakened) == (
+            12, 3, 5, 2, 1, True)
+
+    def test_effects_end_with_the_battle(self):
+        """A burning, poisoned or drowning effect ends with the battle: none is handed over."""
+        before, after = self.fighters()
+        before.effects.append(object())  # an ongoing effect still running at the end
+        m = member()
+        m.take_back(before)
+        m.hand_over(after)
+        assert after.effects == []
+
+    def test_morale_tokens_carry(self):
+        """Morale tokens belong to the game: the next fight starts with what the last left."""
+        before, after = self.fighters(morale=True)
+        before.morale, after.morale = 2, 9
+        m = member()
+        m.take_back(before)
+        m.hand_over(after)
+        assert after.morale == 2
+
+    def test_stabilised_at_zero_after_a_won_fight(self):
+        """An unconscious member at 0 HP is stabilised: it enters the next fight unconscious."""
+        before, after = self.fighters()
+        before.hp, before.status, before.able = 0, "unconscious", False
+        m = member()
+        m.take_back(before)
+        assert (m.hp, m.status) == (0, "unconscious")
+        m.hand_over(after)
+        assert (after.hp, after.status, after.able) == (0, "unconscious", False)
+
+    def test_a_broken_mind_carries_its_cause(self):
+        """A mind broken in an earlier fight enters the next one broken, out of the fight, and
+        keeps its cause (terror): it dies of it if its side loses (RULES 3, 5)."""
+        m = member(hp=30, status=BROKEN, cause="terror")
+        spec = fighter("M")
+        f = Fighter(spec, side("heroes", spec, party=True), 0, 30, 0.0)
+        m.hand_over(f)
+        assert (f.status, f.able, f.cause) == (BROKEN, False, "terror")
