@@ -1,0 +1,116 @@
+"""The shape of the package (issue 14): no runtime import cycle, no function-level import of
+a ``sim`` module to dodge one, and modules small enough to read in one sitting."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+SIM = pathlib.Path(__file__).resolve().parent.parent / "sim"
+MAX_LINES = 450  # "about 400": a module past this has a split by concept waiting
+# sim modules that may be imported inside a function, and why: never to dodge a cycle, only
+# to keep a heavy third-party library out of every `sim` start.
+LAZY = {"sim.replay_ui": "textual, about 0.6 s to import: only an interactive replay pays it"}
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(SIM.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(SIM.rglob("*.py"))}
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _targets(node: ast.Import | ast.ImportFrom, here: str) -> list[str]:
+    """The ``sim`` modules an import statement loads (a name imported from a package counts
+    as its submodule when there is one)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names if alias.name in MODULES]
+    base = node.module or ""
+    if node.level:  # relative: resolve against this module's package
+        package = here if MODULES[here].name == "__init__.py" else here.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            package = package.rpartition(".")[0]
+        base = f"{package}.{base}".rstrip(".")
+    found = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES]
+    return found or ([base] if base in MODULES else [])
+
+
+def runtime_imports(name: str) -> set[str]:
+    """The ``sim`` modules this module imports when it is loaded (not under TYPE_CHECKING, not
+    inside a function)."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found.update(_targets(node, name))
+            elif isinstance(node, ast.If) and not _type_checking(node):
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+    visit(tree.body)
+    return found - {name}
+
+
+def test_no_runtime_import_cycle() -> None:
+    """The module graph, as Python loads it, has no cycle."""
+    graph = {name: runtime_imports(name) for name in MODULES}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def walk(name: str) -> list[str] | None:
+        state[name] = 1
+        path.append(name)
+        for nxt in sorted(graph[name]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (cycle := walk(nxt)):
+                return cycle
+        path.pop()
+        state[name] = 2
+        return None
+
+    for name in sorted(graph):
+        if name not in state:
+            cycle = walk(name)
+            assert cycle is None, " -> ".join(cycle)
+
+
+def test_no_function_level_import_of_sim() -> None:
+    """Every ``sim`` import sits at module level (a third-party library may load lazily, and
+    so may the module that wraps one, listed in LAZY)."""
+    late = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for inner in ast.walk(node):
+                    if not isinstance(inner, (ast.Import, ast.ImportFrom)):
+                        continue
+                    late += [f"{name}:{inner.lineno} imports {target}"
+                             for target in _targets(inner, name) if target not in LAZY]
+    assert late == []
+
+
+def test_modules_stay_small() -> None:
+    """No module over ~400 lines: each concept has its own module."""
+    sizes = {name: len(path.read_text(encoding="utf-8").splitlines())
+             for name, path in MODULES.items()}
+    assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def test_the_checks_see_imports() -> None:
+    """The graph is not empty: the engine loads its concepts and the rule systems."""
+    assert {"sim.engine.clock", "sim.engine.combat"} <= runtime_imports("sim.engine.battle")
+    assert "sim.rules.d20" in runtime_imports("sim.rules.systems")
+    assert "sim.engine" not in runtime_imports("sim.rules.d20")
