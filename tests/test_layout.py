@@ -7,7 +7,7 @@ import ast
 import pathlib
 
 SIM = pathlib.Path(__file__).resolve().parent.parent / "sim"
-MAX_LINES = 450  # "about 400": a module past this has a split by concept waiting
+MAX_LINES = 400  # "about 400": a module past this has a split by concept waiting
 # sim modules that may be imported inside a function, and why: never to dodge a cycle, only
 # to keep a heavy third-party library out of every `sim` start.
 LAZY = {"sim.replay_ui": "textual, about 0.6 s to import: only an interactive replay pays it"}
