@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pathlib
-import time
 
 import pytest
 import yaml
@@ -157,10 +156,9 @@ LAUGHS = "".join(
 
 class TestAliasLimits:
     def test_billion_laughs_is_stopped_quickly(self) -> None:
-        """Nested aliases that expand to 10**8 nodes stop at the node limit."""
-        started = time.monotonic()
+        """Nested aliases that expand to 10**8 nodes stop at the node limit: where it stops
+        (10**5 nodes in) shows the expansion was cut short, with no clock involved."""
         problem = only_problem(LAUGHS)
-        assert time.monotonic() - started < 20
         assert problem.message == "document too large after expanding aliases"
         # Stopped inside the anchor "a" while expanding "e", 10**5 nodes in.
         assert (problem.line, problem.col) == (1, 28)
