@@ -53,7 +53,7 @@ def load_scenario(
 
 def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
                          overrides: tuple[str, ...] = ()) -> Scenario:
-    """Validate loaded data into a Scenario (``source`` may be composed, see sim.day);
+    """Validate loaded data into a Scenario (``source`` may be composed, see sim.day_file);
     bestiary folders are searched from ``path``'s folder."""
     problems: list[Problem] = []
     c = Checker(source, problems)
