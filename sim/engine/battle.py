@@ -50,7 +50,7 @@ class Battle(Clock, Turns, Combat, Status):
         self.scenario = scenario
         self.seed = seed
         self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
-        # An adventuring day (sim.day) hands over what its party carries from earlier
+        # An adventuring day (sim.day; sim.rest.Member) hands over what its party carries from earlier
         # fights and rests: called on each fighter once its pools are rolled.
         self._carry = carry
         options = scenario.options
