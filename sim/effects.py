@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from sim.dice import roll_die
+from sim.rules import flat_part
 from sim.state import UNCONSCIOUS
 
 if TYPE_CHECKING:
@@ -256,7 +257,7 @@ def explode(host: Host, targets: list[Fighter], damage: Dice) -> None:
     for target in targets:
         if target.present:
             raw, dice = damage.roll_dice(host.table.rng)
-            bonus = raw - sum(dice) if host.table.log is not None else 0  # only the log shows it
+            bonus = flat_part(host.table, raw, dice)
             host.deal_damage(target, host.absorb(target, raw), None, "explosion", False,
                                dice, bonus)
 

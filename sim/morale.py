@@ -117,11 +117,12 @@ def tick_learning(table: Table, fighter: Fighter, skill: str) -> None:
 
 def fallen(table: Table, allies: Sequence[Fighter], fighter: Fighter, source: Fighter | None
            ) -> None:
-    """A combatant dropped: its killer gains 2, each of its conscious allies loses 4."""
+    """A combatant dropped: its killer gains 2, each of its conscious allies (``allies``: its
+    side, itself included) loses 4."""
     if source is not None and source.side != fighter.side:
         change(table, source, KILL_GAIN, "kill")
     for ally in allies:
-        if ally is not fighter and ally.side == fighter.side and ally.able:
+        if ally is not fighter and ally.able:
             change(table, ally, -ALLY_FELL_LOSS, "ally_fell")
 
 

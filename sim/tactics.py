@@ -140,7 +140,7 @@ def choose_weapon(fighter: Fighter, gap: float) -> tuple[Weapon, int] | None:
         weapon = entry[0]
         if gap > weapon.reach or (weapon.psy and not affordable(fighter, weapon)):
             continue
-        if not (fighter.fatigues and hopeless(fighter, weapon)):
+        if not hopeless(fighter, weapon):
             return entry
     return None
 

@@ -113,10 +113,6 @@ class Status:
         self._able[fighter.side] = after = before + (1 if now else -1)
         self._standing += (after > 0) - (before > 0)
 
-    def allies_of(self, fighter: Fighter) -> list[Fighter]:
-        """Every member of the fighter's side, itself included, in listed order."""
-        return self._by_side[fighter.side]
-
     def able_enemies(self, fighter: Fighter) -> list[Fighter]:
         """Able members of every other side, in listed order (cached until a status changes)."""
         enemies = self.enemies_cache.get(fighter.side)

@@ -52,6 +52,11 @@ class CheckResult(NamedTuple):
     bonus: int = 0  # a heroism d6 already counted in modifier and total (d20)
 
 
+def flat_part(table: Table, total: int, dice: tuple[int, ...]) -> int:
+    """What a roll adds to its natural dice (bonuses), for the log only: 0 when nothing logs."""
+    return total - sum(dice) if table.log is not None else 0
+
+
 class AttackResult(NamedTuple):
     """Whether an attack hit, and what the hit carries into the damage roll."""
 
@@ -115,7 +120,8 @@ class RuleSystem(Protocol):
     fatigue: bool  # whether fighters tire (d100): a shot can become hopeless
     economy: ActionEconomy  # what a turn allows under the scenario's options
     # attack then damage fused, for battles with no log and no check listener: the HP a plain
-    # weapon's hit takes, or -1 for a miss (d20 has one; None: the engine calls both).
+    # weapon's hit takes, or -1 for a miss (d20 has one; None: the engine calls both). Only for
+    # a system whose attacks never end the turn: the engine's fused path never does.
     strike: Callable[[Table, Fighter, Fighter, Weapon, int], int] | None
 
     def scale(self, percent: int) -> int:
@@ -225,7 +231,7 @@ class BaseSystem:
             amount += more
             dice = (*dice, more)
         amount += weapon.bonus + bonus
-        flat = amount - sum(dice) if table.log is not None else 0
+        flat = flat_part(table, amount, dice)
         amount = max(0, amount) if piercing else self.absorb(target, amount)
         return DamageResult(amount, dice, piercing, flat)
 

@@ -16,6 +16,7 @@ from sim.rules import (
     BaseSystem,
     CheckResult,
     DamageResult,
+    flat_part,
     majority_check,
 )
 
@@ -246,7 +247,7 @@ class D20(BaseSystem):
             amount += extra
             dice = (*dice, extra)
         amount += attack.damage_bonus
-        flat = amount - sum(dice) if table.log is not None else 0
+        flat = flat_part(table, amount, dice)
         return DamageResult(amount if amount > 0 else 0, dice, weapon.armor_piercing, flat)
 
     def prepare(self, table: Table, fighter: Fighter) -> None:
