@@ -130,6 +130,10 @@ class _Composed:
         source, origin = self._where(path)
         return source.problem(origin, message, at_key)
 
+    def rename_key(self, parent: Path, old: object, new: object) -> None:
+        source, origin = self._where(parent)
+        source.rename_key(origin, old, new)
+
 
 def load_day(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
              overrides: Sequence[str] = ()) -> Day:

@@ -64,8 +64,3 @@ def open_regular_text(path: os.PathLike[str] | str) -> io.TextIOWrapper:
     """``open_regular`` decoded as UTF-8 text (for JSON Lines)."""
     return io.TextIOWrapper(open_regular(path), encoding="utf-8")
 
-
-def read_regular_text(path: os.PathLike[str] | str) -> str:
-    """The whole UTF-8 text of a regular file (for JSON documents such as a manifest)."""
-    with open_regular_text(path) as handle:
-        return handle.read()

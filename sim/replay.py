@@ -8,7 +8,7 @@ import pathlib
 from collections.abc import Callable, Sequence
 
 from sim import __version__
-from sim.batch import RunFolder, battle_seed, load_run_scenario
+from sim.batch import BATTLES, RunFolder, battle_seed, load_run_scenario
 from sim.day import run_any
 from sim.day_file import load_input
 from sim.errors import InputError
@@ -249,7 +249,7 @@ def pick_battles(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -
     """
     folder = RunFolder(run_dir)
     manifest = folder.read_manifest()
-    path = folder.path / "battles.parquet"
+    path = folder.path / BATTLES
     table = folder.read_battles(["index", "combatants"], manifest["run_id"])
     party = _party_side(load_run_scenario(folder, manifest, bestiary))
     scored = []

@@ -99,7 +99,7 @@ def to_yaml(data: Any) -> str:
 
 def show_scenario(scenario: Scenario) -> str:
     """``sim show``: the resolved scenario as YAML, headed by a comment naming the file."""
-    edits = "".join(f"# --set {text}\n" for text in scenario.overrides)
+    edits = "".join(f"# --set {safe(text, newlines=False)}\n" for text in scenario.overrides)
     head = f"# {safe(scenario.path, newlines=False)}, resolved: every combatant as it will fight\n{edits}"
     return head + to_yaml(scenario_data(scenario))
 

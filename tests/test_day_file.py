@@ -36,6 +36,21 @@ class TestDayFile:
         (line,) = self.problems(tmp_path, body)
         assert "uses rules 'd100' but the day is d20" in line
 
+    @pytest.mark.parametrize(("value", "problem"), [
+        ("true", None), ("5", "options.morale.on: must be true or false (got 5)")])
+    def test_morale_on_key_in_an_encounter(self, tmp_path, value, problem):
+        """YAML 1.1 reads a plain `on:` as true: an encounter's `morale: {on: ...}` loads in a
+        day as it does alone, and a bad value is reported at its own line (it used to crash)."""
+        body = ("name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter:\n"
+                "      name: E\n      rules: d20\n"
+                f"      options: {{morale: {{on: {value}}}}}\n"
+                "      sides:\n        - name: goblins\n          members: [{use: goblin}]\n")
+        if problem is None:
+            assert load_day(write_day(tmp_path, body)).steps
+        else:
+            (line,) = self.problems(tmp_path, body)
+            assert line.startswith(f"{tmp_path / 'day.yaml'}:14:") and problem in line
+
     def test_inline_problem_at_its_line(self, tmp_path):
         """A bad value in an inline encounter is reported at its line of the day file."""
         body = ("name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter:\n      name: Inline\n"

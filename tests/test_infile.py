@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from sim.infile import NotRegularFileError, open_regular, read_regular_text
+from sim.infile import NotRegularFileError, open_regular, open_regular_text
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "data" / "golden"
@@ -35,7 +35,8 @@ class TestOpenRegular:
         """A regular file reads as usual (and blocking again, as a plain file)."""
         path = tmp_path / "a.json"
         path.write_text('{"a": 1}', encoding="utf-8")
-        assert read_regular_text(path) == '{"a": 1}'
+        with open_regular_text(path) as text:
+            assert text.read() == '{"a": 1}'
         with open_regular(path) as handle:
             assert os.get_blocking(handle.fileno())
 

@@ -107,6 +107,15 @@ class TestShow:
         assert code == 0 and names == ["goblin 1", "goblin 2", "goblin 3", "Grub"]
         assert "\n# --set sides[goblins].members[goblin].count=3\n" in out
 
+    def test_set_text_is_shown_safely(self, here: pathlib.Path, capsys) -> None:
+        """A --set text is echoed as data: a bidi override or a line break is escaped, never
+        written raw into the terminal or as an extra line of the YAML."""
+        code, out, _ = run(capsys, "show", "s.yaml", "--set", "max_rounds=5 #\u202eX\n# fake")
+        assert code == 0
+        head = out.splitlines()[1]
+        assert head.startswith("# --set max_rounds=5 #") and "\u202e" not in out
+        assert "\n# fake" not in out
+
     def test_mounts_and_skills(self, capsys) -> None:
         """A d100 rider shows its skills and its mount as its own stat block."""
         code, out, _ = run(capsys, "show", str(REPO / "scenarios" / "mounted_charge.yaml"))

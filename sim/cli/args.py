@@ -15,11 +15,7 @@ MAX_SEED = 2**63 - 1
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        msg = f"must be an integer (got {text[:40]!r})"
-        raise argparse.ArgumentTypeError(msg) from None
+    value = _index(text)
     if not 0 <= value <= MAX_SEED:
         msg = f"must be between 0 and {MAX_SEED} (got {value})"
         raise argparse.ArgumentTypeError(msg)
@@ -101,7 +97,13 @@ def _bestiary_option(parser: argparse.ArgumentParser) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse echoes the arguments it refuses: shown as data, never as terminal codes."""
+    """argparse echoes the arguments it refuses: shown as data, never as terminal codes. No
+    abbreviated options: ``--resume`` refuses run settings by their full spelling, and an
+    abbreviation (``--see 5``) must not slip past that and be dropped."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]
         super().error(safe(message))

@@ -14,9 +14,7 @@ from typing import Any
 
 import attrs
 
-from sim.batch import BATTLES
-from sim.errors import InputError
-from sim.infile import open_regular
+from sim.batch import RunFolder
 
 Summary = dict[str, Any]
 _CAUSE_COLOURS = {"weapon": "#8c564b", "fire": "#d62728", "poison": "#2ca02c", "drowning": "#1f77b4",
@@ -34,19 +32,14 @@ class Plot:
 
 
 def _battle_columns(run_dir: pathlib.Path) -> tuple[Any, list[str], Any]:
-    """battles.parquet's rounds, and every combatant's (name, final HP) flattened, as numpy arrays."""
+    """battles.parquet's rounds, and every combatant's (name, final HP) flattened, as numpy arrays;
+    the file must be this run's (its manifest's run id), as every reader of it checks."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
-    path = run_dir / BATTLES
-    try:
-        with open_regular(path) as handle:  # refuses a FIFO or a device at once
-            table = pq.read_table(handle, columns=["rounds", "combatants"])
-    except Exception as exc:  # pyarrow raises several types for a missing or bad file
-        msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
-        raise InputError(msg) from exc
+    folder = RunFolder(run_dir)
+    table = folder.read_battles(["rounds", "combatants"], folder.read_manifest()["run_id"])
     rounds = table.column("rounds").to_numpy()
     flat = pc.list_flatten(table.column("combatants"))
     flat = flat.combine_chunks() if isinstance(flat, pa.ChunkedArray) else flat

@@ -63,7 +63,7 @@ def read_tactics(c: Checker, value: object, path: Path) -> Any:
     block (or the side's members) once they are known (``check_weapon_names``)."""
     fields = c.mapping(value, path, {
         "target": lambda v, p: c.choice(v, p, TARGET_POLICIES),
-        "weapons": c.names,
+        "weapons": lambda v, p: c.names(v, p, min_len=1),
         "potion_at": lambda v, p: c.number(v, p, 0, 1),
     })
     if fields is INVALID:
@@ -87,6 +87,15 @@ def check_weapon_names(c: Checker, tactics: Tactics | None, weapons: tuple[Weapo
                                f"{listed}){did_you_mean(name, known)}")
 
 
+def _heal(c: Checker, value: object, path: Path) -> Any:
+    """A potion's healing dice: never below 0, and able to heal at least 1 HP (a potion that
+    can never heal would cost an action for nothing)."""
+    heal = c.dice(value, path, lo=0)
+    if heal is not INVALID and heal.max < 1:
+        return c.fail(path, f"heals nothing (at most {heal.max}): a potion must heal 1 HP or more")
+    return heal
+
+
 def _items(c: Checker, value: object, path: Path) -> Any:
     """``items: [{name, heal: DICE, count}]`` (RULES.md §8); names are unique in a block."""
     listed = c.sequence(value, path)
@@ -96,7 +105,7 @@ def _items(c: Checker, value: object, path: Path) -> Any:
     for i, raw in enumerate(listed):
         fields = c.mapping(raw, (*path, i), {
             "name": c.text,
-            "heal": lambda v, p: c.dice(v, p, lo=0),
+            "heal": lambda v, p: _heal(c, v, p),
             "count": lambda v, p: c.integer(v, p, 1, 100),
             "description": lambda v, p: c.text(v, p, 2000),
         }, required=("heal",))

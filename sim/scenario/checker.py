@@ -101,8 +101,8 @@ class Checker:
         """A field that is refused whatever its value (a key that would do nothing)."""
         return lambda value, path: self.fail(path, message, at_key=True)
 
-    def names(self, value: object, path: Path) -> Any:
-        items = self.sequence(value, path)
+    def names(self, value: object, path: Path, min_len: int = 0) -> Any:
+        items = self.sequence(value, path, min_len)
         if items is INVALID:
             return INVALID
         out = [self.text(item, (*path, i)) for i, item in enumerate(items)]

@@ -21,8 +21,7 @@ def _morale(c: Checker, value: object, path: Path) -> Any:
     if isinstance(value, dict) and True in value and "on" not in value:
         # YAML 1.1 reads a plain `on:` key as the boolean true: it is the `on` key here.
         value = {("on" if key is True else key): item for key, item in value.items()}
-        c.source.key_marks[(*path, "on")] = c.source.key_mark((*path, True))
-        c.source.marks[(*path, "on")] = c.source.mark((*path, True))
+        c.source.rename_key(path, True, "on")
     fields = c.mapping(value, path, {
         "on": c.boolean,
         "wound_divisor": lambda v, p: c.integer(v, p, 1, 100),
@@ -38,10 +37,10 @@ def _morale(c: Checker, value: object, path: Path) -> Any:
 
 def _attacks_per_turn(c: Checker, value: object, path: Path) -> Any:
     """d100: a turn is two half-actions, so 2 attacks at most; only 1 caps anything."""
-    if isinstance(value, int) and not isinstance(value, bool) and value > 2:
-        return c.fail(path, f"must be 1 or 2 (got {value}): a d100 turn holds at most 2 attacks"
-                            " (two half-actions), so more would do nothing")
-    return c.integer(value, path, 1, 2)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 2:
+        return c.fail(path, f"must be 1 (got {value}): a d100 turn holds at most 2 attacks"
+                            " (two half-actions) without it, so only 1 caps anything")
+    return c.integer(value, path, 1, 1)
 
 
 def _flee_at(c: Checker, value: object, path: Path) -> Any:

@@ -52,6 +52,12 @@ class Source:
         """The mark of the key that names ``path``, else the mark of its value."""
         return self.key_marks.get(path) or self.mark(path)
 
+    def rename_key(self, parent: Path, old: object, new: object) -> None:
+        """Let problems at ``parent + (new,)`` point where ``parent + (old,)`` was written (a
+        key the loader renamed, such as YAML 1.1's ``on:`` read as true)."""
+        self.key_marks[(*parent, new)] = self.key_mark((*parent, old))
+        self.marks[(*parent, new)] = self.mark((*parent, old))
+
     def problem(self, path: Path, message: str, at_key: bool = False) -> Problem:
         """A Problem located at ``path`` (at its key when ``at_key``)."""
         where = self.key_mark(path) if at_key else self.mark(path)

@@ -54,6 +54,13 @@ class TestUsageErrors:
         err = usage_error(capsys, command, str(AMBUSH), "--seed", seed)
         assert f"must be between 0 and {2**63 - 1} (got {seed})" in err
 
+    @pytest.mark.parametrize("option", ["--see", "--prec", "--bes"])
+    def test_abbreviated_options_are_refused(self, capsys, option):
+        """Options are spelled out: an abbreviation could slip past --resume's refusal of run
+        settings (which matches full spellings) and be dropped without a word."""
+        err = usage_error(capsys, "batch", str(AMBUSH), option, "5")
+        assert f"unrecognized arguments: {option}" in err
+
     def test_unknown_subcommand(self, capsys):
         """An unknown subcommand is refused, naming the ones that exist."""
         err = usage_error(capsys, "frobnicate")
