@@ -199,6 +199,19 @@ class TestAsphyxia:
         assert len(events(b.log, "damage_dealt")) == 1
         assert b.fighters[0].effects == []
 
+    @pytest.mark.parametrize(("gap", "rescued"), [(2.0, 1), (2.5, 0), (3.0, 0)])
+    def test_rescue_only_within_2_m(self, scripted, gap: float, rescued: int) -> None:
+        """Rescue (RULES.md §6): only an ally within 2 m can pull a drowning fighter out."""
+        spec = swimmer_scenario(Hazard("water", ("Swimmer",), escape="none"),
+                                friend={"weapons": ()})
+        b = battle(spec)
+        swimmer, friend = b.fighters[:2]
+        swimmer.effects[0].failed = True  # past its first failed check: it cannot hold on
+        friend.x, b.spread = gap, True
+        scripted(b)
+        b._take_turn(friend)
+        assert len(events(b.log, "rescued")) == rescued
+
     def test_rescue_is_a_full_action(self, scripted) -> None:
         """Asphyxia: the rescue takes the rescuer's whole turn, even with an enemy in reach."""
         spec = swimmer_scenario(Hazard("water", ("Swimmer",), escape="none"), friend={})

@@ -154,9 +154,10 @@ class TestGiving:
         assert len(events(b, "attack_resolved")) == 1
         assert b._able["h"] == 2  # counts for victory again
 
-    def test_giving_is_the_turns_action_in_d20(self) -> None:
-        """Items (d20): pouring a potion into a downed ally is the turn's action."""
-        b = self.pair("d20")
+    @pytest.mark.parametrize("rules", ["d20", "2d10", "d10"])
+    def test_giving_is_the_turns_action_outside_d100(self, rules: str) -> None:
+        """Items (d20, 2d10, d10): pouring a potion into a downed ally is the turn's action."""
+        b = self.pair(rules)
         b._take_turn(b.fighters[0])
         assert len(events(b, "item_used")) == 1 and events(b, "attack_resolved") == []
 

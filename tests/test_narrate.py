@@ -27,10 +27,11 @@ class TestNarrate:
         """The dice of an attack are told right after its headline."""
         _, events = run_battle(load_scenario(SKIRMISH), 1, log=True)
         lines = list(narrate(events))
-        for i, line in enumerate(lines):
-            if "rolls attack" in line or "rolls defense" in line:
-                headline = next(h for h in reversed(lines[:i]) if not h.startswith("  "))
-                assert " attacks " in headline, (headline, line)
+        rolls = [i for i, line in enumerate(lines) if "rolls attack" in line or "rolls defense" in line]
+        assert rolls  # the battle has attacks to tell
+        for i in rolls:
+            headline = next(h for h in reversed(lines[:i]) if not h.startswith("  "))
+            assert " attacks " in headline, (headline, lines[i])
 
     def test_item_used(self) -> None:
         """Items: a potion drunk, or poured into an ally who wakes, is one line with the HP."""
@@ -127,6 +128,7 @@ class TestStoryOrder:
         _, events = run_battle(load_scenario(SCENARIOS / "mounted_charge.yaml"), 1, log=True)
         lines = list(narrate(events))
         riding = [i for i, line in enumerate(lines) if "rolls riding" in line]
+        assert riding  # the charge rolls riding
         for i in riding:
             before = lines[i - 1]
             assert " attacks " in before or "is knocked out" in before or "dies" in before, before

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+import sim.batch.runners
 from sim import cli
 from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, rows
 
@@ -65,12 +66,14 @@ class TestScheduler:
         err = self.refused(tmp_path, capsys, f"tcp://127.0.0.1:{port}")
         assert err.startswith(f"--scheduler: cannot reach 'tcp://127.0.0.1:{port}'")
 
-    def test_http_server_is_not_a_scheduler(self, tmp_path: pathlib.Path, capsys) -> None:
+    def test_http_server_is_not_a_scheduler(self, tmp_path: pathlib.Path, capsys,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
         """A server that accepts the connection but never speaks Dask is refused (no hang)."""
         import http.server
         import threading
 
         pytest.importorskip("distributed")
+        monkeypatch.setattr(sim.batch.runners, "DASK_CONNECT_S", 0.5)  # its greeting never comes
         server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:

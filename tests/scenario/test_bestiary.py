@@ -100,19 +100,22 @@ class TestBestiary:
         scenario = arena.load(BASE, "deep/er/s.yaml")
         assert [c.name for c in scenario.sides[1].members] == ["goblin 1", "goblin 2"]
 
-    def test_extra_bestiary_option(self, arena, tmp_path_factory):
+    def test_extra_bestiary_option(self, arena, tmp_path_factory, monkeypatch):
         """``--bestiary DIR`` and SIM_BESTIARY add folders searched first."""
         extra = tmp_path_factory.mktemp("extra")
         (extra / "d20").mkdir()
         (extra / "d20" / "y.yaml").write_text(
             "rules: d20\ncreatures:\n  ogre: {hp: 30, level: 4}\n", encoding="utf-8")
         arena.write(variant("use: goblin", "use: ogre"))
-        with pytest.raises(ScenarioError):
+        with pytest.raises(ScenarioError) as refused:
             load_scenario(pathlib.Path("s.yaml"))
+        assert "'ogre'" in str(refused.value) and "searched" in str(refused.value)
         scenario = load_scenario(pathlib.Path("s.yaml"), (extra,))
         assert scenario.sides[1].members[0].hp == dice.parse(30)
         code, _, err = arena.cli("validate", "s.yaml", "--bestiary", str(extra))
         assert (code, err) == (0, "")
+        monkeypatch.setenv("SIM_BESTIARY", str(extra))
+        assert load_scenario(pathlib.Path("s.yaml")).sides[1].members[0].hp == dice.parse(30)
 
     def test_sim_bestiary_env(self, arena, tmp_path_factory, monkeypatch):
         """SIM_BESTIARY adds folders searched before the scenario's own."""
