@@ -7,6 +7,7 @@ import hashlib
 import json
 import pathlib
 import re
+import shutil
 from typing import TYPE_CHECKING
 
 import pytest
@@ -165,6 +166,21 @@ class TestTables:
                     "difficulty": difficulty_text(party)}
         for label, value in expected.items():
             assert f"<td>{label}</td><td>{escape(value)}</td>" in rows
+
+    def test_draw_reasons_and_items_as_in_the_terminal(self, run: pathlib.Path,
+                                                       tmp_path: pathlib.Path) -> None:
+        """The report shows what stopped the draws and the items used, as the terminal does
+        (both build these rows with report.terminal's outcome_rows and item_rows)."""
+        copy = tmp_path / "run"
+        shutil.copytree(run, copy)
+        summary = json.loads((copy / "summary.json").read_text(encoding="utf-8"))
+        summary["draws_by"] = {"stalemate": 3, "max_rounds": 1}
+        first = next(iter(summary["combatants"]))
+        summary["combatants"][first]["items_used"] = {"mean": 0.25}
+        (copy / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+        rows = re.findall(r"<tr>(.*?)</tr>", write_report(copy).read_text(encoding="utf-8"))
+        assert "<td>  draws stopped by</td><td>stalemate 3, round limit 1</td>" in rows
+        assert f"<td>{escape(first)}</td><td>0.25</td>" in rows
 
     def test_every_combatant_row(self, run: pathlib.Path, page: str) -> None:
         """Each combatant has its escaped name, death and knock-out intervals and mean HP left."""

@@ -24,10 +24,10 @@ from sim.report.plots import attrition_plot, figures
 from sim.report.render import environment, render
 from sim.report.terminal import (
     STEP_COLUMNS,
-    difficulty_text,
-    dist_text,
     headline,
+    item_rows,
     morale_rows,
+    outcome_rows,
     pct,
     step_rows,
 )
@@ -132,23 +132,14 @@ def _verdict(summary: Summary, party: str | None) -> str:
 
 def _tables(summary: Summary) -> list[Table]:
     """The lethality section: outcomes, battle length, who falls, and morale when it mattered."""
-    tables = [_outcome_table(summary), _rounds_table(summary), _people_table(summary)]
+    tables = [Table("Outcomes", ("outcome", "rate (95% CI)"), tuple(outcome_rows(summary))),
+              _rounds_table(summary), _people_table(summary)]
+    items = item_rows(summary)
+    if items:
+        tables.append(Table("Items used (mean per battle)", ("combatant", "items used"),
+                            tuple(items)))
     morale = _morale_table(summary)
     return tables if morale is None else [*tables, morale]
-
-
-def _outcome_table(summary: Summary) -> Table:
-    rows = [(f"{side} win", pct(stats["win_rate"])) for side, stats in summary["sides"].items()]
-    rows.append(("draw", pct(summary.get("draw_rate"))))
-    rows.append(("TPK (whole party dead)", pct(summary.get("tpk"))))
-    party = summary.get("party")
-    if party:
-        rows += [("someone in the party goes down", pct(party["any_down"])),
-                 ("someone in the party dies", pct(party["any_death"])),
-                 ("party members dead", dist_text(party["deaths"])),
-                 ("party members down", dist_text(party["downs"])),
-                 ("difficulty", difficulty_text(party))]
-    return Table("Outcomes", ("outcome", "rate (95% CI)"), tuple(rows))
 
 
 def _rounds_table(summary: Summary) -> Table:

@@ -51,27 +51,40 @@ def dist_text(counts: dict[str, Any]) -> str:
     return f"mean {counts['mean']:.2f}; {shares}"
 
 
+def outcome_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """The outcome rows the terminal and the HTML report both show: wins, draws (and what
+    stopped them), TPK, and the party's fate."""
+    rows = [(f"{side} win", pct(stats["win_rate"])) for side, stats in summary["sides"].items()]
+    rows.append(("draw", pct(summary.get("draw_rate"))))
+    why = summary.get("draws_by") or {}
+    if why.get("stalemate") or why.get("max_rounds"):  # say why the draws stopped
+        rows.append(("  draws stopped by", f"stalemate {why.get('stalemate', 0)},"
+                                           f" round limit {why.get('max_rounds', 0)}"))
+    rows.append(("TPK (whole party dead)", pct(summary.get("tpk"))))
+    party = summary.get("party")
+    if party:
+        rows += [("someone in the party goes down", pct(party["any_down"])),
+                 ("someone in the party dies", pct(party["any_death"])),
+                 ("party members dead", dist_text(party["deaths"])),
+                 ("party members down", dist_text(party["downs"])),
+                 ("difficulty", difficulty_text(party))]
+    return rows
+
+
+def item_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """(name, items used per battle) of those who used any (RULES.md §8)."""
+    return [(name, f"{c['items_used']['mean']:.2f}") for name, c in summary["combatants"].items()
+            if c.get("items_used", {}).get("mean")]
+
+
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
     """The headline table (sides, draws, TPK, rounds) and the per-combatant table."""
     head = Table(title=f"{summary['scenario']} ({summary['rules']}): {summary['battles']} battles,"
                        f" seed {summary['seed']}", title_justify="left")
     head.add_column("outcome")
     head.add_column("rate (95% CI)", justify="right")
-    for side, stats in summary["sides"].items():
-        head.add_row(f"{side} win", pct(stats["win_rate"]))
-    head.add_row("draw", pct(summary.get("draw_rate")))
-    why = summary.get("draws_by") or {}
-    if why.get("stalemate") or why.get("max_rounds"):  # say why the draws stopped
-        head.add_row("  draws stopped by", f"stalemate {why.get('stalemate', 0)},"
-                                           f" round limit {why.get('max_rounds', 0)}")
-    head.add_row("TPK (whole party dead)", pct(summary.get("tpk")))
-    party = summary.get("party")
-    if party:
-        head.add_row("someone in the party goes down", pct(party["any_down"]))
-        head.add_row("someone in the party dies", pct(party["any_death"]))
-        head.add_row("party members dead", dist_text(party["deaths"]))
-        head.add_row("party members down", dist_text(party["downs"]))
-        head.add_row("difficulty", difficulty_text(party))
+    for row in outcome_rows(summary):
+        head.add_row(*row)
     r = summary["rounds"]
     head.add_row("rounds", f"mean {r['mean']:.1f}, p50 {r['p50']}, p90 {r['p90']}, max {r['max']}")
 
@@ -101,15 +114,14 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
 
 def _items_table(summary: dict[str, Any]) -> Table | None:
     """Items (potions) used per battle by those who used any (RULES.md §8); None if nobody."""
-    used = {name: c["items_used"]["mean"] for name, c in summary["combatants"].items()
-            if c.get("items_used", {}).get("mean")}
-    if not used:
+    rows = item_rows(summary)
+    if not rows:
         return None
     table = Table(title="Items used (mean per battle)", title_justify="left")
     table.add_column("name")
     table.add_column("items used", justify="right")
-    for name, mean in used.items():
-        table.add_row(name, f"{mean:.2f}")
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
