@@ -108,7 +108,6 @@ class Combatant:
     spirit: Dice | None = None
     weapons: tuple[Weapon, ...] = ()
     movement: float = HUMAN_MOVEMENT_M
-    group: str = ""  # the scenario entry it came from: `count: 6` goblins share one group
     # The scenario entry it was made from (its path, e.g. `sides[1].members[0]`): the
     # members of one entry (`count: 3`) are one kind, and terror frightens once per kind
     # (RULES 3). Empty: a kind of its own.

@@ -25,7 +25,7 @@ from sim.terminal import quoted_text, safe, unsafe
 from sim.yamlsrc import display_name
 
 # Bookkeeping fields of a resolved combatant: where it came from, not what it fights with.
-_HIDDEN = frozenset({"side", "group", "kind", "rider"})
+_HIDDEN = frozenset({"side", "kind", "rider"})
 # The stats of the one-line summary of a bestiary entry, in this order.
 _LINE_STATS = ("level", "hp", "armor", "attack_threshold", "defense_threshold", "defense",
                "heroism", "psy", "morale", "terror", "spirit", "movement")

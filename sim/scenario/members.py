@@ -155,12 +155,12 @@ def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
                 mount_name = f"{m.mount.get('name', 'mount')} of {name}"
             # One scenario entry is one kind of creature (RULES 3 terror): the `count:` members
             # of an entry share it; two entries are two kinds, even of one bestiary entry.
-            spec = Combatant(**{**fields, "name": name, "side": side, "group": base,
+            spec = Combatant(**{**fields, "name": name, "side": side,
                                 "kind": format_path(m.path), "mount": mount_name})
             out.append((spec, m.path))
             if m.mount is not None:
                 mount_fields = {k: v for k, v in m.mount.items() if k not in ("description", "name")}
                 out.append((Combatant(**{**mount_fields, "name": mount_name, "side": side,
-                                         "group": mount_name, "kind": format_path((*m.path, "mount")),
+                                         "kind": format_path((*m.path, "mount")),
                                          "rider": name}), (*m.path, "mount")))
     return out

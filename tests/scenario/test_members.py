@@ -22,11 +22,11 @@ class TestUseAndCount:
         assert boss.side == "goblins"
 
     def test_count_names(self, arena):
-        """``count: 3`` names the members ``goblin 1`` .. ``goblin 3``, one group."""
+        """``count: 3`` names the members ``goblin 1`` .. ``goblin 3``, one kind (their entry)."""
         scenario = arena.load(variant("count: 2", "count: 3"))
         members = scenario.sides[1].members
         assert [m.name for m in members] == ["goblin 1", "goblin 2", "goblin 3"]
-        assert {m.group for m in members} == {"goblin"}
+        assert len({m.kind for m in members}) == 1
         assert all(str(m.hp) == "2d6" for m in members)
 
     def test_terror_kind_is_the_scenario_entry(self, arena):
