@@ -95,10 +95,14 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
         check_weapon_names(c, fields.get("tactics"), side_weapons,
                            (*path, "tactics", "weapons"), "any member of this side")
         side_tactics = fields.get("tactics")
-        if (side_tactics is not None and side_tactics.potion_at is not None
-                and not any(m.fields.get("items") for m in (*members, *failed))):
-            c.fail((*path, "tactics", "potion_at"), "does nothing: no member of this side "
-                                                    "carries items")
+        if side_tactics is not None and side_tactics.potion_at is not None:
+            carriers = [m for m in (*members, *failed) if m.fields.get("items")]
+            if not carriers:
+                c.fail((*path, "tactics", "potion_at"), "does nothing: no member of this side "
+                                                        "carries items")
+            elif not any(_own_potion_at(m) is None for m in carriers):
+                c.fail((*path, "tactics", "potion_at"), "does nothing: every member of this "
+                                                        "side with items sets its own potion_at")
         if name in side_names:
             c.fail((*path, "name"), f"duplicate side name '{name}'")
             roster.complete = False
@@ -130,3 +134,9 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
         roster.complete = False  # who is the party is unknown: no check that depends on it
         c.fail(extra, f"only one side can be the party (the first is at {format_path(party_paths[0][:2])})")
     return sides
+
+
+def _own_potion_at(member: Any) -> float | None:
+    """The member's own ``tactics.potion_at`` (which overrides its side's), if it sets one."""
+    own = member.fields.get("tactics")
+    return None if own is None or own is INVALID else own.potion_at
