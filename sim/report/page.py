@@ -26,7 +26,7 @@ from sim.report.terminal import (
     STEP_COLUMNS,
     headline,
     item_rows,
-    morale_rows,
+    morale_cells,
     outcome_rows,
     pct,
     step_rows,
@@ -171,10 +171,7 @@ def _hp_left(hp: dict[str, Any]) -> str:
 
 def _morale_table(summary: Summary) -> Table | None:
     """Who ends demoralized or despairing, and which skills get a learning tick; None when nobody."""
-    rows = []
-    for name, demoralized, despairing, learning in morale_rows(summary):
-        ticks = ", ".join(f"{skill} {pct(ci)}" for skill, ci in learning.items())
-        rows.append((name, pct(demoralized), pct(despairing), ticks or "-"))
+    rows = morale_cells(summary, pct)
     if not rows:
         return None
     head = ("combatant", "ends demoralized", "ends despairing", "learning tick (95% CI)")

@@ -5,6 +5,7 @@ The texts here (``pct``, ``headline``, ``step_rows``...) are shared with the HTM
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -168,12 +169,20 @@ def morale_rows(summary: dict[str, Any]) -> list[tuple[str, Any, Any, dict[str, 
     return rows
 
 
-def _morale_table(summary: dict[str, Any]) -> Table | None:
-    """Who ends demoralized or despairing, and which skills get a learning tick (seed 000)."""
+def morale_cells(summary: dict[str, Any], tick: Callable[[dict], str]
+                 ) -> list[tuple[str, str, str, str]]:
+    """The morale table's cells, the learning ticks each shown by ``tick`` (the terminal's
+    chance, the page's interval)."""
     rows = []
     for name, demoralized, despairing, learning in morale_rows(summary):
-        ticks = ", ".join(f"{skill} {ci['p'] * 100:.0f}%" for skill, ci in learning.items())
+        ticks = ", ".join(f"{skill} {tick(ci)}" for skill, ci in learning.items())
         rows.append((name, pct(demoralized), pct(despairing), ticks or "-"))
+    return rows
+
+
+def _morale_table(summary: dict[str, Any]) -> Table | None:
+    """Who ends demoralized or despairing, and which skills get a learning tick (seed 000)."""
+    rows = morale_cells(summary, lambda ci: f"{ci['p'] * 100:.0f}%")
     if not rows:
         return None
     table = Table(title="Morale and learning", title_justify="left")
