@@ -139,12 +139,12 @@ class TestResumeStates:
             parts[name] = RunFolder(folder.path)
         shutil.copy(parts["other"].part_path(1), parts["mine"].part_path(1))
         code, _, err = run(capsys, "batch", "--resume", str(tmp_path / "mine"), "--no-progress")
-        assert code == 2 and "part-000001.parquet:0:0: (part): not chunk 1 of this run" in err
+        assert code == 2 and "part-000001.arrow:0:0: (part): not chunk 1 of this run" in err
         assert not (tmp_path / "mine" / "summary.json").exists()
 
     def test_parts_record_their_identity(self, tmp_path: pathlib.Path, monkeypatch) -> None:
-        """Every part carries run id, seed, chunk and index range in its Parquet metadata."""
-        import pyarrow.parquet as pq
+        """Every part carries run id, seed, chunk and index range in its schema's metadata."""
+        import pyarrow as pa
 
         from sim.batch import PART_KEY, RunFolder
 
@@ -152,7 +152,7 @@ class TestResumeStates:
         run_dir = finished_run(tmp_path, "--chunk", "4", "--seed", "3")
         run_id = json.loads((run_dir / "manifest.json").read_text())["run_id"]
         assert re.fullmatch(r"[0-9a-f]{32}", run_id)
-        found = [json.loads(pq.read_schema(RunFolder(run_dir).part_path(k)).metadata[PART_KEY])
+        found = [json.loads(pa.ipc.open_file(RunFolder(run_dir).part_path(k)).schema.metadata[PART_KEY])
                  for k in range(2)]
         assert found == [{"run_id": run_id, "seed": 3, "chunk": 0, "start": 0, "stop": 4},
                          {"run_id": run_id, "seed": 3, "chunk": 1, "start": 4, "stop": 6}]

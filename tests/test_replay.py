@@ -202,9 +202,9 @@ class TestRunFolders:
         folder = start_run(tmp_path / "cut", load_scenario(SKIRMISH), BatchSpec(n=20, seed=1,
                            chunk=10), ["batch"])
         folder.release()
-        folder.part_path(0).write_bytes(b"PAR1 not really")
+        folder.part_path(0).write_bytes(b"ARROW1 not really")
         code, _, err = run(capsys, "batch", "--resume", str(folder.path), "--no-progress")
-        assert code == 2 and "part-000000.parquet:0:0: (part): unreadable" in err
+        assert code == 2 and "part-000000.arrow:0:0: (part): unreadable" in err
 
 
 class TestVerify:

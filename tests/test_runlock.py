@@ -26,7 +26,7 @@ class TestRunLock:
         first = start_sim("batch", str(SKIRMISH), "-n", "1000000", "--chunk", "100",
                           "--workers", "1", "--out", str(run), "--no-progress")
         try:
-            wait_until(lambda: (run / "parts" / "part-000000.parquet").exists()
+            wait_until(lambda: (run / "parts" / "part-000000.arrow").exists()
                        or first.poll() is not None, "the first run's first part")
             assert first.poll() is None
             for args in (["batch", str(SKIRMISH), "-n", "10", "--seed", "9", "--out", str(run)],
@@ -68,7 +68,7 @@ class TestNewRunFolder:
         """A folder holding parts of an earlier run is not adopted by a new run."""
         out = tmp_path / "old"
         (out / "parts").mkdir(parents=True)
-        (out / "parts" / "part-000000.parquet").write_bytes(b"PAR1")
+        (out / "parts" / "part-000000.arrow").write_bytes(b"ARROW1")
         code = cli.main(["batch", str(SKIRMISH), "-n", "5", "--out", str(out), "--no-progress"])
         assert code == 2 and "not empty" in capsys.readouterr().err
         assert not (out / "manifest.json").exists()

@@ -3,7 +3,7 @@
 Battle ``i`` of a batch with master seed ``S`` gets the seed SHA-256(S, i),
 whoever plays it. A worker plays its chunk's battles (or days), logs the ones
 the ``LogPlan`` asks for, counts them into an ``Aggregate`` and packs its rows
-as a Parquet part, so that the main process only merges counts and writes bytes.
+as a part (an Arrow IPC file), so that the main process only merges counts and writes bytes.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from sim.batch.tables import PART_KEY, day_rows_table, parquet_bytes, rows_table
+from sim.batch.tables import PART_KEY, day_rows_table, part_bytes, rows_table
 from sim.day import run_day
 from sim.day_file import Day
 from sim.day_stats import DayAggregate, DayRow
@@ -71,11 +71,11 @@ class ChunkTask:
     stop: int
     logs: LogPlan
     # Paired runs (compare, tune) send several scenarios' chunks through one runner: the
-    # tag says whose chunk it is, and they want the rows themselves, not a Parquet part.
+    # tag says whose chunk it is, and they want the rows themselves, not a part.
     tag: object = None
     rows_only: bool = False
     run_id: str = ""
-    number: int = 0  # the chunk's number: its part is parts/part-<number>.parquet
+    number: int = 0  # the chunk's number: its part is parts/part-<number>.arrow
 
     def seeds(self) -> list[tuple[int, int]]:
         """(index, seed) of the chunk's battles. Hashed all at once before any battle:
@@ -87,8 +87,8 @@ class ChunkTask:
         return part_identity(self.run_id, self.master_seed, self.number, self.start, self.stop)
 
     def part(self, table: Any) -> bytes:
-        """The chunk's Parquet part: its rows, and who it is in the file's metadata."""
-        return parquet_bytes(table.replace_schema_metadata({PART_KEY: json.dumps(self.identity())}))
+        """The chunk's part: its rows, and who it is in the file's metadata."""
+        return part_bytes(table.replace_schema_metadata({PART_KEY: json.dumps(self.identity())}))
 
 
 def part_identity(run_id: str, seed: int, number: int, start: int, stop: int) -> dict[str, Any]:
@@ -98,7 +98,7 @@ def part_identity(run_id: str, seed: int, number: int, start: int, stop: int) ->
 
 @attrs.frozen
 class ChunkResult:
-    """What a worker sends back: the chunk's Parquet part, its counts, and its logs.
+    """What a worker sends back: the chunk's part, its counts, and its logs.
 
     Workers do the heavy lifting (rows into Arrow, counting) so that the main
     process only merges counts and writes bytes: it never competes with them.
@@ -106,7 +106,7 @@ class ChunkResult:
 
     start: int
     battles: int
-    part: bytes  # a Parquet file of the chunk's rows
+    part: bytes  # an Arrow IPC file of the chunk's rows
     aggregate: Aggregate
     logs: bytes  # JSON Lines of the logged battles, in index order
     tag: object = None
@@ -147,7 +147,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
 
 
 def _chunk_result(task: ChunkTask, rows: Sequence[BattleRow | DayRow], logs: list[bytes]) -> ChunkResult:
-    """Count the chunk's rows and pack them: a Parquet part, or the rows themselves."""
+    """Count the chunk's rows and pack them: a part, or the rows themselves."""
     aggregate = empty_aggregate(task.scenario)
     aggregate.add_rows(rows)
     if task.rows_only:

@@ -1,11 +1,11 @@
 """The files of a run folder: atomic writes, the manifest, parts, and their merge.
 
-A run folder holds ``manifest.json`` (what was asked), ``parts/`` (one Parquet
+A run folder holds ``manifest.json`` (what was asked), ``parts/`` (one Arrow IPC
 file per finished chunk of battles, each written atomically, in index order),
 ``logs/`` (event logs asked for with ``--logs``: one JSONL file per chunk,
 the battles one after another, each opening with its ``battle_started``; a file
 per battle would cost more in file-system work than the battles), and at the end
-``battles.parquet`` (the parts merged, streamed one at a time) and ``summary.json``.
+``battles.parquet`` (the parts merged, a few at a time) and ``summary.json``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from sim.batch.tables import PART_KEY, day_schema, parquet_schema, part_identity_of
+from sim.batch.tables import PART_KEY, day_schema, parquet_schema, part_identity_of, part_table
 from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
 from sim.manifest import check_manifest, manifest_text, read_json
@@ -30,6 +30,9 @@ SUMMARY = "summary.json"
 BATTLES = "battles.parquet"
 PARTS = "parts"
 LOGS = "logs"
+# battles.parquet gets a row group per this many battles or more (whole parts): larger groups
+# encode faster and smaller, and the merge holds no more than one group in memory.
+ROW_GROUP = 8192
 
 
 def write_atomic(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
@@ -80,7 +83,7 @@ class RunFolder:
         return self.path / MANIFEST
 
     def part_path(self, number: int) -> pathlib.Path:
-        return self.path / PARTS / f"part-{number:06d}.parquet"
+        return self.path / PARTS / f"part-{number:06d}.arrow"
 
     def read_manifest(self) -> dict[str, Any]:
         """The run's manifest, checked key by key and against its seal: a hand-edited one is an
@@ -116,13 +119,11 @@ class RunFolder:
         """A finished chunk's rows; a damaged part, or one of another run or chunk, is an
         input error, not a crash and never mixed in."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         path = self.part_path(number)
         try:
             with open_regular(path) as handle:  # a FIFO planted as a part must not hang us
-                # Not read_table, which imports pyarrow.dataset; one thread: the part is small.
-                table = pq.ParquetFile(handle).read(use_threads=False)
+                table = part_table(handle.read())
         except (OSError, pa.ArrowException) as exc:
             msg = f"{path}:0:0: (part): unreadable ({exc}); delete it and --resume redoes it"
             raise InputError(msg) from exc
@@ -137,7 +138,9 @@ class RunFolder:
         return table
 
     def merge_parts(self, identities: Sequence[dict[str, Any]]) -> None:
-        """Stream every part into battles.parquet (one part in memory at a time)."""
+        """Write every part into battles.parquet, in order, a row group of ROW_GROUP battles
+        or more at a time (never the whole run in memory)."""
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         target = self.path / BATTLES
@@ -148,8 +151,13 @@ class RunFolder:
         schema = schema.with_metadata({PART_KEY: json.dumps({"run_id": run_id})})
         try:
             with pq.ParquetWriter(tmp, schema) as writer:
+                group: list[Any] = []  # parts (their metadata dropped, so that they concatenate)
                 for number, identity in enumerate(identities):
-                    writer.write_table(self.read_part(number, identity))
+                    group.append(self.read_part(number, identity).replace_schema_metadata())
+                    if sum(map(len, group)) >= ROW_GROUP or number == len(identities) - 1:
+                        rows = pa.concat_tables(group)
+                        writer.write_table(rows, row_group_size=max(1, len(rows)))
+                        group = []
             os.replace(tmp, target)
         except OSError as exc:
             msg = f"{target}:0:0: (document): cannot write ({exc.strerror or exc})"
@@ -180,8 +188,9 @@ class RunFolder:
             (self.path / PARTS).rmdir()
 
     def remove_stale_temporaries(self) -> None:
-        """Half-written files of a process killed mid-write (only the lock holder may call this)."""
-        for stale in (self.path / PARTS).glob(".part-*.tmp"):
+        """Half-written files of a process killed mid-write (only the lock holder may call this),
+        and the Parquet parts of an earlier version, which resuming redoes as Arrow parts."""
+        for stale in (*(self.path / PARTS).glob(".part-*.tmp"), *(self.path / PARTS).glob("part-*.parquet")):
             stale.unlink(missing_ok=True)
 
     def release(self) -> None:

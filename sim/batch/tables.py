@@ -1,10 +1,10 @@
-"""Parquet schemas of a run's rows, and rows to Arrow tables and back.
+"""Schemas of a run's rows (parts and battles.parquet), and rows to Arrow tables and back.
 
 A battle row (``sim.stats.BattleRow``) becomes one table row: index, seed, winner,
 rounds and a list of combatants (name, side, and the fighter's row); a day row
 (``sim.day_stats.DayRow``) adds its steps and whether the party survived and
-completed the day. Parts carry who they are (run, chunk, battles) in the
-schema's metadata under ``PART_KEY``.
+completed the day. Parts are Arrow IPC files and carry who they are (run, chunk,
+battles) in the schema's metadata under ``PART_KEY``.
 
 pyarrow is imported inside the functions: it takes a noticeable share of a
 second to import, and most commands (and ``sim --help``) never touch a table.
@@ -21,7 +21,7 @@ from sim.day import StepResult
 from sim.day_stats import DayRow
 from sim.stats import BattleRow
 
-PART_KEY = b"combat-sim"  # the Parquet metadata key of a part's identity
+PART_KEY = b"combat-sim"  # the schema metadata key of a part's identity
 
 
 def parquet_schema() -> Any:
@@ -103,19 +103,30 @@ def day_rows_table(rows: Sequence[DayRow], roster: Sequence[tuple[str, str]]) ->
     return table.append_column("completed", pa.array([r[7] for r in rows], pa.bool_()))
 
 
-def parquet_bytes(table: Any) -> bytes:
-    """A part's table as the bytes of a Parquet file. Without column statistics: nothing
-    reads a part's, and battles.parquet gets its own when the parts are merged."""
+def part_bytes(table: Any) -> bytes:
+    """A chunk's table as the bytes of an Arrow IPC file: a copy of its buffers, no encoding.
+    Parts are only read back by this program (resume, merge), so they skip Parquet's
+    encode and decode; battles.parquet is encoded once, when the parts are merged."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, write_statistics=False)
+    with pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
     return sink.getvalue().to_pybytes()
 
 
+def part_table(data: bytes) -> Any:
+    """The table of a part's bytes, fully validated (a damaged part raises ArrowException,
+    never reads out of bounds)."""
+    import pyarrow as pa
+
+    table = pa.ipc.open_file(pa.BufferReader(data)).read_all()
+    table.validate(full=True)
+    return table
+
+
 def table_rows(table: Any) -> Iterator[BattleRow | DayRow]:
-    """Rows back from a Parquet part, in the shape workers send them (battles or days)."""
+    """Rows back from a part, in the shape workers send them (battles or days)."""
     days = "steps" in table.column_names
     for record in table.to_pylist():
         # A part written before items were counted has no items_used: none were.

@@ -7,6 +7,7 @@ import pathlib
 
 from sim import cli
 from sim.batch import battle_seed
+from sim.batch import folder as folder_module
 from sim.scenario import load_scenario
 from tests.batch.helpers import DUEL, SKIRMISH, batch, rows
 
@@ -31,6 +32,18 @@ class TestRunFolder:
         assert summary["schema"] == 1 and summary["battles"] == 50
         assert not (run / "parts").exists()
         assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
+
+    def test_row_groups_hold_whole_parts(self, tmp_path: pathlib.Path, monkeypatch) -> None:
+        """battles.parquet gathers whole parts into row groups of ROW_GROUP battles or more,
+        in battle order: chunks of 4 with ROW_GROUP 10 give groups of 12, 12 and 6."""
+        import pyarrow.parquet as pq
+
+        monkeypatch.setattr(folder_module, "ROW_GROUP", 10)
+        batch(tmp_path, "run", str(SKIRMISH), "-n", "30", "--seed", "3", "--chunk", "4", "--workers", "1")
+        metadata = pq.ParquetFile(tmp_path / "run" / "battles.parquet").metadata
+        sizes = [metadata.row_group(k).num_rows for k in range(metadata.num_row_groups)]
+        assert sizes == [12, 12, 6]
+        assert [r["index"] for r in rows(tmp_path / "run")] == list(range(30))
 
     def test_refuses_to_overwrite(self, tmp_path: pathlib.Path, capsys) -> None:
         """A second batch into an existing run folder exits 2 and leaves it alone."""

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,19 +28,7 @@ class TestResume:
 
     def test_resume_after_interrupt(self, tmp_path: pathlib.Path) -> None:
         """Ctrl-C (KeyboardInterrupt) after 3 chunks, then --resume: same summary and rows."""
-        scenario = load_scenario(SKIRMISH)
-        spec = BatchSpec(n=200, seed=9, chunk=30)
-        folder = start_run(tmp_path / "cut", scenario, spec, ["batch"])
-
-        def interrupted(tasks, window):
-            for count, result in enumerate(run_serial(tasks, window)):
-                if count == 3:
-                    raise KeyboardInterrupt
-                yield result
-
-        with pytest.raises(KeyboardInterrupt):
-            Batch(scenario, spec, folder, interrupted, window=2).run()
-        folder.release()  # as the interrupted process would on exit
+        folder = self._cut(tmp_path, 3)
         assert RunFolder(folder.path).completed_parts() == 3
         assert not (folder.path / "summary.json").exists()
         assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
@@ -56,7 +45,7 @@ class TestResume:
                    "4", "--chunk", "100", "--workers", "1", "--out", str(run), "--no-progress"]
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
-        while not (run / "parts" / "part-000002.parquet").exists():
+        while not (run / "parts" / "part-000002.arrow").exists():
             assert time.monotonic() < deadline and process.poll() is None
             time.sleep(0.02)
         os.kill(process.pid, signal.SIGKILL)
@@ -66,6 +55,63 @@ class TestResume:
         whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "3000", "--seed", "4",
                       "--chunk", "100", "--workers", "2")
         assert comparable(json.loads((run / "summary.json").read_text())) == comparable(whole)
+
+    def _cut(self, tmp_path: pathlib.Path, chunks: int) -> RunFolder:
+        """A run of 200 battles (chunks of 30) of SKIRMISH stopped after ``chunks`` chunks."""
+        scenario, spec = load_scenario(SKIRMISH), BatchSpec(n=200, seed=9, chunk=30)
+        folder = start_run(tmp_path / "cut", scenario, spec, ["batch"])
+
+        def interrupted(tasks, window):
+            for count, result in enumerate(run_serial(tasks, window)):
+                if count == chunks:
+                    raise KeyboardInterrupt
+                yield result
+
+        with pytest.raises(KeyboardInterrupt):
+            Batch(scenario, spec, folder, interrupted, window=2).run()
+        folder.release()
+        return folder
+
+    def test_damaged_part_never_crashes(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A part cut short or with flipped bytes is refused in one line (exit 2) or, where the
+        bytes hit nothing read, resumes; never a crash, and never rows of another run."""
+        folder = self._cut(tmp_path, 2)
+        good = folder.part_path(1).read_bytes()
+        whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "200", "--seed", "9", "--chunk", "30",
+                      "--workers", "1")
+        damaged = [good[: len(good) // 2]] + [
+            good[:k] + bytes([good[k] ^ 0xFF]) + good[k + 1:] for k in range(0, len(good), len(good) // 24)]
+        refused = 0
+        for data in damaged:
+            shutil.rmtree(tmp_path / "again", ignore_errors=True)
+            shutil.copytree(folder.path, tmp_path / "again")
+            RunFolder(tmp_path / "again").part_path(1).write_bytes(data)
+            code = cli.main(["batch", "--resume", str(tmp_path / "again"), "--json", "--no-progress"])
+            err = capsys.readouterr().err
+            if code == 2:
+                assert err.count("\n") == 1 and "part-000001.arrow:0:0: (part):" in err
+                refused += 1
+            else:
+                assert code == 0, err
+                resumed = json.loads((tmp_path / "again" / "summary.json").read_text())
+                assert resumed["battles"] == 200 and resumed["seed"] == whole["seed"]
+        assert refused >= len(damaged) // 4  # the flips do reach what is read
+
+    def test_resume_drops_parquet_parts_of_an_earlier_version(self, tmp_path: pathlib.Path) -> None:
+        """Parts were Parquet files before they were Arrow ones: resuming such a run redoes them
+        and leaves no stray file behind."""
+        folder = self._cut(tmp_path, 2)
+        for number in range(2):
+            part = folder.part_path(number)
+            part.rename(part.with_suffix(".parquet"))
+        assert RunFolder(folder.path).completed_parts() == 0
+        assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
+        whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "200", "--seed", "9", "--chunk", "30",
+                      "--workers", "1")
+        resumed = json.loads((folder.path / "summary.json").read_text())
+        assert comparable(resumed) == comparable(whole)
+        assert rows(folder.path) == rows(tmp_path / "whole")
+        assert not (folder.path / "parts").exists()
 
     def test_resume_refuses_changed_scenario(self, tmp_path: pathlib.Path, capsys) -> None:
         """A scenario edited since the run began cannot be resumed (exit 2)."""

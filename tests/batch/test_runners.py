@@ -100,7 +100,7 @@ class TestScheduler:
                                            dashboard_address=None, protocol="tcp")
 
         def close_after_first_part() -> None:
-            while not (run / "parts" / "part-000000.parquet").exists():
+            while not (run / "parts" / "part-000000.arrow").exists():
                 time.sleep(0.02)
             cluster.close()
 
