@@ -12,6 +12,7 @@ import pytest
 
 from sim import cli
 from sim.manifest import manifest_text
+from tests.batch.helpers import journal_records, write_journal
 
 DATA = pathlib.Path(__file__).parent / "data"
 HOSTILE = DATA / "hostile"
@@ -137,9 +138,10 @@ class TestResumeStates:
                 Batch(scenario, spec, folder, two_chunks, window=2).run()
             folder.release()
             parts[name] = RunFolder(folder.path)
-        shutil.copy(parts["other"].part_path(1), parts["mine"].part_path(1))
+        mine, other = (journal_records(parts[name].path) for name in ("mine", "other"))
+        write_journal(parts["mine"].path, [mine[0], other[1]])
         code, _, err = run(capsys, "batch", "--resume", str(tmp_path / "mine"), "--no-progress")
-        assert code == 2 and "part-000001.arrow:0:0: (part): not chunk 1 of this run" in err
+        assert code == 2 and "parts.journal:0:0: (part 1): not chunk 1 of this run" in err
         assert not (tmp_path / "mine" / "summary.json").exists()
 
     def test_parts_record_their_identity(self, tmp_path: pathlib.Path, monkeypatch) -> None:
@@ -148,12 +150,12 @@ class TestResumeStates:
 
         from sim.batch import PART_KEY, RunFolder
 
-        monkeypatch.setattr(RunFolder, "remove_parts", lambda self, count: None)  # keep them
+        monkeypatch.setattr(RunFolder, "remove_parts", lambda self: None)  # keep them
         run_dir = finished_run(tmp_path, "--chunk", "4", "--seed", "3")
         run_id = json.loads((run_dir / "manifest.json").read_text())["run_id"]
         assert re.fullmatch(r"[0-9a-f]{32}", run_id)
-        found = [json.loads(pa.ipc.open_file(RunFolder(run_dir).part_path(k)).schema.metadata[PART_KEY])
-                 for k in range(2)]
+        found = [json.loads(pa.ipc.open_file(record).schema.metadata[PART_KEY])
+                 for record in journal_records(run_dir)]
         assert found == [{"run_id": run_id, "seed": 3, "chunk": 0, "start": 0, "stop": 4},
                          {"run_id": run_id, "seed": 3, "chunk": 1, "start": 4, "stop": 6}]
 

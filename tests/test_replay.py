@@ -11,6 +11,7 @@ import pytest
 
 from sim import cli
 from sim.replay import event_problem, read_log, split_battles
+from tests.batch.helpers import write_journal
 
 DATA = pathlib.Path(__file__).parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
@@ -195,16 +196,16 @@ class TestRunFolders:
         assert code == 0 and json.loads(out) == before
 
     def test_damaged_part_is_an_input_error(self, tmp_path: pathlib.Path, capsys) -> None:
-        """A truncated Parquet part stops --resume with exit 2 naming the part."""
+        """A part that is not an Arrow file stops --resume with exit 2 naming the part."""
         from sim.batch import BatchSpec, start_run
         from sim.scenario import load_scenario
 
         folder = start_run(tmp_path / "cut", load_scenario(SKIRMISH), BatchSpec(n=20, seed=1,
                            chunk=10), ["batch"])
         folder.release()
-        folder.part_path(0).write_bytes(b"ARROW1 not really")
+        write_journal(folder.path, [b"ARROW1 not really"])
         code, _, err = run(capsys, "batch", "--resume", str(folder.path), "--no-progress")
-        assert code == 2 and "part-000000.arrow:0:0: (part): unreadable" in err
+        assert code == 2 and "parts.journal:0:0: (part 0): unreadable" in err
 
 
 class TestVerify:

@@ -9,6 +9,7 @@ import signal
 import pytest
 
 from sim import cli
+from sim.batch import RunFolder
 from sim.errors import InputError
 from sim.runlock import LOCK, RunLock
 from tests.processes import group_alive, run_sim, start_sim, wait_until
@@ -26,7 +27,7 @@ class TestRunLock:
         first = start_sim("batch", str(SKIRMISH), "-n", "1000000", "--chunk", "100",
                           "--workers", "1", "--out", str(run), "--no-progress")
         try:
-            wait_until(lambda: (run / "parts" / "part-000000.arrow").exists()
+            wait_until(lambda: RunFolder(run).completed_parts() >= 1
                        or first.poll() is not None, "the first run's first part")
             assert first.poll() is None
             for args in (["batch", str(SKIRMISH), "-n", "10", "--seed", "9", "--out", str(run)],
@@ -67,8 +68,8 @@ class TestNewRunFolder:
     def test_refuses_leftover_parts(self, tmp_path: pathlib.Path, capsys) -> None:
         """A folder holding parts of an earlier run is not adopted by a new run."""
         out = tmp_path / "old"
-        (out / "parts").mkdir(parents=True)
-        (out / "parts" / "part-000000.arrow").write_bytes(b"ARROW1")
+        out.mkdir()
+        (out / "parts.journal").write_bytes(b"CSJ1")
         code = cli.main(["batch", str(SKIRMISH), "-n", "5", "--out", str(out), "--no-progress"])
         assert code == 2 and "not empty" in capsys.readouterr().err
         assert not (out / "manifest.json").exists()

@@ -75,7 +75,7 @@ class ChunkTask:
     tag: object = None
     rows_only: bool = False
     run_id: str = ""
-    number: int = 0  # the chunk's number: its part is parts/part-<number>.arrow
+    number: int = 0  # the chunk's number: its part is record <number> of the journal
 
     def seeds(self) -> list[tuple[int, int]]:
         """(index, seed) of the chunk's battles. Hashed all at once before any battle:

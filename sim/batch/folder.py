@@ -1,7 +1,7 @@
 """The files of a run folder: atomic writes, the manifest, parts, and their merge.
 
-A run folder holds ``manifest.json`` (what was asked), ``parts/`` (one Arrow IPC
-file per finished chunk of battles, each written atomically, in index order),
+A run folder holds ``manifest.json`` (what was asked), ``parts.journal`` (each
+finished chunk of battles, appended in index order: see ``sim.batch.journal``),
 ``logs/`` (event logs asked for with ``--logs``: one JSONL file per chunk,
 the battles one after another, each opening with its ``battle_started``; a file
 per battle would cost more in file-system work than the battles), and at the end
@@ -11,14 +11,16 @@ per battle would cost more in file-system work than the battles), and at the end
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
 
+from sim.batch import journal
 from sim.batch.tables import PART_KEY, day_schema, parquet_schema, part_identity_of, part_table
 from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
@@ -28,7 +30,8 @@ from sim.runlock import RunLock
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
 BATTLES = "battles.parquet"
-PARTS = "parts"
+JOURNAL = "parts.journal"
+LEGACY_PARTS = "parts"  # a folder of Parquet parts, one per chunk, before the journal
 LOGS = "logs"
 # battles.parquet gets a row group per this many battles or more (whole parts): larger groups
 # encode faster and smaller, and the merge holds no more than one group in memory.
@@ -82,9 +85,6 @@ class RunFolder:
     def manifest_path(self) -> pathlib.Path:
         return self.path / MANIFEST
 
-    def part_path(self, number: int) -> pathlib.Path:
-        return self.path / PARTS / f"part-{number:06d}.arrow"
-
     def read_manifest(self) -> dict[str, Any]:
         """The run's manifest, checked key by key and against its seal: a hand-edited one is an
         input error."""
@@ -105,33 +105,48 @@ class RunFolder:
             raise InputError(msg)
         return summary
 
+    @property
+    def journal_path(self) -> pathlib.Path:
+        return self.path / JOURNAL
+
     def completed_parts(self) -> int:
-        """How many chunks are safely on disk: the unbroken prefix part-0, part-1..."""
-        count = 0
-        while self.part_path(count).exists():
-            count += 1
-        return count
+        """How many chunks are safely on disk: the whole records at the start of the journal."""
+        try:
+            return sum(1 for _ in journal.records(self.journal_path))
+        except OSError as exc:
+            raise InputError(f"{self.journal_path}:0:0: (document): unreadable ({exc})") from exc
 
-    def write_part(self, number: int, data: bytes) -> None:
-        write_run_file(self.part_path(number), data)
+    def append_part(self, data: bytes) -> None:
+        """Store the next chunk's part (chunks are stored strictly in index order)."""
+        try:
+            journal.append(self.journal_path, data)
+        except OSError as exc:
+            msg = f"{self.journal_path}:0:0: (document): cannot write ({exc.strerror or exc})"
+            raise RunAborted(msg) from exc
 
-    def read_part(self, number: int, identity: dict[str, Any]) -> Any:
-        """A finished chunk's rows; a damaged part, or one of another run or chunk, is an
-        input error, not a crash and never mixed in."""
+    def read_parts(self, identity: Callable[[int], dict[str, Any]]) -> Iterator[Any]:
+        """The stored chunks' tables in order, chunk k checked to be ``identity(k)``; a damaged
+        part, or one of another run or chunk, is an input error, not a crash and never mixed in."""
+        try:
+            for number, payload in enumerate(journal.records(self.journal_path)):
+                yield self._checked_part(number, payload, identity(number))
+        except OSError as exc:
+            raise InputError(f"{self.journal_path}:0:0: (document): unreadable ({exc})") from exc
+
+    def _checked_part(self, number: int, payload: bytes, identity: dict[str, Any]) -> Any:
         import pyarrow as pa
 
-        path = self.part_path(number)
+        where = f"{self.journal_path}:0:0: (part {number})"
         try:
-            with open_regular(path) as handle:  # a FIFO planted as a part must not hang us
-                table = part_table(handle.read())
-        except (OSError, pa.ArrowException) as exc:
-            msg = f"{path}:0:0: (part): unreadable ({exc}); delete it and --resume redoes it"
+            table = part_table(payload)
+        except pa.ArrowException as exc:
+            msg = f"{where}: unreadable ({exc}); delete {JOURNAL} and --resume plays its battles again"
             raise InputError(msg) from exc
         if not (table.schema.equals(parquet_schema()) or table.schema.equals(day_schema())):
-            msg = f"{path}:0:0: (part): not a part of this program; delete it and --resume"
+            msg = f"{where}: not a part of this program; delete {JOURNAL} and --resume"
             raise InputError(msg)
         if part_identity_of(table) != identity:
-            msg = (f"{path}:0:0: (part): not chunk {number} of this run (run {identity['run_id']},"
+            msg = (f"{where}: not chunk {number} of this run (run {identity['run_id']},"
                    f" seed {identity['seed']}, battles {identity['start']} to"
                    f" {identity['stop'] - 1}); it is not used")
             raise InputError(msg)
@@ -146,18 +161,25 @@ class RunFolder:
         target = self.path / BATTLES
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         run_id = identities[0]["run_id"] if identities else ""
+        parts = list(itertools.islice(self.read_parts(identities.__getitem__), 1))
         # The parts' own schema: a run of battles, or of days (which add their steps).
-        schema = self.read_part(0, identities[0]).schema if identities else parquet_schema()
+        schema = parts[0].schema if parts else parquet_schema()
         schema = schema.with_metadata({PART_KEY: json.dumps({"run_id": run_id})})
+        merged = 0
         try:
             with pq.ParquetWriter(tmp, schema) as writer:
                 group: list[Any] = []  # parts (their metadata dropped, so that they concatenate)
-                for number, identity in enumerate(identities):
-                    group.append(self.read_part(number, identity).replace_schema_metadata())
-                    if sum(map(len, group)) >= ROW_GROUP or number == len(identities) - 1:
+                for part in itertools.islice(self.read_parts(identities.__getitem__), len(identities)):
+                    group.append(part.replace_schema_metadata())
+                    merged += 1
+                    if sum(map(len, group)) >= ROW_GROUP or merged == len(identities):
                         rows = pa.concat_tables(group)
                         writer.write_table(rows, row_group_size=max(1, len(rows)))
                         group = []
+            if merged != len(identities):  # the lock keeps others out; never merge a short run
+                msg = (f"{self.journal_path}:0:0: (document): holds {merged} of the run's"
+                       f" {len(identities)} chunks")
+                raise InputError(msg)
             os.replace(tmp, target)
         except OSError as exc:
             msg = f"{target}:0:0: (document): cannot write ({exc.strerror or exc})"
@@ -181,20 +203,24 @@ class RunFolder:
             raise InputError(msg)
         return table
 
-    def remove_parts(self, count: int) -> None:
-        for number in range(count):
-            self.part_path(number).unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            (self.path / PARTS).rmdir()
+    def remove_parts(self) -> None:
+        self.journal_path.unlink(missing_ok=True)
 
     def remove_stale_temporaries(self) -> None:
-        """Half-written files of a process killed mid-write (only the lock holder may call this),
-        and the Parquet parts of an earlier version, which resuming redoes as Arrow parts."""
-        for stale in (*(self.path / PARTS).glob(".part-*.tmp"), *(self.path / PARTS).glob("part-*.parquet")):
+        """What a process killed mid-write leaves (only the lock holder may call this): a torn
+        journal tail, and half-written files; and the parts/ folder of an earlier version
+        (one Parquet file per chunk), whose battles resuming plays again."""
+        for stale in (*(self.path / LEGACY_PARTS).glob(".part-*.tmp"),
+                      *(self.path / LEGACY_PARTS).glob("part-*.parquet")):
             stale.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (self.path / LEGACY_PARTS).rmdir()
+        try:
+            journal.trim(self.journal_path)
+        except OSError as exc:
+            raise InputError(f"{self.journal_path}:0:0: (document): unreadable ({exc})") from exc
 
     def release(self) -> None:
         if self.lock is not None:
             self.lock.release()
-
 

@@ -23,7 +23,7 @@ import attrs
 
 from sim import __version__
 from sim.batch.chunk import DEFAULT_CHUNK, ChunkResult, ChunkTask, LogPlan, empty_aggregate, part_identity
-from sim.batch.folder import LOGS, PARTS, SUMMARY, RunFolder, write_atomic, write_run_file
+from sim.batch.folder import LOGS, SUMMARY, RunFolder, write_atomic, write_run_file
 from sim.batch.runners import Runner
 from sim.batch.tables import table_rows
 from sim.day_file import Day, load_input
@@ -110,14 +110,16 @@ class Batch:
         stop = min(self.spec.n, start + self.spec.chunk)
         return part_identity(self.run_id, self.spec.seed, number, start, stop)
 
-    def _replay_parts(self, count: int) -> int:
+    def _replay_parts(self) -> int:
         """Aggregate chunks already on disk; returns how many are kept (a stop may come early)."""
-        for number in range(count):
-            self.aggregate.add_rows(list(table_rows(self.folder.read_part(number, self._identity(number)))))
+        kept = 0
+        for table in self.folder.read_parts(self._identity):
+            self.aggregate.add_rows(list(table_rows(table)))
+            kept += 1
             self.progress(self.aggregate.battles, self.spec.n)
             if self._enough():
-                return number + 1
-        return count
+                break
+        return kept
 
     def _tasks(self, first_chunk: int, plan: LogPlan) -> Iterator[ChunkTask]:
         number = first_chunk
@@ -132,7 +134,7 @@ class Batch:
         started = time.perf_counter()
         manifest = self.folder.read_manifest()
         self.run_id = manifest["run_id"]
-        done = self._replay_parts(self.folder.completed_parts())
+        done = self._replay_parts()
         plan = LogPlan.parse(self.spec.logs, self.spec.n)
         if not self._enough():
             self._collect(done, plan, manifest)
@@ -151,7 +153,7 @@ class Batch:
         manifest.update(status="complete", battles_done=self.aggregate.battles,
                         elapsed_s=round(self.elapsed, 3))
         self.folder.write_manifest(manifest)
-        self.folder.remove_parts(total_chunks)
+        self.folder.remove_parts()
         return summary
 
     def _collect(self, first_chunk: int, plan: LogPlan, manifest: dict[str, Any]) -> None:
@@ -164,7 +166,7 @@ class Batch:
                 waiting[result.start // self.spec.chunk] = result
                 while next_chunk in waiting:
                     ready = waiting.pop(next_chunk)
-                    self._store(ready, next_chunk)
+                    self._store(ready)
                     next_chunk += 1
                     if self._enough():
                         return
@@ -173,7 +175,7 @@ class Batch:
             if close is not None:
                 close()  # cancels what is still in flight
 
-    def _store(self, result: ChunkResult, number: int) -> None:
+    def _store(self, result: ChunkResult) -> None:
         if result.logs:
             logs_dir = self.folder.path / LOGS
             logs_dir.mkdir(exist_ok=True)
@@ -184,7 +186,7 @@ class Batch:
             except OSError as exc:
                 msg = f"{logs_dir / name}:0:0: (document): cannot write ({exc.strerror or exc})"
                 raise RunAborted(msg) from exc
-        self.folder.write_part(number, result.part)
+        self.folder.append_part(result.part)
         self.aggregate.merge(result.aggregate)
         self.progress(self.aggregate.battles, self.spec.n)
 
@@ -233,11 +235,6 @@ def start_run(folder: pathlib.Path, scenario: Scenario | Day, spec: BatchSpec, a
         if _entries(folder) - {LOCK}:  # another process began here while we were looking
             raise InputError(not_empty)
         run = RunFolder(folder, lock)
-        try:
-            (folder / PARTS).mkdir()
-        except OSError as exc:
-            msg = f"{folder}: cannot create the run folder ({exc.strerror})"
-            raise InputError(msg) from exc
         run.write_manifest(new_manifest(scenario, spec, argv, bestiary))
     except BaseException:
         lock.release()

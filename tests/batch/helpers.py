@@ -8,6 +8,7 @@ import pathlib
 import pyarrow.parquet as pq
 
 from sim import cli
+from sim.batch import journal
 
 DATA = pathlib.Path(__file__).parent.parent / "data"
 DUEL = DATA / "duel" / "duel.yaml"
@@ -29,3 +30,15 @@ def comparable(summary: dict) -> dict:
 
 def rows(run: pathlib.Path) -> list[dict]:
     return pq.read_table(run / "battles.parquet").to_pylist()
+
+
+def journal_records(run: pathlib.Path) -> list[bytes]:
+    """The payloads of a run's parts journal (one part per stored chunk)."""
+    return list(journal.records(run / "parts.journal"))
+
+
+def write_journal(run: pathlib.Path, payloads: list[bytes]) -> None:
+    """Replace a run's parts journal with these records."""
+    (run / "parts.journal").unlink(missing_ok=True)
+    for payload in payloads:
+        journal.append(run / "parts.journal", payload)

@@ -30,7 +30,7 @@ class TestRunFolder:
         assert manifest["scenario_sha256"] == load_scenario(SKIRMISH).sha256
         assert {"combat-sim", "python", "simpy"} <= set(manifest["versions"])
         assert summary["schema"] == 1 and summary["battles"] == 50
-        assert not (run / "parts").exists()
+        assert not (run / "parts.journal").exists()
         assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
 
     def test_row_groups_hold_whole_parts(self, tmp_path: pathlib.Path, monkeypatch) -> None:

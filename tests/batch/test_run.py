@@ -17,10 +17,20 @@ from fractions import Fraction
 import pytest
 
 from sim import cli
-from sim.batch import Batch, BatchSpec, RunFolder, run_serial, start_run
+from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
 from sim.scenario import load_scenario
 from sim.stats import interval, wilson
-from tests.batch.helpers import COSTLY, DATA, DUEL, SKIRMISH, batch, comparable, rows
+from tests.batch.helpers import (
+    COSTLY,
+    DATA,
+    DUEL,
+    SKIRMISH,
+    batch,
+    comparable,
+    journal_records,
+    rows,
+    write_journal,
+)
 
 
 class TestResume:
@@ -45,7 +55,7 @@ class TestResume:
                    "4", "--chunk", "100", "--workers", "1", "--out", str(run), "--no-progress"]
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
-        while not (run / "parts" / "part-000002.arrow").exists():
+        while RunFolder(run).completed_parts() < 3:
             assert time.monotonic() < deadline and process.poll() is None
             time.sleep(0.02)
         os.kill(process.pid, signal.SIGKILL)
@@ -72,46 +82,57 @@ class TestResume:
         folder.release()
         return folder
 
-    def test_damaged_part_never_crashes(self, tmp_path: pathlib.Path, capsys) -> None:
-        """A part cut short or with flipped bytes is refused in one line (exit 2) or, where the
-        bytes hit nothing read, resumes; never a crash, and never rows of another run."""
+    def test_torn_or_damaged_record_is_played_again(self, tmp_path: pathlib.Path) -> None:
+        """A journal cut short, or with a flipped byte in its last record (a crash mid-append, a
+        power cut), resumes to the same rows: the records from the damaged one on are dropped
+        and their battles played again."""
         folder = self._cut(tmp_path, 2)
-        good = folder.part_path(1).read_bytes()
+        data = (folder.path / "parts.journal").read_bytes()
         whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "200", "--seed", "9", "--chunk", "30",
                       "--workers", "1")
-        damaged = [good[: len(good) // 2]] + [
-            good[:k] + bytes([good[k] ^ 0xFF]) + good[k + 1:] for k in range(0, len(good), len(good) // 24)]
-        refused = 0
-        for data in damaged:
+        first = len(journal.HEADER.pack(journal.MAGIC, 0, 0)) + len(journal_records(folder.path)[0])
+        damaged = [data[:-1], data[: first + 5], data[:first] + b"\0" * (len(data) - first)] + [
+            data[:k] + bytes([data[k] ^ 0x10]) + data[k + 1:]
+            for k in range(first, len(data), (len(data) - first) // 6)]
+        for tail in damaged:
             shutil.rmtree(tmp_path / "again", ignore_errors=True)
             shutil.copytree(folder.path, tmp_path / "again")
-            RunFolder(tmp_path / "again").part_path(1).write_bytes(data)
-            code = cli.main(["batch", "--resume", str(tmp_path / "again"), "--json", "--no-progress"])
+            (tmp_path / "again" / "parts.journal").write_bytes(tail)
+            assert len(journal_records(tmp_path / "again")) == 1
+            assert cli.main(["batch", "--resume", str(tmp_path / "again"), "--json", "--no-progress"]) == 0
+            resumed = json.loads((tmp_path / "again" / "summary.json").read_text())
+            assert comparable(resumed) == comparable(whole)
+            assert rows(tmp_path / "again") == rows(tmp_path / "whole")
+
+    def test_record_that_is_no_part_is_an_input_error(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A whole record (its CRC right) that holds no part of this program: exit 2, one line
+        naming the journal and the record, and nothing merged."""
+        folder = self._cut(tmp_path, 2)
+        records = journal_records(folder.path)
+        for payload in (b"ARROW1 not really", records[1][: len(records[1]) // 2]):
+            write_journal(folder.path, [records[0], payload])
+            code = cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"])
             err = capsys.readouterr().err
-            if code == 2:
-                assert err.count("\n") == 1 and "part-000001.arrow:0:0: (part):" in err
-                refused += 1
-            else:
-                assert code == 0, err
-                resumed = json.loads((tmp_path / "again" / "summary.json").read_text())
-                assert resumed["battles"] == 200 and resumed["seed"] == whole["seed"]
-        assert refused >= len(damaged) // 4  # the flips do reach what is read
+            assert code == 2 and err.count("\n") == 1
+            assert "parts.journal:0:0: (part 1): unreadable" in err
+            assert not (folder.path / "summary.json").exists()
 
     def test_resume_drops_parquet_parts_of_an_earlier_version(self, tmp_path: pathlib.Path) -> None:
-        """Parts were Parquet files before they were Arrow ones: resuming such a run redoes them
-        and leaves no stray file behind."""
-        folder = self._cut(tmp_path, 2)
+        """Before the journal, parts were a parts/ folder of Parquet files: resuming such a run
+        plays their battles again and leaves no stray file behind."""
+        folder = self._cut(tmp_path, 0)
+        (folder.path / "parts").mkdir()
         for number in range(2):
-            part = folder.part_path(number)
-            part.rename(part.with_suffix(".parquet"))
-        assert RunFolder(folder.path).completed_parts() == 0
+            (folder.path / "parts" / f"part-{number:06d}.parquet").write_bytes(b"PAR1")
+        (folder.path / "parts" / ".part-000002.parquet.77.tmp").write_bytes(b"PAR1")
         assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
         whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "200", "--seed", "9", "--chunk", "30",
                       "--workers", "1")
         resumed = json.loads((folder.path / "summary.json").read_text())
         assert comparable(resumed) == comparable(whole)
         assert rows(folder.path) == rows(tmp_path / "whole")
-        assert not (folder.path / "parts").exists()
+        assert sorted(p.name for p in folder.path.iterdir()) == [".lock", "battles.parquet",
+                                                                  "manifest.json", "summary.json"]
 
     def test_resume_refuses_changed_scenario(self, tmp_path: pathlib.Path, capsys) -> None:
         """A scenario edited since the run began cannot be resumed (exit 2)."""

@@ -9,6 +9,7 @@ import pytest
 
 import sim.batch.runners
 from sim import cli
+from sim.batch import RunFolder
 from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, rows
 
 
@@ -100,7 +101,7 @@ class TestScheduler:
                                            dashboard_address=None, protocol="tcp")
 
         def close_after_first_part() -> None:
-            while not (run / "parts" / "part-000000.arrow").exists():
+            while RunFolder(run).completed_parts() < 1:
                 time.sleep(0.02)
             cluster.close()
 

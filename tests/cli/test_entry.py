@@ -44,27 +44,30 @@ class TestEnvironmentErrors:
         self.one_line(err)
 
     def test_disk_full_mid_batch(self, capsys, tmp_path, monkeypatch):
-        """ENOSPC while writing the second part: exit 2 with a resume hint; resume finishes."""
+        """ENOSPC while writing the second part (half of it written): exit 2 with a resume
+        hint; resume drops the torn record and finishes."""
         import errno
 
-        from sim.batch import folder
+        from sim.batch import journal
 
-        real = folder.write_atomic
+        real = journal.append
         written = []
 
-        def fill_up(path, data, durable=True):
-            if path.name.startswith("part-") and written:
+        def fill_up(path, payload):
+            if written:
+                with open(path, "ab") as handle:  # the disk fills up halfway through the record
+                    handle.write(journal.HEADER.pack(journal.MAGIC, len(payload), 0) + payload[:99])
                 raise OSError(errno.ENOSPC, "No space left on device", str(path))
             written.append(path)
-            real(path, data, durable)
+            real(path, payload)
 
-        monkeypatch.setattr(folder, "write_atomic", fill_up)
+        monkeypatch.setattr(journal, "append", fill_up)
         out = tmp_path / "run"
         code, _, err = run(capsys, "batch", str(AMBUSH), "-n", "40", "--chunk", "10",
                            "--workers", "1", "--out", str(out), "--no-progress")
         assert code == 2 and "No space left on device" in err and "Traceback" not in err
         assert f"sim batch --resume {out}" in err
-        monkeypatch.setattr(folder, "write_atomic", real)
+        monkeypatch.setattr(journal, "append", real)
         code, _, _ = run(capsys, "batch", "--resume", str(out), "--json", "--no-progress")
         assert code == 0 and json.loads((out / "summary.json").read_text())["battles"] == 40
 

@@ -1,0 +1,69 @@
+"""The parts journal: a run's finished chunks, appended to one file in chunk order.
+
+Each record is one chunk's part (an Arrow IPC file, see ``sim.batch.tables``),
+framed by ``MAGIC``, its length and its CRC-32. One file, not a file per chunk:
+creating, syncing and deleting a file per chunk of 500 battles cost more wall time
+than the batch's counting (about 9 ms a chunk on an ext4 disk mounted with
+``discard``).
+
+Appends are not synced, and need not be: a killed process loses nothing (the page
+cache outlives it), and after a power cut the CRC finds a torn or unwritten tail.
+Whatever follows the last whole record is dropped when the run resumes and its
+battles are played again, which gives the same rows: a battle depends only on its
+seed.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import struct
+import zlib
+from collections.abc import Iterator
+
+from sim.infile import open_regular
+
+MAGIC = b"CSJ1"
+HEADER = struct.Struct(">4sQI")  # magic, payload length, CRC-32 of the payload
+
+
+def append(path: pathlib.Path, payload: bytes) -> None:
+    """Add one record at the end, in one write (a crash leaves at most a torn last record)."""
+    with open(path, "ab") as handle:
+        handle.write(HEADER.pack(MAGIC, len(payload), zlib.crc32(payload)) + payload)
+
+
+def records(path: pathlib.Path) -> Iterator[bytes]:
+    """The payloads of the whole records at the start of the journal, one at a time (a run's
+    journal may be far larger than memory); none when there is no journal."""
+    try:
+        handle = open_regular(path)  # a FIFO planted as the journal must not hang us
+    except FileNotFoundError:
+        return
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        while True:
+            header = handle.read(HEADER.size)
+            if len(header) < HEADER.size:
+                return
+            magic, length, crc = HEADER.unpack(header)
+            if magic != MAGIC or length > size - handle.tell():  # never read past the end
+                return
+            payload = handle.read(length)
+            if len(payload) != length or zlib.crc32(payload) != crc:
+                return
+            yield payload
+
+
+def whole_length(path: pathlib.Path) -> int:
+    """Bytes taken by the whole records at the start (what a resume keeps)."""
+    return sum(HEADER.size + len(payload) for payload in records(path))
+
+
+def trim(path: pathlib.Path) -> None:
+    """Drop a torn or damaged tail, so that the next record follows the last whole one."""
+    if not path.exists():
+        return
+    keep = whole_length(path)
+    if os.path.getsize(path) > keep:
+        os.truncate(path, keep)
