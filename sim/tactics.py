@@ -72,12 +72,14 @@ def default_rank(weapon: Weapon) -> tuple[int, int]:
     return kind, 0 if weapon.poison or weapon.fire else 1
 
 
-def weapon_order(spec: Combatant, preferred: tuple[str, ...] | None) -> tuple[Weapon, ...]:
-    """The stat block's weapons in order of preference: those named in ``tactics.weapons``
-    first, in that order; then the others by ``default_rank``, ties in listed order."""
+def weapon_order(weapons: tuple[Weapon, ...], preferred: tuple[str, ...] | None
+                 ) -> tuple[Weapon, ...]:
+    """A stat block's weapons in order of preference: those named in ``tactics.weapons``
+    first, in that order; then the others by ``default_rank``, ties in listed order (names
+    it does not carry, which a side's order may give, are passed over)."""
     named = preferred or ()
-    first = [w for name in named for w in spec.weapons if w.name == name]
-    rest = sorted((w for w in spec.weapons if w.name not in named), key=default_rank)
+    first = [w for name in named for w in weapons if w.name == name]
+    rest = sorted((w for w in weapons if w.name not in named), key=default_rank)
     return (*first, *rest)
 
 
@@ -104,7 +106,7 @@ def arm(fighter: Fighter, economy: ActionEconomy, fatigue: bool) -> None:
 def _armed(spec: Combatant, prefers: tuple[str, ...] | None, economy: ActionEconomy,
            fatigue: bool) -> Armed:
     """(arsenal, weapon at hand, its cost, whether it never changes while all stand together)."""
-    arsenal = tuple((w, economy.cost_of(w)) for w in weapon_order(spec, prefers))
+    arsenal = tuple((w, economy.cost_of(w)) for w in weapon_order(spec.weapons, prefers))
     if not arsenal:
         return arsenal, None, 0, True
     weapon, cost = arsenal[0]

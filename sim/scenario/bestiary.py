@@ -18,6 +18,7 @@ from sim.model import RULE_SYSTEMS
 from sim.scenario.blocks import check_potion_at, check_skills, check_weapon_names, stat_fields
 from sim.scenario.checker import INVALID, Checker, did_you_mean, not_implemented, validate_header
 from sim.scenario.limits import IMPLEMENTED_SYSTEMS
+from sim.scenario.orders import check_entry_order
 from sim.yamlsrc import Source, display_name, load_yaml, shorten
 
 BESTIARY_DIR = "bestiary"
@@ -70,6 +71,7 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
             check_weapon_names(c, fields.get("tactics"), fields.get("weapons", ()),
                                (*path_, "tactics", "weapons"))
             check_potion_at(c, fields.get("tactics"), fields, path_)
+            check_entry_order(c, fields, path_)
         # An invalid entry is kept (marked INVALID) so `use:` of it is not also
         # reported as missing: its own problems were reported in the bestiary.
         entries[key] = Entry(key, fields, source)

@@ -11,11 +11,12 @@ from typing import Any
 
 import attrs
 
-from sim.model import Combatant
+from sim.model import Combatant, Tactics
 from sim.scenario.bestiary import Entry, where_searched
 from sim.scenario.blocks import check_potion_at, check_skills, check_weapon_names, stat_fields
 from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_COUNT
+from sim.scenario.orders import WrittenOrder, written_order
 from sim.yamlsrc import Path, format_path, shorten
 
 
@@ -31,6 +32,8 @@ class Member:
     written: frozenset[str] = frozenset()  # keys written in the scenario (else from `use:`)
     mount_use: str | None = None
     mount_written: frozenset[str] = frozenset()
+    # Its own and its mount's tactics.weapons as written here, checked against its side's.
+    orders: tuple[WrittenOrder, ...] = ()
 
 
 @attrs.frozen
@@ -74,6 +77,13 @@ def _check_member_weapons(c: Checker, given: dict[str, Any], merged: dict[str, A
         if missing:
             c.fail((*path, "weapons"), f"the bestiary entry's tactics.weapons names "
                                       f"{', '.join(map(shorten, missing))}, not among these weapons")
+
+
+def _entry_tactics(given: dict[str, Any], bestiary: dict[str, Entry] | None) -> Tactics | None:
+    """The tactics of the bestiary entry ``given`` uses, if any (what its own override)."""
+    use = given.get("use")
+    entry = None if use is None or bestiary is None else bestiary.get(use)
+    return None if entry is None or entry.fields is INVALID else entry.fields.get("tactics")
 
 
 def _dropped(value: object, table: dict[str, Any]) -> tuple[str, ...]:
@@ -120,6 +130,7 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         return INVALID
     _drop(c, merged, dropped, path, use)
     _check_member_weapons(c, given, merged, path)
+    orders = [written_order(given, merged, path, _entry_tactics(given, bestiary))]
     for key in ("name", "hp"):
         if key not in merged:
             c.fail(path, f"missing required key '{key}'" + (" (and no 'use:')" if use is None else ""))
@@ -136,10 +147,13 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         if mount is INVALID:
             return INVALID
         _check_member_weapons(c, given_mount, mount, mount_path)
+        if "mount" in written:  # else the entry's mount, kept quietly like all it gives
+            orders.append(written_order(given_mount, mount, mount_path,
+                                        _entry_tactics(given_mount, bestiary)))
         if "hp" not in mount:
             return c.fail(mount_path, "missing required key 'hp' (and no 'use:')")
     return Member(merged, path, count, mount, use=use, written=written, mount_use=mount_use,
-                  mount_written=mount_written)
+                  mount_written=mount_written, orders=tuple(o for o in orders if o is not None))
 
 
 def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:

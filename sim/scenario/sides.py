@@ -16,6 +16,7 @@ from sim.scenario.blocks import check_weapon_names, read_tactics
 from sim.scenario.checker import INVALID, Checker, plain_name
 from sim.scenario.limits import MAX_COMBATANTS, MAX_COUNT
 from sim.scenario.members import Failed, Member, expand, read_member
+from sim.scenario.orders import check_side_order, check_written_orders
 from sim.yamlsrc import Path, format_path
 
 
@@ -60,9 +61,10 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
         path: Path = ("sides", i)
         members: list[Member] = []
         failed: list[Member] = []
+        lost: list[object] = []  # every member entry that failed validation
 
         def members_field(v: object, p: Path, members: list[Member] = members,
-                          failed: list[Member] = failed) -> Any:
+                          failed: list[Member] = failed, lost: list[object] = lost) -> Any:
             listed = c.sequence(v, p, min_len=1)
             if listed is INVALID:
                 return INVALID
@@ -70,6 +72,7 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
                 member = read_member(c, item, (*p, j), bestiary)
                 if member is INVALID or isinstance(member, Failed):
                     roster.note_failed(item)
+                    lost.append(item)
                     if isinstance(member, Failed):
                         failed.append(member.member)
                 else:
@@ -91,6 +94,8 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
         name = fields["name"]
         if fields.get("tactics") is INVALID:
             del fields["tactics"]  # reported where it was written
+        else:
+            _check_orders(c, fields.get("tactics"), members, lost, path)
         side_weapons = tuple(w for m in (*members, *failed) for w in m.fields.get("weapons", ()))
         check_weapon_names(c, fields.get("tactics"), side_weapons,
                            (*path, "tactics", "weapons"), "any member of this side")
@@ -134,6 +139,22 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
         roster.complete = False  # who is the party is unknown: no check that depends on it
         c.fail(extra, f"only one side can be the party (the first is at {format_path(party_paths[0][:2])})")
     return sides
+
+
+def _check_orders(c: Checker, tactics: Tactics | None, members: list[Member],
+                  lost: list[object], path: Path) -> None:
+    """The weapon orders of the side and its members that change nothing (sim.scenario.orders).
+    The side's is judged only when its every member is known, its names are (else refused as
+    such) and none of its members' orders was refused: removing both a side's order and a
+    member's copy of it would change the fight."""
+    orders = [o for m in members for o in m.orders]
+    if check_written_orders(c, tactics, orders) or lost or tactics is None:
+        return
+    known = {w.name for m in members for w in m.fields.get("weapons", ())}
+    if not set(tactics.weapons or ()) <= known:
+        return
+    blocks = [b for m in members for b in (m.fields, m.mount) if b is not None]
+    check_side_order(c, tactics, blocks, (*path, "tactics", "weapons"))
 
 
 def _own_potion_at(member: Any) -> float | None:
