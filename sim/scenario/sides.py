@@ -144,14 +144,14 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
 def _check_orders(c: Checker, tactics: Tactics | None, members: list[Member],
                   lost: list[object], path: Path) -> None:
     """The weapon orders of the side and its members that change nothing (sim.scenario.orders).
-    The side's is judged only when its every member is known, its names are (else refused as
-    such) and none of its members' orders was refused: removing both a side's order and a
-    member's copy of it would change the fight."""
-    orders = [o for m in members for o in m.orders]
-    if check_written_orders(c, tactics, orders) or lost or tactics is None:
-        return
+    A side's order naming a weapon no valid member has is not compared with (it may be a typo,
+    refused as such). The side's is judged only when its every member is known and none of
+    their orders was refused: removing both a side's order and a member's copy of it would
+    change the fight."""
     known = {w.name for m in members for w in m.fields.get("weapons", ())}
-    if not set(tactics.weapons or ()) <= known:
+    sure = tactics is None or set(tactics.weapons or ()) <= known
+    orders = [o for m in members for o in m.orders if sure or o.entry_order is not None]
+    if check_written_orders(c, tactics, orders) or lost or tactics is None or not sure:
         return
     blocks = [b for m in members for b in (m.fields, m.mount) if b is not None]
     check_side_order(c, tactics, blocks, (*path, "tactics", "weapons"))

@@ -158,3 +158,16 @@ class TestEntryOrder:
                     f"    weapons: {ARMS}\n    tactics: {{weapons: [sword]}}\n", "bestiary/d20/x.yaml")
         code, _, err = arena.cli("validate", "bestiary/d20/x.yaml")
         assert (code, err) == (0, "")
+
+
+class TestSideTypo:
+    """A side's order naming no weapon of its members is refused as such, and nothing is
+    compared with it."""
+
+    def test_member_order_under_a_misspelt_side_order(self, archers):
+        """Under `[bwo, sword]` (meant `[bow, sword]`) a member's `[sword]` is not refused as a
+        copy: only the misspelling is reported."""
+        p = archers.one(scenario("    tactics: {weapons: [bwo, sword]}\n",
+                                 "{use: archer, tactics: {weapons: [sword]}}"))
+        assert p.path == "sides[0].tactics.weapons[0]"
+        assert p.message.startswith("no weapon named 'bwo' in any member of this side")
