@@ -8,7 +8,8 @@ reported there, a bad entry in the bestiary is reported in the bestiary.
 The modules, in the order a scenario flows through them: ``load`` (the entry
 points), ``checker`` (the Checker and its hints), ``limits``, ``blocks`` (stat
 blocks, weapons, items, tactics, mounts), ``bestiary``, ``members`` and ``sides``
-(``use:``, ``count:``, the roster), ``options``, ``timeline`` (surprise, hazards,
+(``use:``, ``count:``, the roster), ``orders`` (weapon orders that change
+nothing), ``options``, ``timeline`` (surprise, hazards,
 timeline entries), ``unused`` (idle keys, through sim.ignored).
 """
 
