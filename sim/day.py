@@ -15,12 +15,12 @@ from typing import Any, NamedTuple
 import attrs
 
 from sim import __version__
+from sim.columns import FighterRow
 from sim.day_file import OPPOSITION, Day, Rest
 from sim.engine import Battle, run_battle
 from sim.model import Scenario
 from sim.rest import Member, rest
 from sim.state import BROKEN, DEAD, UNCONSCIOUS
-from sim.stats import FighterRow
 
 SCHEMA = 1
 

@@ -24,10 +24,11 @@ from typing import Any
 import attrs
 
 from sim.batch import ChunkResult, ChunkTask, LogPlan, Runner
+from sim.columns import BattleRow
 from sim.errors import InputError
 from sim.model import Scenario
 from sim.party import party_indexes, party_outcome, party_side
-from sim.stats import Z95, BattleRow, interval
+from sim.stats import Z95, interval
 
 HEADLINE = ("party.win", "party.any_down", "party.any_death", "party.tpk")
 ROUNDS = "rounds.mean"

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from sim.columns import FighterRow
     from sim.model import Scenario
-    from sim.stats import FighterRow
 
 # Final statuses that mean the member went down at some moment: dead members
 # reached 0 HP first, and a broken mind stays broken to the end of the battle.

@@ -11,18 +11,13 @@ from typing import Any
 
 import attrs
 
+from sim.columns import BattleColumns, BattleRow, FighterRow
 from sim.party import difficulty, went_down
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # Why a battle ended without a winner (the summary's draws_by).
 DRAW_REASONS = ("no_side_left", "stalemate", "max_rounds")
 
-# One battle as workers send it: (index, seed, winner, rounds, fighters), where each
-# fighter is (final hp, status, cause of death or None, knocked out and survived,
-# morale state at the end: demoralized / despairing / None, skills with a learning
-# tick, items used), in the scenario's combatant order.
-FighterRow = tuple[int, str, str | None, bool, str | None, tuple[str, ...], int]
-BattleRow = tuple[int, int, str | None, int, tuple[FighterRow, ...]]
 
 
 def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float, float]:
@@ -118,16 +113,13 @@ class _Party:
         self.deaths = self.deaths or [0] * (len(self.members) + 1)
         self.downs = self.downs or [0] * (len(self.members) + 1)
 
-    def add_columns(self, winners: Sequence[str | None], columns: Sequence[Sequence[FighterRow]],
-                    distinct: Sequence[Counter[FighterRow]]) -> None:
-        """Count battles given column by column: each combatant's rows (``columns``) and
-        their distinct values (``distinct``). Each member row is looked up once per distinct
-        value, then the battles are tallied by (won, deaths and downs) in C-level loops."""
-        packed = []
-        for index in self.members:
-            fate = {fighter: (fighter[1] == "dead") + DOWN * went_down(fighter)
-                    for fighter in distinct[index]}
-            packed.append(map(fate.__getitem__, columns[index]))
+    def add_columns(self, winners: Sequence[str | None], columns: Sequence[Sequence[int]],
+                    distinct: Sequence[FighterRow]) -> None:
+        """Count battles given column by column: each combatant's fighter codes (``columns``)
+        and the fighter row of each code (``distinct``). Each distinct row is judged once,
+        then the battles are tallied by (won, deaths and downs) in C-level loops."""
+        fate = [(fighter[1] == "dead") + DOWN * went_down(fighter) for fighter in distinct]
+        packed = [map(fate.__getitem__, columns[index]) for index in self.members]
         totals = map(sum, zip(*packed, strict=True)) if packed else repeat(0, len(winners))
         won = map(operator.eq, winners, repeat(self.side))
         for (win, total), battles in Counter(zip(won, totals, strict=True)).items():
@@ -211,33 +203,34 @@ class Aggregate:
         self.add_rows((row,))
 
     def add_rows(self, rows: Sequence[BattleRow]) -> None:
+        """Count battles given as rows (see ``add_columns``)."""
+        self.add_columns(BattleColumns.of_rows(rows, len(self.combatants)))
+
+    def add_columns(self, battles: BattleColumns) -> None:
         """Count battles (a worker's chunk), with the counts of adding them one by one.
 
-        Counted column by column: a Counter of each combatant's rows (counted in C)
-        and then work once per distinct row, not once per battle: a chunk's
-        combatants end in a few dozen distinct ways. This keeps counting a small
-        fraction of what playing the battles costs.
+        Counted column by column: a Counter of each combatant's fighter codes
+        (counted in C), then work once per distinct fighter row, not once per
+        battle: a chunk's combatants end in a few dozen distinct ways. This keeps
+        counting a small fraction of what playing the battles costs.
         """
-        self.battles += len(rows)
-        self.rounds.update(map(operator.itemgetter(3), rows))
-        winners = list(map(operator.itemgetter(2), rows))
-        wins = Counter(winners)
+        self.battles += len(battles)
+        self.rounds.update(battles.rounds)
+        wins = Counter(battles.winners)
         draws = wins.pop(None, 0)
         self.wins.update(wins)
+        distinct = battles.distinct()
         if draws:
             self.draws += draws
-            for row in rows:
-                if row[2] is None:
-                    self.draws_by[self._why_drawn(row[3], row[4])] += 1
-        # One column per combatant: its rows in battle order (zip transposes in C).
-        columns = (list(zip(*map(operator.itemgetter(4), rows), strict=True)) if rows
-                   else [()] * len(self.combatants))
-        distinct = [Counter(column) for column in columns]
-        for stats, counts in zip(self.combatants, distinct, strict=True):
-            for fighter, battles in counts.items():
-                stats.count(fighter, battles)
+            for b, winner in enumerate(battles.winners):
+                if winner is None:
+                    self.draws_by[self._why_drawn(battles.rounds[b], battles.fighters(b, distinct))] += 1
+        columns = [battles.column(position) for position in range(len(self.combatants))]
+        for stats, column in zip(self.combatants, columns, strict=True):
+            for code, count in Counter(column).items():
+                stats.count(distinct[code], count)
         if self.fate is not None:
-            self.fate.add_columns(winners, columns, distinct)
+            self.fate.add_columns(battles.winners, columns, distinct)
 
     def merge(self, other: Aggregate) -> None:
         """Add another aggregate's counts (a chunk's, counted by a worker) to this one.

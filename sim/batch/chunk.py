@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 
-from sim.batch.tables import PART_KEY, day_rows_table, part_bytes, rows_table
+from sim.batch.tables import PART_KEY, columns_table, day_rows_table, part_bytes
+from sim.columns import BattleColumns, BattleRow
 from sim.day import run_day
 from sim.day_file import Day
 from sim.day_stats import DayAggregate, DayRow
@@ -23,7 +24,7 @@ from sim.engine import run_battle
 from sim.errors import InputError
 from sim.events import to_jsonl_bytes
 from sim.model import Scenario
-from sim.stats import Aggregate, BattleRow
+from sim.stats import Aggregate
 
 DEFAULT_CHUNK = 500
 SEED_BITS = 63
@@ -125,7 +126,10 @@ def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
                      outcome.survived, outcome.completed))
         if logged:
             logs.append(to_jsonl_bytes(events))
-    return _chunk_result(task, rows, logs)
+    aggregate = empty_aggregate(day)
+    aggregate.add_rows(rows)
+    return _result(task, aggregate, len(rows), logs, lambda: tuple(row[:5] for row in rows),
+                   lambda: day_rows_table(rows, roster_of(day)))
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
@@ -133,7 +137,8 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     if isinstance(task.scenario, Day):
         return run_day_chunk(task, task.scenario)
     scenario, master, plan = task.scenario, task.master_seed, task.logs
-    rows: list[BattleRow] = []
+    battles = BattleColumns(len(scenario.combatants))
+    add = battles.add
     logs: list[bytes] = []
     for index, seed in task.seeds():
         if plan.wants(index):  # the log's header names the battle: {"seed": S, "index": i}
@@ -142,21 +147,19 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
             logs.append(to_jsonl_bytes(events))
         else:
             outcome = run_battle(scenario, seed)[0]
-        rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows))
-    return _chunk_result(task, rows, logs)
+        add(index, seed, outcome.winner, outcome.rounds, outcome.rows)
+    aggregate = empty_aggregate(scenario)
+    aggregate.add_columns(battles)
+    return _result(task, aggregate, len(battles), logs, lambda: tuple(battles.rows()),
+                   lambda: columns_table(battles, roster_of(scenario)))
 
 
-def _chunk_result(task: ChunkTask, rows: Sequence[BattleRow | DayRow], logs: list[bytes]) -> ChunkResult:
-    """Count the chunk's rows and pack them: a part, or the rows themselves."""
-    aggregate = empty_aggregate(task.scenario)
-    aggregate.add_rows(rows)
+def _result(task: ChunkTask, aggregate: Aggregate, count: int, logs: list[bytes],
+            rows: Callable[[], tuple[BattleRow, ...]], table: Callable[[], Any]) -> ChunkResult:
+    """The chunk's counts and logs, with its part, or its rows themselves (``rows_only``)."""
     if task.rows_only:
-        return ChunkResult(task.start, len(rows), b"", aggregate, b"".join(logs), task.tag,
-                           tuple(row[:5] for row in rows))
-    table = (day_rows_table(rows, roster_of(task.scenario)) if isinstance(task.scenario, Day)
-             else rows_table(rows, roster_of(task.scenario)))
-    return ChunkResult(task.start, len(rows), task.part(table), aggregate, b"".join(logs), task.tag)
-
+        return ChunkResult(task.start, count, b"", aggregate, b"".join(logs), task.tag, rows())
+    return ChunkResult(task.start, count, task.part(table()), aggregate, b"".join(logs), task.tag)
 
 
 def roster_of(scenario: Scenario | Day) -> list[tuple[str, str]]:

@@ -17,9 +17,9 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from sim.columns import BattleColumns, BattleRow
 from sim.day import StepResult
 from sim.day_stats import DayRow
-from sim.stats import BattleRow
 
 PART_KEY = b"combat-sim"  # the schema metadata key of a part's identity
 
@@ -40,23 +40,27 @@ def parquet_schema() -> Any:
 
 
 def rows_table(rows: Sequence[BattleRow], roster: Sequence[tuple[str, str]]) -> Any:
-    """Battle rows as an Arrow table, built column by column (no dict per combatant)."""
+    """Battle rows as an Arrow table (see ``columns_table``)."""
+    return columns_table(BattleColumns.of_rows(rows, len(roster)), roster)
+
+
+def columns_table(battles: BattleColumns, roster: Sequence[tuple[str, str]]) -> Any:
+    """Battles as an Arrow table, built column by column (no dict per combatant): the
+    distinct fighter rows are converted once, then taken by code."""
     import pyarrow as pa
 
     schema = parquet_schema()
     fields = list(schema.field("combatants").type.value_type)
-    # Every fighter of every battle in order, converted at once (fighter rows are tuples in
-    # the order of the struct's fields after name and side), then split into its fields.
-    fighters = pa.array([f for row in rows for f in row[4]], pa.struct(fields[2:])).flatten()
-    names, sides, offsets = _roster_columns(tuple(roster), len(rows))
+    # Fighter rows are tuples in the order of the struct's fields after name and side.
+    distinct = pa.array(battles.distinct(), pa.struct(fields[2:]))
+    fighters = distinct.take(pa.array(battles.codes, pa.int32())).flatten()
+    names, sides, offsets = _roster_columns(tuple(roster), len(battles))
     struct = pa.StructArray.from_arrays([names, sides, *fighters], fields=fields)
-    index, seed, winner, rounds = (zip(*(row[:4] for row in rows), strict=True) if rows
-                                   else [()] * 4)
     return pa.table([
-        pa.array(index, pa.int64()),
-        pa.array(seed, pa.int64()),
-        pa.array(winner, pa.string()),
-        pa.array(rounds, pa.int32()),
+        pa.array(battles.indexes, pa.int64()),
+        pa.array(battles.seeds, pa.int64()),
+        pa.array(battles.winners, pa.string()),
+        pa.array(battles.rounds, pa.int32()),
         pa.ListArray.from_arrays(offsets, struct),
     ], schema=schema)
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 if TYPE_CHECKING:
-    from sim.stats import FighterRow
+    from sim.columns import FighterRow
 
 
 @attrs.frozen
