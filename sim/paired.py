@@ -27,7 +27,7 @@ from sim.batch import ChunkResult, ChunkTask, LogPlan, Runner
 from sim.columns import BattleRow
 from sim.errors import InputError
 from sim.model import Scenario
-from sim.party import party_indexes, party_outcome, party_side
+from sim.party import party_indexes, party_outcome, party_side, went_down
 from sim.stats import Z95, interval
 
 HEADLINE = ("party.win", "party.any_down", "party.any_death", "party.tpk")
@@ -88,9 +88,8 @@ class Metrics:
         out = [int(won), int(downs > 0), int(deaths > 0), int(tpk), rounds]
         for i in self.tracked:
             fighter = fighters[i]
-            status, knocked_out = fighter[1], fighter[3]
-            out.append(int(status == "dead"))
-            out.append(int(bool(knocked_out) or status in ("dead", "broken")))
+            out.append(int(fighter[1] == "dead"))
+            out.append(int(went_down(fighter)))
         return tuple(out)
 
 

@@ -15,6 +15,7 @@ from sim.errors import InputError
 from sim.events import SCHEMA, missing_fields, read_jsonl
 from sim.infile import open_regular_text
 from sim.manifest import read_regular
+from sim.party import party_side
 from sim.yamlsrc import MAX_BYTES, shorten
 
 
@@ -251,11 +252,14 @@ def pick_battles(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -
     manifest = folder.read_manifest()
     path = folder.path / BATTLES
     table = folder.read_battles(["index", "combatants"], manifest["run_id"])
-    party = _party_side(load_run_scenario(folder, manifest, bestiary))
+    scenario = load_run_scenario(folder, manifest, bestiary)
+    party = party_side(scenario) or scenario.sides[0].name
     scored = []
     for record in table.to_pylist():
         members = [c for c in record["combatants"] if c["side"] == party]
         dead = sum(c["status"] == "dead" for c in members)
+        # Knocked out, not sim.party.went_down: the dead have the first key, and the score
+        # has never counted a broken mind (a different pick on runs where minds break).
         down = sum(c["status"] == "unconscious" or c["knocked_out"] for c in members)
         hp = sum(c["hp"] for c in members)
         scored.append(((dead, down, -hp), record["index"]))
@@ -265,8 +269,3 @@ def pick_battles(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -
     scored.sort()
     return {"best": scored[0][1], "median": scored[len(scored) // 2][1],
             "worst": max(scored, key=lambda s: (s[0], -s[1]))[1]}
-
-
-def _party_side(scenario: object) -> str:
-    sides = scenario.sides  # type: ignore[attr-defined]
-    return next((s.name for s in sides if s.party), sides[0].name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.party import party_outcome
+from sim.party import party_outcome, went_down
 
 
 def row(status: str, knocked_out: bool = False) -> tuple:
@@ -31,3 +31,19 @@ class TestPartyOutcome:
         """A draw (winner None) is no win, even without a party side."""
         assert not party_outcome(None, [row("active")], None, ()).won
         assert not party_outcome(None, [row("active")], None, ()).tpk
+
+
+class TestWentDown:
+    """``went_down``: what the batch summary, compare and tune count as a member down."""
+
+    def test_dead_and_broken_went_down(self):
+        """A dead member and a broken mind went down, knocked out or not."""
+        assert went_down(row("dead")) and went_down(row("broken"))
+
+    def test_knocked_out_and_back_went_down(self):
+        """A member knocked out who stood up again (or fled) went down all the same."""
+        assert went_down(row("active", knocked_out=True)) and went_down(row("fled", knocked_out=True))
+
+    def test_untouched_and_fled_did_not(self):
+        """A member never at 0 HP, or who fled without falling, did not go down."""
+        assert not went_down(row("active")) and not went_down(row("fled"))
