@@ -30,6 +30,12 @@ class PartyOutcome(NamedTuple):
     downs: int  # members who reached 0 HP, were knocked out or broken, at any moment
     deaths: int  # members dead at the end
 
+    @classmethod
+    def from_counts(cls, won: bool, deaths: int, downs: int, size: int) -> PartyOutcome:
+        """The fate of a party of ``size`` members from its counts: a TPK is every member
+        dead, and a party with no member (mounts only) never has one."""
+        return cls(won, size > 0 and deaths == size, downs, deaths)
+
 
 def party_side(scenario: Scenario) -> str | None:
     """The name of the side with ``party: true``, or None."""
@@ -56,8 +62,7 @@ def party_outcome(winner: str | None, fighters: Sequence[FighterRow], party: str
         fighter = fighters[index]
         deaths += fighter[1] == "dead"
         downs += went_down(fighter)
-    tpk = bool(members) and deaths == len(members)
-    return PartyOutcome(winner is not None and winner == party, tpk, downs, deaths)
+    return PartyOutcome.from_counts(winner is not None and winner == party, deaths, downs, len(members))
 
 
 # The difficulty bands, easiest first, and what keeps a battle inside each (all strict "<").

@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from sim.columns import BattleColumns, BattleRow, FighterRow
-from sim.party import difficulty, went_down
+from sim.party import PartyOutcome, difficulty, went_down
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # Why a battle ended without a winner (the summary's draws_by).
@@ -123,11 +123,11 @@ class _Party:
         totals = map(sum, zip(*packed, strict=True)) if packed else repeat(0, len(winners))
         won = map(operator.eq, winners, repeat(self.side))
         for (win, total), battles in Counter(zip(won, totals, strict=True)).items():
-            deaths, downs = total % DOWN, total // DOWN
-            self.wins += win * battles
-            self.tpk += battles if self.members and deaths == len(self.members) else 0
-            self.deaths[deaths] += battles
-            self.downs[downs] += battles
+            outcome = PartyOutcome.from_counts(win, total % DOWN, total // DOWN, len(self.members))
+            self.wins += outcome.won * battles
+            self.tpk += outcome.tpk * battles
+            self.deaths[outcome.deaths] += battles
+            self.downs[outcome.downs] += battles
 
     def merge(self, other: _Party) -> None:
         self.wins += other.wins

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.party import party_outcome, went_down
+from sim.party import PartyOutcome, party_outcome, went_down
 
 
 def row(status: str, knocked_out: bool = False) -> tuple:
@@ -47,3 +47,16 @@ class TestWentDown:
     def test_untouched_and_fled_did_not(self):
         """A member never at 0 HP, or who fled without falling, did not go down."""
         assert not went_down(row("active")) and not went_down(row("fled"))
+
+
+class TestFromCounts:
+    """``PartyOutcome.from_counts``: the fate from counts, as the batch tallies it column by column."""
+
+    def test_tpk_is_every_member_dead(self):
+        """Three dead of three is a TPK; two of three is not."""
+        assert PartyOutcome.from_counts(False, 3, 3, 3) == (False, True, 3, 3)
+        assert PartyOutcome.from_counts(True, 2, 3, 3) == (True, False, 3, 2)
+
+    def test_no_member_no_tpk(self):
+        """A party of no member (mounts only) never has a TPK."""
+        assert not PartyOutcome.from_counts(False, 0, 0, 0).tpk
