@@ -77,8 +77,3 @@ def quoted_text(text: str) -> str:
     """JSON (or YAML with such strings double-quoted) whose C1, DEL and bidi characters are
     written as ``\\uXXXX`` escapes: the same value, and nothing a terminal acts on."""
     return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def echo(text: object, file: Any = None) -> None:
-    """``print`` of a message that may quote user input (paths, names, values)."""
-    print(safe(text), file=file)

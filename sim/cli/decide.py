@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from sim.batch import Runner, default_workers, make_runner
-from sim.cli.common import EXIT_OK, check_bestiary_dirs, check_scheduler_option, progress_bar, warn
+from sim.cli.common import EXIT_OK, check_bestiary_dirs, check_scheduler_option, progress_bar, say, warn
 from sim.compare import MAX_VARIANTS, compare, variant_names
 from sim.day_file import Day, load_input
 from sim.errors import InputError, ScenarioError
@@ -17,7 +17,7 @@ from sim.model import Scenario
 from sim.paired import Variant
 from sim.report import decision
 from sim.shutdown import StopSignals
-from sim.terminal import echo, quoted_text
+from sim.terminal import quoted_text
 from sim.tune import parse_target, parse_vary, tune
 
 
@@ -36,7 +36,7 @@ def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
         decision.print_result(result, kind)
     if args.report is not None:
         path = decision.write_page(result, kind, args.report)
-        echo(f"report: {path}", file=sys.stderr if args.json else sys.stdout)
+        say(f"report: {path}", sys.stderr if args.json else sys.stdout)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

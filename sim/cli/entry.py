@@ -14,7 +14,6 @@ from sim.cli.decide import cmd_compare, cmd_tune
 from sim.cli.play import cmd_replay, cmd_report, cmd_run, cmd_validate
 from sim.cli.show import cmd_bestiary, cmd_show
 from sim.errors import InputError, ScenarioError
-from sim.terminal import echo
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,5 +46,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         warn(f"sim: cannot encode {exc.object[exc.start:exc.end]!r} for the system ({exc.reason})")
         return EXIT_INPUT
     except Exception:  # the last line of defence: a bug, exit 1
-        echo(f"sim: internal error, please report it:\n{traceback.format_exc()}", file=sys.stderr)
+        warn(f"sim: internal error, please report it:\n{traceback.format_exc()}")
         return EXIT_INTERNAL

@@ -18,7 +18,7 @@ from sim.narrate import narrate
 from sim.replay import pick_battles, read_log, regenerate, verify
 from sim.report import write_report
 from sim.scenario import validate_file
-from sim.terminal import echo, quoted_text
+from sim.terminal import quoted_text
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -75,7 +75,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.source.is_dir():
             raise InputError("sim replay: --verify takes a LOG.jsonl, not a run folder")
         identical, told = verify(args.source, args.battle, args.scenario, args.bestiary)
-        echo(told, file=sys.stdout if identical else sys.stderr)
+        say(told, sys.stdout if identical else sys.stderr)
         return EXIT_OK if identical else EXIT_MISMATCH
     if args.source.is_dir():
         index = args.battle
@@ -112,7 +112,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         except ScenarioError as exc:
             problems.extend(exc.problems)
         else:
-            echo(f"{path}: ok ({kind})")
+            say(f"{path}: ok ({kind})")
     for problem in problems:
         print(problem, file=sys.stderr)
     return EXIT_INPUT if problems else EXIT_OK
