@@ -14,9 +14,7 @@ from sim.batch import (
     LogPlan,
     RunFolder,
     default_out,
-    default_workers,
     load_run_scenario,
-    make_runner,
     open_run,
     spec_from_manifest,
     start_run,
@@ -25,9 +23,10 @@ from sim.cli.common import (
     EXIT_INPUT,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    battle_progress,
     check_bestiary_dirs,
     check_scheduler_option,
-    progress_bar,
+    runner_of,
     say,
     warn,
 )
@@ -111,21 +110,14 @@ def cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
                spec: BatchSpec) -> int:
-    workers = args.workers or default_workers()
-    runner = make_runner(args.executor, workers, args.scheduler)
-    bar = progress_bar(not args.no_progress)
-    batch = Batch(scenario, spec, folder, runner, window=max(2, workers * 2))
+    runner, window = runner_of(args)
+    batch = Batch(scenario, spec, folder, runner, window=window)
     signals = StopSignals(warn, _resume_hint(folder))
     batch.should_stop = lambda: signals.requested
     try:
-        with signals:
-            if bar is None:
-                summary = batch.run()
-            else:
-                with bar:
-                    task = bar.add_task("battles", total=spec.n)
-                    batch.progress = lambda done, total: bar.update(task, completed=done)
-                    summary = batch.run()
+        with signals, battle_progress(not args.no_progress, spec.n) as progress:
+            batch.progress = progress
+            summary = batch.run()
     except KeyboardInterrupt:
         with contextlib.suppress(InputError):  # the parts are what counts; the status is a note
             manifest = folder.read_manifest()

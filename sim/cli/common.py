@@ -1,14 +1,15 @@
 """What every ``sim`` command shares: exit codes, terminal-safe printing, option checks
-(--bestiary, --scheduler) and the progress bar."""
+(--bestiary, --scheduler), the runner the options ask for and the progress bar."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import pathlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
-from sim.batch import check_scheduler
+from sim.batch import Runner, check_scheduler, default_workers, make_runner
 from sim.errors import InputError
 from sim.terminal import safe
 
@@ -44,9 +45,26 @@ def check_scheduler_option(args: argparse.Namespace) -> None:
     check_scheduler(args.scheduler)
 
 
-def progress_bar(enabled: bool):
+def runner_of(args: argparse.Namespace) -> tuple[Runner, int]:
+    """The runner that --executor, --workers and --scheduler ask for, and its window: how
+    many chunks to keep in flight (two a worker)."""
+    workers = args.workers or default_workers()
+    return make_runner(args.executor, workers, args.scheduler), max(2, workers * 2)
+
+
+@contextlib.contextmanager
+def battle_progress(enabled: bool, total: int = 1) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar of battles on stderr while the block runs (none unless ``enabled``);
+    yields the callback ``(done, total)`` that moves it."""
     if not enabled:
-        return None
+        yield lambda done, total: None
+        return
+    with _progress_bar() as bar:
+        task = bar.add_task("battles", total=total)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _progress_bar():
     # rich's progress machinery is only imported when a bar is shown (not with --json or
     # --no-progress, nor for the commands that never show one).
     from rich.console import Console

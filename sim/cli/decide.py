@@ -8,8 +8,16 @@ import pathlib
 import sys
 from collections.abc import Sequence
 
-from sim.batch import Runner, default_workers, make_runner
-from sim.cli.common import EXIT_OK, check_bestiary_dirs, check_scheduler_option, progress_bar, say, warn
+from sim.batch import Runner
+from sim.cli.common import (
+    EXIT_OK,
+    battle_progress,
+    check_bestiary_dirs,
+    check_scheduler_option,
+    runner_of,
+    say,
+    warn,
+)
 from sim.compare import MAX_VARIANTS, compare, variant_names
 from sim.day_file import Day, load_input
 from sim.errors import InputError, ScenarioError
@@ -24,8 +32,7 @@ from sim.tune import parse_target, parse_vary, tune
 def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
     check_bestiary_dirs(args.bestiary)
     check_scheduler_option(args)
-    workers = args.workers or default_workers()
-    return make_runner(args.executor, workers, args.scheduler), max(2, workers * 2)
+    return runner_of(args)
 
 
 def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
@@ -56,7 +63,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise InputError(msg)
     variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
     runner, window = _runner_for(args)
-    with StopSignals(warn, raise_first=True), _maybe_progress(args) as progress:
+    shown = not (args.no_progress or args.json)
+    with StopSignals(warn, raise_first=True), battle_progress(shown) as progress:
         result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
                          args.precision, progress)
     _decision_output(result, args, "compare")
@@ -90,24 +98,6 @@ def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str]]],
     return loaded
 
 
-class _maybe_progress:
-    """A progress bar on stderr unless --no-progress or --json; yields the update callback."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.bar = progress_bar(not (args.no_progress or args.json))
-
-    def __enter__(self):
-        if self.bar is None:
-            return lambda done, total: None
-        self.bar.__enter__()
-        task = self.bar.add_task("battles", total=1)
-        return lambda done, total: self.bar.update(task, completed=done, total=total)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-
-
 def cmd_tune(args: argparse.Namespace) -> int:
     target = parse_target(args.target)
     path, values = parse_vary(args.vary)
@@ -116,7 +106,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
                           tuple(args.bestiary))
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
     runner, window = _runner_for(args)
-    with StopSignals(warn, raise_first=True), _maybe_progress(args) as progress:
+    shown = not (args.no_progress or args.json)
+    with StopSignals(warn, raise_first=True), battle_progress(shown) as progress:
         result = tune(points, target, args.seed, args.n, args.precision, runner, window,
                       min(args.chunk, args.n), progress)
     _decision_output(result, args, "tune")

@@ -1,10 +1,15 @@
-"""What every sim command shares: say/warn, the one terminal-safe printer."""
+"""What every sim command shares: say/warn (the one terminal-safe printer), the runner the
+options ask for and the progress bar."""
 
 from __future__ import annotations
 
+import argparse
 import io
 
-from sim.cli.common import say, warn
+import pytest
+
+from sim.batch import default_workers, run_serial
+from sim.cli.common import battle_progress, runner_of, say, warn
 
 
 class TestSay:
@@ -27,3 +32,30 @@ class TestSay:
         say("to out")
         warn("to err")
         assert capsys.readouterr() == ("to out\n", "to err\n")
+
+
+class TestRunnerOf:
+    def test_one_worker_plays_serially_with_a_window_of_two(self):
+        """--workers 1 plays in this process; two chunks stay in flight at the least."""
+        args = argparse.Namespace(workers=1, executor="process", scheduler=None)
+        assert runner_of(args) == (run_serial, 2)
+
+    def test_window_is_two_chunks_a_worker(self):
+        """With K workers, 2K chunks are in flight; no --workers means one a core."""
+        assert runner_of(argparse.Namespace(workers=3, executor="process", scheduler=None))[1] == 6
+        default = runner_of(argparse.Namespace(workers=None, executor="process", scheduler=None))
+        assert default[1] == max(2, 2 * default_workers())
+
+
+class TestBattleProgress:
+    def test_off_yields_a_callback_that_does_nothing(self, capsys):
+        """No bar (--no-progress, --json): the callback takes (done, total) and draws nothing."""
+        with battle_progress(False) as progress:
+            progress(3, 10)
+        assert capsys.readouterr() == ("", "")
+
+    def test_on_takes_updates_and_lets_an_interrupt_through(self):
+        """The bar's callback takes (done, total); Ctrl-C inside the block still reaches the caller."""
+        with pytest.raises(KeyboardInterrupt), battle_progress(True, 10) as progress:
+            progress(4, 10)
+            raise KeyboardInterrupt
