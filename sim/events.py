@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import orjson
 import structlog
 
+from sim.jsonin import JSONLimitError, parse_json
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, MutableMapping
 
@@ -148,13 +150,12 @@ def read_jsonl(lines: Iterable[str]) -> Iterator[dict]:
         if not line.strip():
             continue
         try:
-            event = json.loads(line)
+            event = parse_json(line)
         except json.JSONDecodeError as exc:
             msg = f"{number}:{exc.colno}: (line): not JSON ({exc.msg})"
             raise ValueError(msg) from exc
-        except (ValueError, RecursionError) as exc:  # a 5,000-digit number; nesting too deep
-            why = "nested too deeply" if isinstance(exc, RecursionError) else "a number too long"
-            msg = f"{number}:1: (line): not an event ({why})"
+        except JSONLimitError as exc:  # a 5,000-digit number; nesting too deep
+            msg = f"{number}:1: (line): not an event ({exc.reason})"
             raise ValueError(msg) from None
         if not isinstance(event, dict) or not isinstance(event.get("event"), str):
             msg = f"{number}:1: (line): not an event object"

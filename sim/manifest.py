@@ -20,6 +20,7 @@ from typing import Any
 
 from sim.errors import InputError
 from sim.infile import NotRegularFileError, open_regular
+from sim.jsonin import JSONLimitError, parse_json
 from sim.yamlsrc import shorten
 
 MAX_INT = 2**63 - 1  # seeds, counts and indices: what an int64 Parquet column holds
@@ -63,16 +64,15 @@ def read_json(path: pathlib.Path, what: str, missing: str) -> Any:
         msg = f"{path}:0:0: (document): cannot read the {what} (a path the system cannot use)"
         raise InputError(msg) from None
     try:
-        return json.loads(data.decode("utf-8"))
+        return parse_json(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         msg = f"{path}:0:0: (document): unreadable {what} (not UTF-8 at byte {exc.start})"
         raise InputError(msg) from None
     except json.JSONDecodeError as exc:
         msg = f"{path}:{exc.lineno}:{exc.colno}: (document): unreadable {what} ({exc.msg})"
         raise InputError(msg) from None
-    except (ValueError, RecursionError) as exc:  # 5,000-digit numbers; nesting 100,000 deep
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else "a number too long"
-        msg = f"{path}:0:0: (document): unreadable {what} ({reason})"
+    except JSONLimitError as exc:  # 5,000-digit numbers; nesting 100,000 deep
+        msg = f"{path}:0:0: (document): unreadable {what} ({exc.reason})"
         raise InputError(msg) from None
 
 
