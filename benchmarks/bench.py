@@ -1,13 +1,12 @@
-"""Throughput and memory benchmarks of the issue-3 targets (run from the repo root).
+"""Throughput benchmarks of the issue-3 targets (run from the repo root).
 
     python -m benchmarks.bench throughput   # engine vs bare loop, one core, logs off
     python -m benchmarks.bench workers      # sim batch: 2 workers vs 1
     python -m benchmarks.bench logs         # sim batch: --logs all vs none
-    python -m benchmarks.bench memory       # peak RSS at 100,000 vs 10,000 battles
-    python -m benchmarks.bench memory_day   # the same for days (scenarios/days/goblin_warren.yaml)
     python -m benchmarks.bench all
-    python -m benchmarks.bench workers -n 2000   # fewer battles (throughput, workers, logs)
+    python -m benchmarks.bench workers -n 2000   # fewer battles
 
+Peak memory against N (battles and days) is benchmarks/memory.py's.
 Nothing here is a test: figures are printed for the issue notes, never asserted.
 """
 
@@ -16,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
-import resource
 import subprocess
 import sys
 import tempfile
@@ -28,7 +26,6 @@ from sim.scenario import load_scenario
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "scenarios" / "road_ambush.yaml"  # 4 level-2/3 heroes vs 6 goblins, d20
-DAY = ROOT / "scenarios" / "days" / "goblin_warren.yaml"  # the reference fight, a rest, two more
 
 
 def throughput(n: int = 12_000, block: int = 250) -> dict[str, float]:
@@ -61,8 +58,8 @@ def throughput(n: int = 12_000, block: int = 250) -> dict[str, float]:
     }
 
 
-def _batch(n: int, workers: int, logs: str = "none") -> tuple[float, int]:
-    """Wall time and the peak RSS (KiB) of the largest process of one `sim batch` run."""
+def _batch(n: int, workers: int, logs: str = "none") -> float:
+    """Wall time of one `sim batch` run."""
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "sim", "batch", str(REFERENCE), "-n", str(n),
                    "--workers", str(workers), "--logs", logs, "--out", f"{tmp}/run",
@@ -71,51 +68,32 @@ def _batch(n: int, workers: int, logs: str = "none") -> tuple[float, int]:
         result = subprocess.run(command, capture_output=True, text=True, check=True)
         elapsed = time.perf_counter() - start
         json.loads(result.stdout)  # it printed a summary and nothing else
-    return elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return elapsed
 
 
 def workers(n: int = 40_000) -> dict[str, float]:
-    one, _ = _batch(n, 1)
-    two, _ = _batch(n, 2)
+    one = _batch(n, 1)
+    two = _batch(n, 2)
     return {"n": n, "one_worker_s": round(one, 2), "two_workers_s": round(two, 2),
             "speedup": round(one / two, 2)}
 
 
 def logs(n: int = 10_000) -> dict[str, float]:
-    off, _ = _batch(n, 1, "none")
-    on, _ = _batch(n, 1, "all")
+    off = _batch(n, 1, "none")
+    on = _batch(n, 1, "all")
     return {"n": n, "logs_none_s": round(off, 2), "logs_all_s": round(on, 2),
             "cost": round(on / off, 2)}
 
 
-def memory(subject: pathlib.Path = REFERENCE) -> dict[str, float]:
-    """Peak RSS of a one-worker batch (all work in one process) at 10k and 100k battles (or days)."""
-    probe = ("import resource, sys\n"
-             "from sim.cli import main\n"
-             "code = main(sys.argv[1:])\n"
-             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
-    peaks = {}
-    for n in (10_000, 100_000):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = subprocess.run(
-                [sys.executable, "-c", probe, "batch", str(subject), "-n", str(n), "--workers", "1",
-                 "--out", f"{tmp}/run", "--no-progress", "--json"],
-                capture_output=True, text=True, check=True,
-            ).stdout.strip().splitlines()[-1]
-        peaks[n] = int(out)
-    return {"peak_kib_10k": peaks[10_000], "peak_kib_100k": peaks[100_000],
-            "ratio": round(peaks[100_000] / peaks[10_000], 3)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("what", choices=("throughput", "workers", "logs", "memory", "memory_day", "all"))
+    parser.add_argument("what", choices=("throughput", "workers", "logs", "all"))
     parser.add_argument("-n", type=int, help="battles for throughput, workers and logs (defaults 12000,"
-                        " 40000, 10000); memory always compares 10,000 with 100,000")
+                        " 40000, 10000)")
     args = parser.parse_args()
     sized = {} if args.n is None else {"n": args.n}
     jobs = {"throughput": lambda: throughput(**sized), "workers": lambda: workers(**sized),
-            "logs": lambda: logs(**sized), "memory": memory, "memory_day": lambda: memory(DAY)}
+            "logs": lambda: logs(**sized)}
     for name, job in jobs.items():
         if args.what in (name, "all"):
             print(name, json.dumps(job()), flush=True)
