@@ -19,6 +19,7 @@ from sim.columns import FighterRow
 from sim.day_file import OPPOSITION, Day, Rest
 from sim.engine import Battle, run_battle
 from sim.model import Scenario
+from sim.party import went_down
 from sim.rest import Member, rest
 from sim.state import BROKEN, DEAD, UNCONSCIOUS
 
@@ -145,7 +146,7 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
             if row[3]:
                 member.ever_down = True
             if fighter.name in counted and fighter.name not in entered_down:
-                any_down = any_down or row[3] or row[1] in (DEAD, BROKEN)
+                any_down = any_down or went_down(row)
                 any_death = any_death or row[1] == DEAD
         rounds += outcome.rounds
         if events is not None:
