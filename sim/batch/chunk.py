@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from sim.batch.tables import PART_KEY, columns_table, day_rows_table, part_bytes
+from sim.batch.tables import PART_KEY, battles_part, day_part, part_bytes
 from sim.columns import BattleColumns, BattleRow
 from sim.day import run_day
 from sim.day_file import Day
@@ -129,7 +129,7 @@ def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
     aggregate = empty_aggregate(day)
     aggregate.add_rows(rows)
     return _result(task, aggregate, len(rows), logs, lambda: tuple(row[:5] for row in rows),
-                   lambda: day_rows_table(rows, roster_of(day)))
+                   lambda: day_part(rows, len(day.combatants)))
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
@@ -151,7 +151,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     aggregate = empty_aggregate(scenario)
     aggregate.add_columns(battles)
     return _result(task, aggregate, len(battles), logs, lambda: tuple(battles.rows()),
-                   lambda: columns_table(battles, roster_of(scenario)))
+                   lambda: battles_part(battles))
 
 
 def _result(task: ChunkTask, aggregate: Aggregate, count: int, logs: list[bytes],

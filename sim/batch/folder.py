@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 
 from sim.batch import journal
-from sim.batch.tables import PART_KEY, day_schema, parquet_schema, part_identity_of, part_table
+from sim.batch.tables import PART_KEY, full_table, parquet_schema, part_identity_of, part_problem, part_table
 from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
 from sim.manifest import check_manifest, manifest_text, read_json
@@ -124,26 +124,28 @@ class RunFolder:
             msg = f"{self.journal_path}:0:0: (document): cannot write ({exc.strerror or exc})"
             raise RunAborted(msg) from exc
 
-    def read_parts(self, identity: Callable[[int], dict[str, Any]]) -> Iterator[Any]:
-        """The stored chunks' tables in order, chunk k checked to be ``identity(k)``; a damaged
-        part, or one of another run or chunk, is an input error, not a crash and never mixed in."""
+    def read_parts(self, identity: Callable[[int], dict[str, Any]], width: int) -> Iterator[Any]:
+        """The stored chunks' tables in order, chunk k checked to be ``identity(k)`` of battles
+        of ``width`` combatants; a damaged part, or one of another run or chunk, is an input
+        error, not a crash and never mixed in."""
         try:
             for number, payload in enumerate(journal.records(self.journal_path)):
-                yield self._checked_part(number, payload, identity(number))
+                yield self._checked_part(number, payload, identity(number), width)
         except OSError as exc:
             raise InputError(f"{self.journal_path}:0:0: (document): unreadable ({exc})") from exc
 
-    def _checked_part(self, number: int, payload: bytes, identity: dict[str, Any]) -> Any:
+    def _checked_part(self, number: int, payload: bytes, identity: dict[str, Any], width: int) -> Any:
         import pyarrow as pa
 
         where = f"{self.journal_path}:0:0: (part {number})"
         try:
             table = part_table(payload)
+            problem = part_problem(table, width)
         except pa.ArrowException as exc:
             msg = f"{where}: unreadable ({exc}); delete {JOURNAL} and --resume plays its battles again"
             raise InputError(msg) from exc
-        if not (table.schema.equals(parquet_schema()) or table.schema.equals(day_schema())):
-            msg = f"{where}: not a part of this program; delete {JOURNAL} and --resume"
+        if problem is not None:
+            msg = f"{where}: {problem}; delete {JOURNAL} and --resume plays its battles again"
             raise InputError(msg)
         if part_identity_of(table) != identity:
             msg = (f"{where}: not chunk {number} of this run (run {identity['run_id']},"
@@ -152,25 +154,26 @@ class RunFolder:
             raise InputError(msg)
         return table
 
-    def merge_parts(self, identities: Sequence[dict[str, Any]]) -> None:
+    def merge_parts(self, identities: Sequence[dict[str, Any]], roster: Sequence[tuple[str, str]]) -> None:
         """Write every part into battles.parquet, in order, a row group of ROW_GROUP battles
-        or more at a time (never the whole run in memory)."""
+        or more at a time (never the whole run in memory); ``roster`` names the combatants."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         target = self.path / BATTLES
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         run_id = identities[0]["run_id"] if identities else ""
-        parts = list(itertools.islice(self.read_parts(identities.__getitem__), 1))
-        # The parts' own schema: a run of battles, or of days (which add their steps).
-        schema = parts[0].schema if parts else parquet_schema()
+        parts = list(itertools.islice(self.read_parts(identities.__getitem__, len(roster)), 1))
+        # The parts' own kind: a run of battles, or of days (which add their steps).
+        schema = full_table(parts[0], roster).schema if parts else parquet_schema()
         schema = schema.with_metadata({PART_KEY: json.dumps({"run_id": run_id})})
         merged = 0
         try:
-            with pq.ParquetWriter(tmp, schema) as writer:
+            with pq.ParquetWriter(tmp, schema, **encoding(schema)) as writer:
                 group: list[Any] = []  # parts (their metadata dropped, so that they concatenate)
-                for part in itertools.islice(self.read_parts(identities.__getitem__), len(identities)):
-                    group.append(part.replace_schema_metadata())
+                for part in itertools.islice(self.read_parts(identities.__getitem__, len(roster)),
+                                             len(identities)):
+                    group.append(full_table(part, roster))
                     merged += 1
                     if sum(map(len, group)) >= ROW_GROUP or merged == len(identities):
                         rows = pa.concat_tables(group)
@@ -224,3 +227,20 @@ class RunFolder:
         if self.lock is not None:
             self.lock.release()
 
+
+def encoding(schema: Any) -> dict[str, Any]:
+    """How battles.parquet is encoded: no dictionary for the index and the seed (never
+    repeated: trying one costs a sixth of the encoding for nothing), statistics for the
+    battle's own columns (what a reader filters on), none for each combatant's."""
+    import pyarrow as pa
+
+    def leaves(name: str, kind: Any) -> list[str]:
+        if pa.types.is_list(kind):
+            return leaves(f"{name}.list.element", kind.value_type)
+        if pa.types.is_struct(kind):
+            return [leaf for field in kind for leaf in leaves(f"{name}.{field.name}", field.type)]
+        return [name]
+
+    columns = [leaf for field in schema for leaf in leaves(field.name, field.type)]
+    return {"use_dictionary": [name for name in columns if name not in ("index", "seed")],
+            "write_statistics": [field.name for field in schema if not pa.types.is_nested(field.type)]}

@@ -22,10 +22,18 @@ from typing import Any
 import attrs
 
 from sim import __version__
-from sim.batch.chunk import DEFAULT_CHUNK, ChunkResult, ChunkTask, LogPlan, empty_aggregate, part_identity
+from sim.batch.chunk import (
+    DEFAULT_CHUNK,
+    ChunkResult,
+    ChunkTask,
+    LogPlan,
+    empty_aggregate,
+    part_identity,
+    roster_of,
+)
 from sim.batch.folder import LOGS, SUMMARY, RunFolder, write_atomic, write_run_file
 from sim.batch.runners import Runner
-from sim.batch.tables import table_rows
+from sim.batch.tables import part_rows
 from sim.day_file import Day, load_input
 from sim.errors import InputError, RunAborted
 from sim.manifest import file_sha256, new_run_id
@@ -113,8 +121,8 @@ class Batch:
     def _replay_parts(self) -> int:
         """Aggregate chunks already on disk; returns how many are kept (a stop may come early)."""
         kept = 0
-        for table in self.folder.read_parts(self._identity):
-            self.aggregate.add_rows(list(table_rows(table)))
+        for table in self.folder.read_parts(self._identity, len(self.scenario.combatants)):
+            self.aggregate.add_rows(part_rows(table))
             kept += 1
             self.progress(self.aggregate.battles, self.spec.n)
             if self._enough():
@@ -141,7 +149,8 @@ class Batch:
             if self.should_stop() and not self._enough():
                 raise KeyboardInterrupt  # the chunks in flight are stored: resumable from here
         total_chunks = -(-self.aggregate.battles // self.spec.chunk)
-        self.folder.merge_parts([self._identity(number) for number in range(total_chunks)])
+        self.folder.merge_parts([self._identity(number) for number in range(total_chunks)],
+                                roster_of(self.scenario))
         self.elapsed = manifest.get("elapsed_s", 0.0) + time.perf_counter() - started
         summary = self.aggregate.summary({
             "scenario": self.scenario.name, "rules": self.scenario.rules, "seed": self.spec.seed,

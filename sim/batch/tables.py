@@ -1,10 +1,12 @@
 """Schemas of a run's rows (parts and battles.parquet), and rows to Arrow tables and back.
 
-A battle row (``sim.stats.BattleRow``) becomes one table row: index, seed, winner,
-rounds and a list of combatants (name, side, and the fighter's row); a day row
-(``sim.day_stats.DayRow``) adds its steps and whether the party survived and
-completed the day. Parts are Arrow IPC files and carry who they are (run, chunk,
-battles) in the schema's metadata under ``PART_KEY``.
+In battles.parquet a battle row (``sim.columns.BattleRow``) becomes one table row:
+index, seed, winner, rounds and a list of combatants (name, side, and the
+fighter's row); a day row (``sim.day_stats.DayRow``) adds its steps and whether
+the party survived and completed the day. A part (a chunk's rows, an Arrow IPC
+file) holds the same, its fighters dictionary-coded as the worker counted them
+and without names and sides (the roster gives them back), and carries who it is
+(run, chunk, battles) in the schema's metadata under ``PART_KEY``.
 
 pyarrow is imported inside the functions: it takes a noticeable share of a
 second to import, and most commands (and ``sim --help``) never touch a table.
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sim.columns import BattleColumns, BattleRow
@@ -39,30 +41,78 @@ def parquet_schema() -> Any:
     ])
 
 
-def rows_table(rows: Sequence[BattleRow], roster: Sequence[tuple[str, str]]) -> Any:
-    """Battle rows as an Arrow table (see ``columns_table``)."""
-    return columns_table(BattleColumns.of_rows(rows, len(roster)), roster)
-
-
-def columns_table(battles: BattleColumns, roster: Sequence[tuple[str, str]]) -> Any:
-    """Battles as an Arrow table, built column by column (no dict per combatant): the
-    distinct fighter rows are converted once, then taken by code."""
+def fighter_type() -> Any:
+    """A fighter row (``sim.columns.FighterRow``): the combatant's struct after name and side."""
     import pyarrow as pa
 
-    schema = parquet_schema()
-    fields = list(schema.field("combatants").type.value_type)
-    # Fighter rows are tuples in the order of the struct's fields after name and side.
-    distinct = pa.array(battles.distinct(), pa.struct(fields[2:]))
-    fighters = distinct.take(pa.array(battles.codes, pa.int32())).flatten()
-    names, sides, offsets = _roster_columns(tuple(roster), len(battles))
-    struct = pa.StructArray.from_arrays([names, sides, *fighters], fields=fields)
+    return pa.struct(list(parquet_schema().field("combatants").type.value_type)[2:])
+
+
+def part_schema(days: bool = False) -> Any:
+    """A part's table: a battle per row, its fighters dictionary-coded (a list of codes into the
+    chunk's few dozen distinct fighter rows); names and sides are the scenario's roster."""
+    import pyarrow as pa
+
+    schema = pa.schema([
+        ("index", pa.int64()), ("seed", pa.int64()), ("winner", pa.string()), ("rounds", pa.int32()),
+        ("fighters", pa.list_(pa.dictionary(pa.int32(), fighter_type()))),
+    ])
+    return _with_day_fields(schema) if days else schema
+
+
+def battles_part(battles: BattleColumns) -> Any:
+    """A chunk's battles as a part: its columns, copied into Arrow as they are."""
+    import pyarrow as pa
+
+    codes = pa.DictionaryArray.from_arrays(pa.array(battles.codes, pa.int32()),
+                                           pa.array(battles.distinct(), fighter_type()))
+    offsets = pa.array(range(0, len(battles.codes) + 1, battles.width), pa.int32())
     return pa.table([
         pa.array(battles.indexes, pa.int64()),
         pa.array(battles.seeds, pa.int64()),
         pa.array(battles.winners, pa.string()),
         pa.array(battles.rounds, pa.int32()),
-        pa.ListArray.from_arrays(offsets, struct),
-    ], schema=schema)
+        pa.ListArray.from_arrays(offsets, codes),
+    ], schema=part_schema())
+
+
+def full_table(part: Any, roster: Sequence[tuple[str, str]]) -> Any:
+    """A part's battles as battles.parquet rows: each fighter's row decoded, with its name and
+    side (the part must have passed ``part_problem``)."""
+    import pyarrow as pa
+
+    days = "steps" in part.column_names
+    schema = day_schema() if days else parquet_schema()
+    fields = list(schema.field("combatants").type.value_type)
+    coded = part.column("fighters").combine_chunks().flatten()
+    fighters = coded.dictionary.take(coded.indices).flatten()
+    names, sides, offsets = _roster_columns(tuple(roster), len(part))
+    combatants = pa.ListArray.from_arrays(
+        offsets, pa.StructArray.from_arrays([names, sides, *fighters], fields=fields))
+    return pa.table([combatants if name == "combatants" else part.column(name) for name in schema.names],
+                    schema=schema)
+
+
+def part_problem(part: Any, width: int) -> str | None:
+    """What makes a part's table unusable for a run of ``width`` combatants, or None: its
+    schema read back and fully validated says nothing of missing values or list lengths."""
+    import pyarrow.compute as pc
+
+    if not part.schema.equals(part_schema("steps" in part.column_names)):
+        return "not a part of this program"
+    fighters = part.column("fighters").combine_chunks()
+    coded = fighters.flatten()
+    lengths = pc.min_max(pc.list_value_length(fighters)).as_py()
+    if len(part) and lengths != {"min": width, "max": width}:
+        return f"its battles do not have {width} combatants each"
+    required = [part.column(name) for name in ("index", "seed", "rounds")]
+    required += [fighters, coded.indices]
+    required += [coded.dictionary.field(name) for name in ("hp", "status", "knocked_out", "learned",
+                                                            "items_used")]
+    required.append(coded.dictionary.field("learned").flatten())
+    if any(column.null_count for column in required):
+        return "a value is missing"
+    return None
 
 
 @functools.lru_cache(maxsize=4)
@@ -87,22 +137,26 @@ def _step_type() -> Any:
     ])
 
 
-def day_schema() -> Any:
+def _with_day_fields(schema: Any) -> Any:
     """A day's row: a battle row of the day as a whole (the party's members at its end), then
     its steps in order, and whether the party survived and completed the day."""
     import pyarrow as pa
 
-    base = parquet_schema()
-    return base.append(pa.field("steps", pa.list_(_step_type()))).append(
+    return schema.append(pa.field("steps", pa.list_(_step_type()))).append(
         pa.field("survived", pa.bool_())).append(pa.field("completed", pa.bool_()))
 
 
-def day_rows_table(rows: Sequence[DayRow], roster: Sequence[tuple[str, str]]) -> Any:
+def day_schema() -> Any:
+    return _with_day_fields(parquet_schema())
+
+
+def day_part(rows: Sequence[DayRow], width: int) -> Any:
+    """A chunk's days as a part: the battle part of their rows, then steps and ends."""
     import pyarrow as pa
 
-    base = rows_table([r[:5] for r in rows], roster)
+    table = battles_part(BattleColumns.of_rows(rows, width))
     steps = pa.array([[s._asdict() for s in r[5]] for r in rows], pa.list_(_step_type()))
-    table = base.append_column("steps", steps)
+    table = table.append_column("steps", steps)
     table = table.append_column("survived", pa.array([r[6] for r in rows], pa.bool_()))
     return table.append_column("completed", pa.array([r[7] for r in rows], pa.bool_()))
 
@@ -129,22 +183,25 @@ def part_table(data: bytes) -> Any:
     return table
 
 
-def table_rows(table: Any) -> Iterator[BattleRow | DayRow]:
-    """Rows back from a part, in the shape workers send them (battles or days)."""
-    days = "steps" in table.column_names
-    for record in table.to_pylist():
-        # A part written before items were counted has no items_used: none were.
-        fighters = tuple((c["hp"], c["status"], c["cause"], c["knocked_out"], c["morale"],
-                          tuple(c["learned"]), c.get("items_used") or 0)
-                         for c in record["combatants"])
-        row = (record["index"], record["seed"], record["winner"], record["rounds"], fighters)
-        if days:
-            steps = tuple(StepResult(**s) for s in record["steps"])
-            yield (*row, steps, record["survived"], record["completed"])
-        else:
-            yield row
-
-
+def part_rows(part: Any) -> list[BattleRow | DayRow]:
+    """Rows back from a part (which passed ``part_problem``), in the shape workers send them
+    (battles or days)."""
+    coded = part.column("fighters").combine_chunks()
+    distinct = [(f["hp"], f["status"], f["cause"], f["knocked_out"], f["morale"], tuple(f["learned"]),
+                 f["items_used"]) for f in coded.flatten().dictionary.to_pylist()]
+    codes = coded.flatten().indices.to_pylist()
+    width = len(codes) // len(part) if len(part) else 0
+    heads = zip(*(part.column(name).to_pylist() for name in ("index", "seed", "winner", "rounds")),
+                strict=True)
+    rows: list[BattleRow | DayRow] = [
+        (*head, tuple(map(distinct.__getitem__, codes[b * width:(b + 1) * width])))
+        for b, head in enumerate(heads)]
+    if "steps" not in part.column_names:
+        return rows
+    ends = zip(part.column("steps").to_pylist(), part.column("survived").to_pylist(),
+               part.column("completed").to_pylist(), strict=True)
+    return [(*row, tuple(StepResult(**s) for s in steps), survived, completed)
+            for row, (steps, survived, completed) in zip(rows, ends, strict=True)]
 
 
 def part_identity_of(table: Any) -> dict[str, Any] | None:

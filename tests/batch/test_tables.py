@@ -1,0 +1,88 @@
+"""Parts and battles.parquet rows: coded parts decode to the same rows, and a part that
+could not come from this program is named, never read out of bounds."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from sim.batch.tables import (
+    battles_part,
+    day_part,
+    full_table,
+    parquet_schema,
+    part_bytes,
+    part_problem,
+    part_rows,
+    part_table,
+)
+from sim.columns import BattleColumns
+from sim.day import StepResult
+
+ALIVE = (12, "active", None, False, None, (), 0)
+DEAD = (0, "dead", "weapon", False, None, (), 0)
+OUT = (0, "unconscious", None, True, "demoralized", ("melee",), 1)
+ROWS = [(7, 101, "heroes", 3, (ALIVE, DEAD)), (8, 102, None, 9, (OUT, DEAD)),
+        (9, 103, "heroes", 4, (ALIVE, ALIVE))]
+ROSTER = [("Aria", "heroes"), ("ghoul", "ghouls")]
+
+
+def part() -> pa.Table:
+    return part_table(part_bytes(battles_part(BattleColumns.of_rows(ROWS, 2))))
+
+
+class TestParts:
+    def test_part_gives_its_rows_back(self) -> None:
+        """A part read back gives the rows it was made of, and passes the checks."""
+        assert part_problem(part(), 2) is None
+        assert part_rows(part()) == ROWS
+
+    def test_full_table_names_each_fighter(self) -> None:
+        """battles.parquet rows: each fighter decoded, with its name and side from the roster."""
+        table = full_table(part(), ROSTER)
+        assert table.schema.equals(parquet_schema())
+        second = table.to_pylist()[1]
+        assert (second["index"], second["seed"], second["winner"], second["rounds"]) == (8, 102, None, 9)
+        assert second["combatants"] == [
+            {"name": "Aria", "side": "heroes", "hp": 0, "status": "unconscious", "cause": None,
+             "knocked_out": True, "morale": "demoralized", "learned": ["melee"], "items_used": 1},
+            {"name": "ghoul", "side": "ghouls", "hp": 0, "status": "dead", "cause": "weapon",
+             "knocked_out": False, "morale": None, "learned": [], "items_used": 0}]
+
+    def test_day_part_keeps_steps_and_ends(self) -> None:
+        """A day part gives back its steps and whether the party survived and completed it."""
+        step = StepResult(0, True, True, "heroes", 3, False, False, 20, 1, 0)
+        rows = [(*row, (step,), True, index == 0) for index, row in enumerate(ROWS)]
+        table = part_table(part_bytes(day_part(rows, 2)))
+        assert part_problem(table, 2) is None
+        assert part_rows(table) == rows
+        assert full_table(table, ROSTER).column("completed").to_pylist() == [True, False, False]
+
+    def test_other_width_is_named(self) -> None:
+        """A part whose battles have another number of combatants than the run's is refused."""
+        assert part_problem(part(), 3) == "its battles do not have 3 combatants each"
+
+    @pytest.mark.parametrize("column", ["index", "seed", "rounds"])
+    def test_missing_value_is_named(self, column: str) -> None:
+        """A part with a missing index, seed or rounds value is refused."""
+        table = part()
+        position = table.schema.get_field_index(column)
+        values = table.column(column).to_pylist()
+        holed = table.set_column(position, table.schema.field(column),
+                                 pa.array([None, *values[1:]], table.schema.field(column).type))
+        assert part_problem(holed, 2) == "a value is missing"
+
+    def test_other_schema_is_named(self) -> None:
+        """battles.parquet's own schema (decoded fighters) is not a part."""
+        assert part_problem(full_table(part(), ROSTER), 2) == "not a part of this program"
+
+    def test_code_out_of_range_is_refused_on_reading(self) -> None:
+        """A code past the distinct fighter rows fails full validation when the part is read."""
+        table = battles_part(BattleColumns.of_rows(ROWS, 2))
+        coded = table.column("fighters").combine_chunks()
+        bad_codes = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 1, 0, 7], pa.int32()),
+                                                   coded.flatten().dictionary, safe=False)
+        bad = table.set_column(4, table.schema.field("fighters"),
+                               pa.ListArray.from_arrays(coded.offsets, bad_codes))
+        with pytest.raises(pa.ArrowException):
+            part_table(part_bytes(bad))
