@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
 
 from sim import cli
 from sim.batch import battle_seed
+from sim.batch.chunk import battle_seeds
 from tests.batch.helpers import DUEL, SKIRMISH, batch
 
 
@@ -20,6 +22,18 @@ class TestSeeds:
         assert len(set(seeds)) == 1000 and all(0 <= s < 2**63 for s in seeds)
         assert battle_seed(7, 0) != battle_seed(8, 0)
         assert battle_seed(1, 0) == 7270093623172353909  # pinned: a change breaks old runs
+
+    def test_seed_is_the_documented_hash(self) -> None:
+        """A chunk's seeds are the first 63 bits of SHA-256("combat-sim/S/i"), negative S and
+        large i included, the same one by one or a chunk at once."""
+        def documented(master: int, index: int) -> int:
+            digest = hashlib.sha256(f"combat-sim/{master}/{index}".encode()).digest()
+            return int.from_bytes(digest[:8], "big") >> 1
+
+        for master, start in ((1, 0), (-3, 10**12), (2**62, 499)):
+            assert battle_seeds(master, start, start + 50) == [
+                documented(master, i) for i in range(start, start + 50)]
+            assert battle_seed(master, start) == documented(master, start)
 
 
 class TestLogs:
