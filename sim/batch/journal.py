@@ -29,8 +29,15 @@ HEADER = struct.Struct(">4sQI")  # magic, payload length, CRC-32 of the payload
 
 def append(path: pathlib.Path, payload: bytes) -> None:
     """Add one record at the end, in one write (a crash leaves at most a torn last record)."""
-    with open(path, "ab") as handle:
+    with os.fdopen(_open_for_writing(path, os.O_APPEND | os.O_CREAT), "wb") as handle:
         handle.write(HEADER.pack(MAGIC, len(payload), zlib.crc32(payload)) + payload)
+
+
+def _open_for_writing(path: pathlib.Path, flags: int) -> int:
+    """A descriptor to write the journal itself: a symbolic link planted in its place is an
+    OSError, never followed to write into another file."""
+    return os.open(path, os.O_WRONLY | flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+                   0o644)
 
 
 def records(path: pathlib.Path) -> Iterator[bytes]:
@@ -66,4 +73,8 @@ def trim(path: pathlib.Path) -> None:
         return
     keep = whole_length(path)
     if os.path.getsize(path) > keep:
-        os.truncate(path, keep)
+        fd = _open_for_writing(path, 0)
+        try:
+            os.ftruncate(fd, keep)
+        finally:
+            os.close(fd)

@@ -66,3 +66,16 @@ class TestJournal:
         os.mkfifo(path)
         with pytest.raises(NotRegularFileError):
             list(journal.records(path))
+
+    def test_symlink_is_never_written_through(self, tmp_path: pathlib.Path) -> None:
+        """A symbolic link planted as the journal is an OSError to append or trim, and the file
+        it points to is left as it was."""
+        target = tmp_path / "elsewhere"
+        target.write_bytes(b"precious")
+        path = tmp_path / "parts.journal"
+        path.symlink_to(target)
+        with pytest.raises(OSError):
+            journal.append(path, b"record")
+        with pytest.raises(OSError):
+            journal.trim(path)
+        assert target.read_bytes() == b"precious"
