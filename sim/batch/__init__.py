@@ -3,15 +3,18 @@
 ::
 
     chunk     seeds (SHA-256 of master seed and index), ChunkTask, run_chunk: a worker's work
-    tables    Parquet schemas; battle and day rows to Arrow tables and back
+    tables    schemas; parts (a chunk's columns in Arrow) and battles.parquet rows
     runners   where chunks run: this process, a process pool, a Dask cluster
-    folder    the run folder: atomic writes, manifest, parts, their merge into battles.parquet
+    journal   the parts journal: finished chunks appended to one CRC-framed file
+    folder    the run folder: atomic writes, manifest, parts
+    battles_file  battles.parquet, written as the parts are stored
     run       Batch (chunks in, counts merged in index order, summary out), start_run,
               open_run (--resume), the manifest of a new run
 
 This module re-exports what the rest of the program uses.
 """
 
+from sim.batch.battles_file import BATTLES
 from sim.batch.chunk import (
     DEFAULT_CHUNK,
     ChunkResult,
@@ -20,7 +23,7 @@ from sim.batch.chunk import (
     battle_seed,
     run_chunk,
 )
-from sim.batch.folder import BATTLES, SUMMARY, RunFolder, write_atomic
+from sim.batch.folder import SUMMARY, RunFolder, write_atomic
 from sim.batch.run import (
     Batch,
     BatchSpec,

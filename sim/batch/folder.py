@@ -1,18 +1,17 @@
-"""The files of a run folder: atomic writes, the manifest, parts, and their merge.
+"""The files of a run folder: atomic writes, the manifest, and the stored parts.
 
 A run folder holds ``manifest.json`` (what was asked), ``parts.journal`` (each
 finished chunk of battles, appended in index order: see ``sim.batch.journal``),
 ``logs/`` (event logs asked for with ``--logs``: one JSONL file per chunk,
 the battles one after another, each opening with its ``battle_started``; a file
 per battle would cost more in file-system work than the battles), and at the end
-``battles.parquet`` (the parts merged, a few at a time) and ``summary.json``.
+``battles.parquet`` (written as the parts are stored: see ``sim.batch.battles_file``)
+and ``summary.json``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
-import json
 import os
 import pathlib
 from collections.abc import Callable, Iterator, Sequence
@@ -21,7 +20,8 @@ from typing import Any
 import attrs
 
 from sim.batch import journal
-from sim.batch.tables import PART_KEY, full_table, parquet_schema, part_identity_of, part_problem, part_table
+from sim.batch.battles_file import BATTLES
+from sim.batch.tables import part_identity_of, part_problem, part_table
 from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
 from sim.manifest import check_manifest, manifest_text, read_json
@@ -29,13 +29,9 @@ from sim.runlock import RunLock
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
-BATTLES = "battles.parquet"
 JOURNAL = "parts.journal"
 LEGACY_PARTS = "parts"  # a folder of Parquet parts, one per chunk, before the journal
 LOGS = "logs"
-# battles.parquet gets a row group per this many battles or more (whole parts): larger groups
-# encode faster and smaller, and the merge holds no more than one group in memory.
-ROW_GROUP = 8192
 
 
 def write_atomic(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
@@ -154,42 +150,6 @@ class RunFolder:
             raise InputError(msg)
         return table
 
-    def merge_parts(self, identities: Sequence[dict[str, Any]], roster: Sequence[tuple[str, str]]) -> None:
-        """Write every part into battles.parquet, in order, a row group of ROW_GROUP battles
-        or more at a time (never the whole run in memory); ``roster`` names the combatants."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        target = self.path / BATTLES
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        run_id = identities[0]["run_id"] if identities else ""
-        parts = list(itertools.islice(self.read_parts(identities.__getitem__, len(roster)), 1))
-        # The parts' own kind: a run of battles, or of days (which add their steps).
-        schema = full_table(parts[0], roster).schema if parts else parquet_schema()
-        schema = schema.with_metadata({PART_KEY: json.dumps({"run_id": run_id})})
-        merged = 0
-        try:
-            with pq.ParquetWriter(tmp, schema, **encoding(schema)) as writer:
-                group: list[Any] = []  # parts (their metadata dropped, so that they concatenate)
-                for part in itertools.islice(self.read_parts(identities.__getitem__, len(roster)),
-                                             len(identities)):
-                    group.append(full_table(part, roster))
-                    merged += 1
-                    if sum(map(len, group)) >= ROW_GROUP or merged == len(identities):
-                        rows = pa.concat_tables(group)
-                        writer.write_table(rows, row_group_size=max(1, len(rows)))
-                        group = []
-            if merged != len(identities):  # the lock keeps others out; never merge a short run
-                msg = (f"{self.journal_path}:0:0: (document): holds {merged} of the run's"
-                       f" {len(identities)} chunks")
-                raise InputError(msg)
-            os.replace(tmp, target)
-        except OSError as exc:
-            msg = f"{target}:0:0: (document): cannot write ({exc.strerror or exc})"
-            raise RunAborted(msg) from exc
-        finally:
-            tmp.unlink(missing_ok=True)
-
     def read_battles(self, columns: Sequence[str], run_id: str) -> Any:
         """Columns of battles.parquet, which must be this run's (merged under its run id)."""
         import pyarrow.parquet as pq
@@ -227,20 +187,3 @@ class RunFolder:
         if self.lock is not None:
             self.lock.release()
 
-
-def encoding(schema: Any) -> dict[str, Any]:
-    """How battles.parquet is encoded: no dictionary for the index and the seed (never
-    repeated: trying one costs a sixth of the encoding for nothing), statistics for the
-    battle's own columns (what a reader filters on), none for each combatant's."""
-    import pyarrow as pa
-
-    def leaves(name: str, kind: Any) -> list[str]:
-        if pa.types.is_list(kind):
-            return leaves(f"{name}.list.element", kind.value_type)
-        if pa.types.is_struct(kind):
-            return [leaf for field in kind for leaf in leaves(f"{name}.{field.name}", field.type)]
-        return [name]
-
-    columns = [leaf for field in schema for leaf in leaves(field.name, field.type)]
-    return {"use_dictionary": [name for name in columns if name not in ("index", "seed")],
-            "write_statistics": [field.name for field in schema if not pa.types.is_nested(field.type)]}

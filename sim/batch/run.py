@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from sim import __version__
+from sim.batch.battles_file import BattlesWriter
 from sim.batch.chunk import (
     DEFAULT_CHUNK,
     ChunkResult,
@@ -33,7 +34,7 @@ from sim.batch.chunk import (
 )
 from sim.batch.folder import LOGS, SUMMARY, RunFolder, write_atomic, write_run_file
 from sim.batch.runners import Runner
-from sim.batch.tables import part_rows
+from sim.batch.tables import part_rows, part_table
 from sim.day_file import Day, load_input
 from sim.errors import InputError, RunAborted
 from sim.manifest import file_sha256, new_run_id
@@ -101,6 +102,7 @@ class Batch:
     progress: Callable[[int, int], None] = lambda done, total: None
     should_stop: Callable[[], bool] = lambda: False  # Ctrl-C: finish what is in flight, then stop
     aggregate: Aggregate = attrs.field(init=False)
+    battles: BattlesWriter | None = attrs.field(init=False, default=None)  # battles.parquet
     elapsed: float = 0.0
     run_id: str = ""
 
@@ -118,11 +120,13 @@ class Batch:
         stop = min(self.spec.n, start + self.spec.chunk)
         return part_identity(self.run_id, self.spec.seed, number, start, stop)
 
-    def _replay_parts(self) -> int:
-        """Aggregate chunks already on disk; returns how many are kept (a stop may come early)."""
+    def _replay_parts(self, battles: BattlesWriter) -> int:
+        """Aggregate and write out the chunks already stored; returns how many are kept (a stop
+        may come early)."""
         kept = 0
         for table in self.folder.read_parts(self._identity, len(self.scenario.combatants)):
             self.aggregate.add_rows(part_rows(table))
+            battles.add(table)
             kept += 1
             self.progress(self.aggregate.battles, self.spec.n)
             if self._enough():
@@ -142,15 +146,18 @@ class Batch:
         started = time.perf_counter()
         manifest = self.folder.read_manifest()
         self.run_id = manifest["run_id"]
-        done = self._replay_parts()
-        plan = LogPlan.parse(self.spec.logs, self.spec.n)
-        if not self._enough():
-            self._collect(done, plan, manifest)
-            if self.should_stop() and not self._enough():
-                raise KeyboardInterrupt  # the chunks in flight are stored: resumable from here
-        total_chunks = -(-self.aggregate.battles // self.spec.chunk)
-        self.folder.merge_parts([self._identity(number) for number in range(total_chunks)],
-                                roster_of(self.scenario))
+        self.battles = BattlesWriter(self.folder.path, self.run_id, roster_of(self.scenario))
+        try:
+            done = self._replay_parts(self.battles)
+            plan = LogPlan.parse(self.spec.logs, self.spec.n)
+            if not self._enough():
+                self._collect(done, plan)
+                if self.should_stop() and not self._enough():
+                    raise KeyboardInterrupt  # the chunks in flight are stored: resumable from here
+            self.battles.finish(self.aggregate.battles)
+        except BaseException:
+            self.battles.discard()
+            raise
         self.elapsed = manifest.get("elapsed_s", 0.0) + time.perf_counter() - started
         summary = self.aggregate.summary({
             "scenario": self.scenario.name, "rules": self.scenario.rules, "seed": self.spec.seed,
@@ -165,7 +172,7 @@ class Batch:
         self.folder.remove_parts()
         return summary
 
-    def _collect(self, first_chunk: int, plan: LogPlan, manifest: dict[str, Any]) -> None:
+    def _collect(self, first_chunk: int, plan: LogPlan) -> None:
         """Run the remaining chunks, aggregating strictly in index order."""
         waiting: dict[int, ChunkResult] = {}
         next_chunk = first_chunk
@@ -196,6 +203,8 @@ class Batch:
                 msg = f"{logs_dir / name}:0:0: (document): cannot write ({exc.strerror or exc})"
                 raise RunAborted(msg) from exc
         self.folder.append_part(result.part)
+        assert self.battles is not None  # run() opens it before any chunk is collected
+        self.battles.add(part_table(result.part))  # the worker's own part: checked by building it
         self.aggregate.merge(result.aggregate)
         self.progress(self.aggregate.battles, self.spec.n)
 

@@ -163,8 +163,8 @@ def day_part(rows: Sequence[DayRow], width: int) -> Any:
 
 def part_bytes(table: Any) -> bytes:
     """A chunk's table as the bytes of an Arrow IPC file: a copy of its buffers, no encoding.
-    Parts are only read back by this program (resume, merge), so they skip Parquet's
-    encode and decode; battles.parquet is encoded once, when the parts are merged."""
+    Parts are only read back by this program (resume, battles.parquet), so they skip
+    Parquet's encode and decode; battles.parquet encodes each battle once."""
     import pyarrow as pa
 
     sink = pa.BufferOutputStream()

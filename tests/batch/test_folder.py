@@ -6,8 +6,7 @@ import json
 import pathlib
 
 from sim import cli
-from sim.batch import battle_seed
-from sim.batch import folder as folder_module
+from sim.batch import battle_seed, battles_file
 from sim.scenario import load_scenario
 from tests.batch.helpers import DUEL, SKIRMISH, batch, rows
 
@@ -38,7 +37,7 @@ class TestRunFolder:
         in battle order: chunks of 4 with ROW_GROUP 10 give groups of 12, 12 and 6."""
         import pyarrow.parquet as pq
 
-        monkeypatch.setattr(folder_module, "ROW_GROUP", 10)
+        monkeypatch.setattr(battles_file, "ROW_GROUP", 10)
         batch(tmp_path, "run", str(SKIRMISH), "-n", "30", "--seed", "3", "--chunk", "4", "--workers", "1")
         metadata = pq.ParquetFile(tmp_path / "run" / "battles.parquet").metadata
         sizes = [metadata.row_group(k).num_rows for k in range(metadata.num_row_groups)]

@@ -41,6 +41,7 @@ class TestResume:
         folder = self._cut(tmp_path, 3)
         assert RunFolder(folder.path).completed_parts() == 3
         assert not (folder.path / "summary.json").exists()
+        assert sorted(p.name for p in folder.path.iterdir()) == [".lock", "manifest.json", "parts.journal"]
         assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
         whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "200", "--seed", "9",
                       "--chunk", "30", "--workers", "1")
