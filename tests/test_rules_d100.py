@@ -651,7 +651,8 @@ class TestMountedCombat:
         b._take_turn(knight)
         assert events(b.log, "attack_resolved") == [] and rng.unused == 0
         ended = events(b.log, "effect_ended")
-        assert [(e["target"], e["effect"]) for e in ended] == [("Knight", "mounted")]
+        assert [(e["target"], e["effect"], e["reason"]) for e in ended] == [
+            ("Knight", "mounted", "fell from the saddle")]
         fall = events(b.log, "damage_dealt")[0]
         assert (fall["target"], fall["amount"], fall["kind"], fall["armor_piercing"]) == (
             "Knight", 4, "fall", True)
@@ -745,7 +746,8 @@ class TestMountedCombat:
         rng = scripted(b)
         b.deal_damage(knight, 99, foe, "weapon")
         ended = events(b.log, "effect_ended")
-        assert [(e["target"], e["effect"]) for e in ended] == [("Knight", "mounted")]
+        assert [(e["target"], e["effect"], e["reason"]) for e in ended] == [
+            ("Knight", "mounted", "slid out of the saddle")]
         assert [e["target"] for e in events(b.log, "damage_dealt")] == ["Knight"]
         assert knight.mounted_on is None and horse.ridden_by is None and rng.unused == 0
         b._take_turn(horse)  # the foe is 30 m away: the horse walks toward it alone

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import attrs
+
 from sim import dice
 from sim.model import Weapon
 from tests.builders import battle, duel, fighter, scenario, side
 from tests.engine.helpers import events
+from tests.test_rules_d100 import mounted
 
 
 class TestAreaWeapons:
@@ -45,8 +48,8 @@ class TestAreaWeapons:
 
     def test_spell_damage_kind_and_armor_piercing(self, scripted) -> None:
         """A spell's hit is logged as `spell` damage; an armor-piercing weapon's hit says so,
-        with its natural dice."""
-        bolt = Weapon("bolt", dice.parse("2d6"), range=20, psy=1, armor_piercing=True)
+        with its natural dice and its flat bonus (what the narration shows)."""
+        bolt = Weapon("bolt", dice.parse("2d6+1"), range=20, psy=1, armor_piercing=True)
         b = battle(duel(hero={"level": 10, "weapons": (bolt,)},
                         monster={"hp": 40, "defense_threshold": 10}))
         hero, monster = b.fighters
@@ -54,8 +57,8 @@ class TestAreaWeapons:
         scripted(b, (5, 20), (2, 6), (6, 6))
         b.attack(hero, monster, bolt)
         damage = events(b.log, "damage_dealt")[-1]
-        assert (damage["kind"], damage["amount"], damage["armor_piercing"], damage["dice"]) == (
-            "spell", 8, True, [2, 6])
+        assert (damage["kind"], damage["amount"], damage["armor_piercing"], damage["dice"],
+                damage["bonus"]) == ("spell", 9, True, [2, 6], 1)
 
 
 class TestWoundsThroughDamage:
@@ -80,3 +83,35 @@ class TestWoundsThroughDamage:
         damage = events(b.log, "damage_dealt")[-1]
         assert (damage["source"], damage["kind"]) == ("Hero", "weapon")
         assert monster.cause == "weapon" and hero.morale == tokens + 2
+
+
+class TestSpellPrice:
+    """Spells cost PSY; with no PSY left, HP that cannot be healed today (RULES.md §3, d100)."""
+
+    def test_unhealable_hp_add_up_over_casts(self, scripted) -> None:
+        """Each cast PSY cannot pay adds its price to the unhealable HP (2, then 3 more), and
+        each PSY payment logs what is left."""
+        bolt = Weapon("bolt", dice.parse("1d6"), skill="magic", psy=3)
+        b = battle(attrs.evolve(duel(hero={"weapons": (bolt,), "psy": 1, "hp": 20}), rules="d100"))
+        caster, foe = b.fighters
+        scripted(b, (90, 100), (90, 100))  # two missed casts
+        b.attack(caster, foe, bolt)  # 1 PSY, then 2 HP
+        b.attack(caster, foe, bolt)  # 3 HP
+        spent = [(e["resource"], e["amount"], e["left"]) for e in events(b.log, "resource_spent")]
+        assert spent == [("psy", 1, 0)]
+        assert (caster.psy, caster.hp, caster.unhealable) == (0, 15, 5)
+
+
+class TestRidingFromTheSaddle:
+    """Mounted combat (RULES.md §6): a rider attacking from the saddle first rolls riding."""
+
+    def test_riding_is_rolled_against_the_plain_skill(self, scripted) -> None:
+        """The riding check has no modifier: 51 against riding 50 fails, so the blow lands
+        without the mount's weight."""
+        b = battle(mounted())
+        knight, _, foe = b.fighters
+        scripted(b, (51, 100), (30, 100), (99, 100), (3, 8))  # riding, attack, defense, damage
+        b.attack(knight, foe, knight.spec.weapons[0])
+        riding = events(b.log, "check_rolled")[0]
+        assert (riding["purpose"], riding["target"], riding["success"]) == ("riding", 50, False)
+        assert events(b.log, "damage_dealt")[0]["amount"] == 3

@@ -4,6 +4,7 @@ battle, waking, stalemates."""
 from __future__ import annotations
 
 import attrs
+import pytest
 
 from sim import dice
 from sim.engine import Battle, run_battle
@@ -266,14 +267,105 @@ class TestStalemate:
             ("A2", "A", 2)]
         assert outcome.rounds == 6 and log[-1]["stopped"] == "max_rounds"
 
-    def test_a_rout_to_come_is_not_a_stalemate(self) -> None:
-        """A side below flee_at still flees at its turns: that decides the battle, not a draw."""
+    @pytest.mark.parametrize("left", [["A2"], ["A2", "A3"]])
+    def test_a_rout_to_come_is_not_a_stalemate(self, left: list[str]) -> None:
+        """A side below flee_at still flees at its turns, however few it has left standing
+        (one or two): that decides the battle, not a draw."""
         spec = attrs.evolve(
-            scenario(side("a", fighter("A", hp=1), unarmed("A2"), unarmed("A3"), party=True),
+            scenario(side("a", fighter("A", hp=1), *map(unarmed, left), party=True),
                      side("b", unarmed("B", hp=500, defense_threshold=99)), max_rounds=100,
                      flee_at=0.9),
             timeline=(Scripted(round=2, do="explode", targets=("A",), damage=dice.parse("5")),),
         )
         outcome, log = run_battle(spec, seed=1, log=True)
         assert outcome.winner == "b" and "stopped" not in log[-1]
-        assert [e["target"] for e in events(log, "fled")] == ["A2", "A3"]
+        assert [e["target"] for e in events(log, "fled")] == left
+
+    def test_a_side_exactly_at_flee_at_is_no_rout_to_come(self) -> None:
+        """A side routs only once it falls *below* flee_at: one able member of two, at 0.5, is
+        not about to flee, so with no weapon left the battle is a stalemate."""
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=1), unarmed("A2"), party=True),
+                     side("b", unarmed("B", hp=500)), max_rounds=10, flee_at=0.5),
+            timeline=(Scripted(round=2, do="explode", targets=("A",), damage=dice.parse("5")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert (outcome.winner, outcome.rounds, log[-1]["stopped"]) == (None, 2, "stalemate")
+        assert events(log, "fled") == []
+
+    def test_a_side_already_down_is_no_rout_to_come(self) -> None:
+        """A third side with nobody able left has nobody to flee: it does not hold off the
+        stalemate of the two sides still standing without a weapon."""
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=1), unarmed("A2"), party=True),
+                     side("b", unarmed("B", hp=500)), side("c", unarmed("C", hp=1)),
+                     max_rounds=10, flee_at=0.5),
+            timeline=(Scripted(round=2, do="explode", targets=("A", "C"), damage=dice.parse("5")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert (outcome.winner, outcome.rounds, log[-1]["stopped"]) == (None, 2, "stalemate")
+
+
+class TestBrokenMind:
+    """Spirit points (RULES.md §3, d20): at 0 spirit the mind is broken, out of the fight."""
+
+    def test_a_broken_mind_is_logged_as_such(self) -> None:
+        """Terror that empties a fighter's spirit is logged (spirit before and after), then the
+        broken mind as an effect: a replay shows it out of the fight."""
+        b = battle(duel(hero={"spirit": dice.parse(4)}, spirit=True))
+        hero, monster = b.fighters
+        b.lose_spirit(hero, 6, monster)
+        lost, broken = b.log[-2:]
+        assert (lost["event"], lost["target"], lost["amount"], lost["source"]) == (
+            "spirit_lost", "Hero", 6, "Monster")
+        assert (lost["spirit_before"], lost["spirit_after"]) == (4, 0)
+        assert (broken["event"], broken["target"], broken["effect"]) == (
+            "effect_started", "Hero", "broken")
+        assert hero.status == "broken" and not hero.able
+
+
+def d100(*sides, **options):
+    """A d100 scenario built in code (the system with serious wounds)."""
+    return attrs.evolve(scenario(*sides, **options), rules="d100")
+
+
+class TestSeriousWound:
+    """A serious wound (RULES.md §3, d100) knocks a fighter out with HP left: it has fallen."""
+
+    @staticmethod
+    def _wounded(scripted, **options: object):
+        """Hero (20 HP, beside Friend) takes 10 (half its HP) from M and fails physique twice
+        (the roll and, with morale on, its reroll): out for 1d4 = 2 rounds."""
+        b = battle(d100(side("h", fighter("Hero", hp=20), fighter("Friend", hp=20), party=True),
+                        side("m", fighter("M")), **options))
+        hero, friend, m = b.fighters
+        rerolls = [(99, 100)] if b.morale_on else []
+        scripted(b, (99, 100), *rerolls, (2, 4))
+        b.deal_damage(hero, 10, m, "weapon")
+        return b, hero, friend, m
+
+    def test_knocked_out_by_a_serious_wound_is_logged(self, scripted) -> None:
+        """`knocked_out` names the cause, no source (the wound, not a blow), and says it was a
+        serious wound; the fighter keeps its HP."""
+        b, hero, _, _ = self._wounded(scripted)
+        out = events(b.log, "knocked_out")
+        assert [(e["target"], e["cause"], e["source"], e["serious_wound"]) for e in out] == [
+            ("Hero", "weapon", None, True)]
+        assert (hero.hp, hero.status) == (10, "unconscious")
+
+    def test_dies_of_its_wound_if_its_side_loses(self, scripted) -> None:
+        """Out with HP left, it dies if its side loses (RULES 5), of what knocked it out."""
+        b, hero, friend, m = self._wounded(scripted)
+        b.deal_damage(friend, 99, m, "weapon")
+        assert b._decided() and b.winner == "m"
+        assert [(e["target"], e["cause"]) for e in events(b.log, "died")] == [
+            ("Hero", "weapon"), ("Friend", "weapon")]
+        assert hero.cause == "weapon"
+
+    def test_its_allies_lose_morale(self, scripted) -> None:
+        """Morale (RULES.md §4): an ally knocked out by a serious wound has fallen all the
+        same: each conscious ally loses 4 tokens."""
+        b, *_ = self._wounded(scripted, morale_on=True)
+        fell = [(e["actor"], e["delta"]) for e in events(b.log, "morale_changed")
+                if e["reason"] == "ally_fell"]
+        assert fell == [("Friend", -4)]

@@ -6,10 +6,11 @@ import attrs
 import pytest
 
 from sim import dice
+from sim.effects import expose, poison
 from sim.engine import run_battle
-from sim.model import Weapon
+from sim.model import Item, Weapon
 from tests.builders import battle, fighter, scenario, side
-from tests.engine.helpers import events
+from tests.engine.helpers import Counting, events, unarmed
 
 
 class TestDistance:
@@ -158,3 +159,89 @@ class TestD100Turn:
         b._move(archer, m, stop_at=30.0)
         moved = events(b.log, "moved")[0]
         assert (moved["toward"], moved["x_before"], m.x - moved["x_after"]) == ("M", 0.0, end)
+
+
+class TestRout:
+    """Rout (RULES.md §4, option flee_at): a side below the fraction flees at its turns."""
+
+    def test_a_fleeing_rider_rides_away_on_its_mount(self) -> None:
+        """A rider who flees is carried away by its mount: both have fled (both logged), and
+        the rider's ongoing effects end because it fled."""
+        spec = d100(side("h", fighter("Knight", mount="Horse"),
+                         fighter("Horse", hp=30, rider="Knight", movement=16), fighter("Squire"),
+                         party=True),
+                    side("m", fighter("M", hp=40)), flee_at=0.9)
+        b = battle(spec)
+        knight, horse, squire, m = b.fighters
+        b.deal_damage(squire, 99, m, "weapon")  # one able member of two: below 0.9
+        Counting(b, knight).start()
+        b._take_turn(knight)
+        assert [e["target"] for e in events(b.log, "fled")] == ["Knight", "Horse"]
+        assert (knight.status, horse.status) == ("fled", "fled")
+        ended = [(e["target"], e["effect"], e["reason"]) for e in events(b.log, "effect_ended")]
+        assert ended == [("Knight", "bleeding", "fled")]
+
+
+class TestHalfActions:
+    """d100 half-actions (RULES.md §2): running (2 x Movement) is a full action."""
+
+    def test_a_half_action_left_walks_it_never_runs(self, scripted) -> None:
+        """After a one-handed strike only a half-action is left: the fighter walks one
+        Movement (8 m) toward the next enemy, however far it stands, never runs."""
+        spec = d100(side("h", fighter("A", skills={"melee": 60}), party=True),
+                    side("m", fighter("M", hp=1, skills={"defense": 1}), fighter("N", hp=30)),
+                    distance=1)
+        b = battle(spec)
+        a, m, n = b.fighters
+        m.x, n.x = 1.0, 30.0
+        b.spread = True
+        scripted(b, (40, 100), (90, 100), (5, 8))  # hit, defense failed, 5 damage: M drops
+        b._take_turn(a)
+        moved = events(b.log, "moved")
+        assert [(e["x_before"], e["x_after"], e.get("run")) for e in moved] == [(0.0, 8.0, None)]
+
+    def test_movement_zero_never_moves(self) -> None:
+        """A fighter whose Movement is 0 stays where it stands: no move is logged, even with
+        its only enemy out of reach."""
+        spec = scenario(side("h", fighter("Rooted", movement=0.0), party=True),
+                        side("m", unarmed("M", hp=50)), distance=20, max_rounds=2)
+        _, log = run_battle(spec, seed=1, log=True)
+        assert events(log, "moved") == [] and events(log, "attack_resolved") == []
+
+
+class TestRescue:
+    """Rescue (RULES.md §6): an able ally within 2 m pulls a trapped fighter out (a full action)."""
+
+    @staticmethod
+    def _drowning(scripted, *effects: str):
+        """Swimmer trapped in water past its first failed check (after ``effects``), Friend
+        beside it, unarmed with a potion; both far from x = 0, on the other side's ground."""
+        friend = unarmed("Friend", hp=50, items=(Item(heal=dice.parse("2d4")),))
+        spec = d100(side("m", unarmed("M", hp=500), party=True),
+                    side("h", unarmed("Swimmer", hp=50), friend), distance=30)
+        b = battle(spec)
+        swimmer, friend = b.fighters[1:]
+        friend.x = 31.5
+        b.spread = True
+        if "poisoned" in effects:
+            scripted(b, (99, 100), (2, 4))  # the force check failed: poisoned, 2 damage
+            poison(b, swimmer, None)
+        expose(b, swimmer, "water", "none")
+        swimmer.effects[-1].failed = True  # it cannot hold on any more
+        scripted(b)
+        return b, swimmer, friend
+
+    def test_rescue_reach_is_the_gap_between_them(self, scripted) -> None:
+        """Within 2 m is the gap between the two, wherever they stand: 30 m and 31.5 m."""
+        b, swimmer, friend = self._drowning(scripted)
+        b._take_turn(friend)
+        assert [(e["actor"], e["target"]) for e in events(b.log, "rescued")] == [
+            ("Friend", "Swimmer")]
+        assert swimmer.effects == []
+
+    def test_a_poisoned_swimmer_is_still_pulled_out(self, scripted) -> None:
+        """A drowning ally who is also poisoned is pulled out of the water; the poison stays."""
+        b, swimmer, friend = self._drowning(scripted, "poisoned")
+        b._take_turn(friend)
+        assert [e["target"] for e in events(b.log, "rescued")] == ["Swimmer"]
+        assert [e.name for e in swimmer.effects] == ["poisoned"]
