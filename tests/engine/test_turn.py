@@ -6,11 +6,12 @@ import attrs
 import pytest
 
 from sim import dice
-from sim.effects import expose, poison
+from sim.effects import Asphyxiating, expose, poison, throw_off
 from sim.engine import run_battle
-from sim.model import Item, Weapon
+from sim.model import Hazard, Item, Weapon
 from tests.builders import battle, fighter, scenario, side
 from tests.engine.helpers import Counting, events, unarmed
+from tests.test_rules_d100 import mounted
 
 
 class TestDistance:
@@ -213,27 +214,31 @@ class TestRescue:
     """Rescue (RULES.md §6): an able ally within 2 m pulls a trapped fighter out (a full action)."""
 
     @staticmethod
-    def _drowning(scripted, *effects: str):
-        """Swimmer trapped in water past its first failed check (after ``effects``), Friend
-        beside it, unarmed with a potion; both far from x = 0, on the other side's ground."""
+    def _trapped(scripted, *zones: tuple[str, str], poisoned: bool = False):
+        """Friend (unarmed, with a potion) then Swimmer, at 31.5 m and 30 m: the swimmer,
+        poisoned first if asked, is in each (kind, escape) zone, drowning in water past its
+        first failed check, still holding its breath in smoke."""
         friend = unarmed("Friend", hp=50, items=(Item(heal=dice.parse("2d4")),))
         spec = d100(side("m", unarmed("M", hp=500), party=True),
-                    side("h", unarmed("Swimmer", hp=50), friend), distance=30)
+                    side("h", friend, unarmed("Swimmer", hp=50)), distance=30)
         b = battle(spec)
-        swimmer, friend = b.fighters[1:]
+        friend, swimmer = b.fighters[1:]
         friend.x = 31.5
         b.spread = True
-        if "poisoned" in effects:
+        if poisoned:
             scripted(b, (99, 100), (2, 4))  # the force check failed: poisoned, 2 damage
             poison(b, swimmer, None)
-        expose(b, swimmer, "water", "none")
-        swimmer.effects[-1].failed = True  # it cannot hold on any more
+        for kind, escape in zones:
+            expose(b, swimmer, kind, escape)
+        for effect in swimmer.effects:
+            if isinstance(effect, Asphyxiating):  # past its first failed check in water only
+                effect.failed = effect.kind == "water"
         scripted(b)
         return b, swimmer, friend
 
     def test_rescue_reach_is_the_gap_between_them(self, scripted) -> None:
         """Within 2 m is the gap between the two, wherever they stand: 30 m and 31.5 m."""
-        b, swimmer, friend = self._drowning(scripted)
+        b, swimmer, friend = self._trapped(scripted, ("water", "none"))
         b._take_turn(friend)
         assert [(e["actor"], e["target"]) for e in events(b.log, "rescued")] == [
             ("Friend", "Swimmer")]
@@ -241,7 +246,87 @@ class TestRescue:
 
     def test_a_poisoned_swimmer_is_still_pulled_out(self, scripted) -> None:
         """A drowning ally who is also poisoned is pulled out of the water; the poison stays."""
-        b, swimmer, friend = self._drowning(scripted, "poisoned")
+        b, swimmer, friend = self._trapped(scripted, ("water", "none"), poisoned=True)
         b._take_turn(friend)
         assert [e["target"] for e in events(b.log, "rescued")] == ["Swimmer"]
         assert [e.name for e in swimmer.effects] == ["poisoned"]
+
+    def test_pulled_out_of_fire_while_holding_its_breath_in_smoke(self, scripted) -> None:
+        """Held in a fire zone (escape: none) inside smoke where it still holds its breath, an
+        ally is pulled out of the fire (the smoke, no hurry yet, stays)."""
+        b, swimmer, friend = self._trapped(scripted, ("smoke", "move"), ("fire", "none"))
+        b._take_turn(friend)
+        ended = [(e["effect"], e["reason"]) for e in events(b.log, "effect_ended")]
+        assert ended == [("in_fire", "rescued")]
+        assert [e.name for e in swimmer.effects] == ["asphyxiating"]
+
+    def test_an_able_ally_who_can_walk_out_is_not_rescued(self, scripted) -> None:
+        """An able ally drowning in water it can leave by moving (escape: move) gets out on its
+        own turn: nobody spends a full action on it."""
+        b, swimmer, friend = self._trapped(scripted, ("water", "move"))
+        b._take_turn(friend)
+        assert events(b.log, "rescued") == [] and swimmer.effects[0].active
+
+
+class TestLeavingAZone:
+    """Leaving a hazard zone with `escape: move` is a move (RULES.md §2, §6)."""
+
+    @pytest.mark.parametrize(("rules", "x_after"), [("d20", 0.0), ("d100", 8.0), ("2d10", 0.0)])
+    def test_leaving_a_zone_spends_a_move(self, rules: str, x_after: float) -> None:
+        """d20 (move, then attack): the move is spent; d100: a half-action, the other half
+        walks 8 m toward the enemy; 2d10: the turn's one action."""
+        spec = attrs.evolve(
+            scenario(side("h", fighter("A", hp=50), party=True), side("m", fighter("M", hp=50)),
+                     distance=20),
+            rules=rules, hazards=(Hazard("water", ("A",), escape="move"),))
+        b = battle(spec)
+        a = b.fighters[0]
+        b._take_turn(a)
+        ended = [(e["target"], e["reason"]) for e in events(b.log, "effect_ended")]
+        assert ended == [("A", "left the zone")] and a.effects == []
+        assert a.x == x_after and events(b.log, "attack_resolved") == []
+
+
+class TestStandingUp:
+    """Standing up after a fall, or helping an ally up, costs a half-action (RULES.md §6)."""
+
+    @pytest.mark.parametrize(("rules", "attacks"), [("d20", 1), ("2d10", 0)])
+    def test_standing_up_takes_its_share_of_the_turn(self, rules: str, attacks: int) -> None:
+        """A fallen fighter stands up on its turn: d20 then attacks (move, then attack); in
+        2d10 standing is the turn's one action."""
+        spec = attrs.evolve(scenario(side("h", fighter("A"), party=True),
+                                     side("m", fighter("M", hp=500))), rules=rules)
+        b = battle(spec)
+        a = b.fighters[0]
+        a.prone = True  # thrown from a saddle
+        b._take_turn(a)
+        assert [e["actor"] for e in events(b.log, "stood_up")] == ["A"] and not a.prone
+        assert len(events(b.log, "attack_resolved")) == attacks
+
+    def test_helping_up_an_ally_within_two_metres(self) -> None:
+        """2d10: helping a rider thrown from its horse, exactly 2 m away, to its feet is the
+        helper's action, wherever the two stand (here 30 m and 32 m); it does nothing else."""
+        spec = attrs.evolve(
+            scenario(side("m", fighter("M", hp=500), party=True),
+                     side("h", fighter("A", hp=50, mount="Horse"), fighter("Horse", rider="A"),
+                          fighter("B")), distance=30),
+            rules="2d10")
+        b = battle(spec)
+        a, _, helper = b.fighters[1:]
+        throw_off(b, a, "fell from the saddle", check=False)
+        helper.x, b.spread = 32.0, True
+        b._take_turn(helper)
+        assert [(e["actor"], e["target"]) for e in events(b.log, "helped_up")] == [("B", "A")]
+        assert not a.prone and events(b.log, "moved") == []
+
+
+class TestMountedMoves:
+    """A ridden mount moves with its rider (RULES.md §2 distance, §6 mounted combat)."""
+
+    def test_a_ridden_mount_does_not_walk_on_its_own(self) -> None:
+        """A mount whose rider is still in the saddle does not walk toward a distant enemy on
+        its own turn: it goes where its rider rides it."""
+        b = battle(mounted(distance=30))
+        knight, horse, _ = b.fighters
+        b._take_turn(horse)
+        assert events(b.log, "moved") == [] and (knight.x, horse.x) == (0.0, 0.0)
