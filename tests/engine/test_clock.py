@@ -224,6 +224,17 @@ class TestSurprise:
             outcomes.add(surprised)
         assert outcomes == {True, False}
 
+    def test_surprise_group_check_is_the_surprising_sides(self) -> None:
+        """The group check that decides surprise is rolled by the surprising side's members
+        only, each with the named skill (stealth)."""
+        spec = scenario(*brawl().sides, surprise=Surprise("goblins", "stealth"))
+        _, log = run_battle(spec, seed=1, log=True)
+        group = events(log, "group_check_resolved")
+        assert [(e["what"], e["members"]) for e in group] == [("stealth", ["g0", "g1", "g2"])]
+        rolled = events(log, "check_rolled")[:3]
+        assert [(e["actor"], e["purpose"]) for e in rolled] == [
+            ("g0", "stealth"), ("g1", "stealth"), ("g2", "stealth")]
+
     @pytest.mark.parametrize("rules", ["d100", "2d10", "d10"])
     def test_surprise_gives_advantage_in_other_systems(self, rules: str) -> None:
         """Surprise attacks in d100, 2d10 and d10: advantage on the attack roll, and only in

@@ -89,8 +89,8 @@ class TestSpellPrice:
     """Spells cost PSY; with no PSY left, HP that cannot be healed today (RULES.md §3, d100)."""
 
     def test_unhealable_hp_add_up_over_casts(self, scripted) -> None:
-        """Each cast PSY cannot pay adds its price to the unhealable HP (2, then 3 more), and
-        each PSY payment logs what is left."""
+        """Each cast PSY cannot pay adds its price to the unhealable HP (2, then 3 more), paid
+        as plain HP (no dice, no bonus), and each PSY payment logs what is left."""
         bolt = Weapon("bolt", dice.parse("1d6"), skill="magic", psy=3)
         b = battle(attrs.evolve(duel(hero={"weapons": (bolt,), "psy": 1, "hp": 20}), rules="d100"))
         caster, foe = b.fighters
@@ -99,6 +99,8 @@ class TestSpellPrice:
         b.attack(caster, foe, bolt)  # 3 HP
         spent = [(e["resource"], e["amount"], e["left"]) for e in events(b.log, "resource_spent")]
         assert spent == [("psy", 1, 0)]
+        paid = [(e["amount"], e["kind"], e["dice"], e["bonus"]) for e in events(b.log, "damage_dealt")]
+        assert paid == [(2, "spell_cost", [], 0), (3, "spell_cost", [], 0)]
         assert (caster.psy, caster.hp, caster.unhealable) == (0, 15, 5)
 
 

@@ -267,6 +267,20 @@ class TestStalemate:
             ("A2", "A", 2)]
         assert outcome.rounds == 6 and log[-1]["stopped"] == "max_rounds"
 
+    def test_a_woken_fighter_is_armed_again(self) -> None:
+        """Woken by a potion, the armed fighter holds its weapon again; knocked out once more,
+        with the potion gone and nobody else armed, the battle is a stalemate."""
+        potion = Item(heal=dice.parse("10"))
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=1), unarmed("A2", items=(potion,)), party=True),
+                     side("b", unarmed("B", hp=500, defense_threshold=99)), max_rounds=8),
+            timeline=(Scripted(round=2, do="explode", targets=("A",), damage=dice.parse("5")),
+                      Scripted(round=4, do="explode", targets=("A",), damage=dice.parse("50"))),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert [(e["target"], e["round"]) for e in events(log, "item_used")] == [("A", 2)]
+        assert (outcome.rounds, log[-1]["stopped"]) == (4, "stalemate")
+
     @pytest.mark.parametrize("left", [["A2"], ["A2", "A3"]])
     def test_a_rout_to_come_is_not_a_stalemate(self, left: list[str]) -> None:
         """A side below flee_at still flees at its turns, however few it has left standing

@@ -287,6 +287,19 @@ class TestLeavingAZone:
         assert a.x == x_after and events(b.log, "attack_resolved") == []
 
 
+    def test_only_a_zone_it_cannot_leave_holds_a_fighter(self, scripted) -> None:
+        """A poisoned fighter still runs toward a distant enemy (d100: 16 m); what holds a
+        fighter where it stands is a zone with `escape: none`."""
+        spec = attrs.evolve(scenario(side("h", fighter("A", hp=50), party=True),
+                                     side("m", fighter("M", hp=50)), distance=20), rules="d100")
+        b = battle(spec)
+        a = b.fighters[0]
+        scripted(b, (99, 100), (2, 4))  # the force check failed: poisoned, 2 damage
+        poison(b, a, None)
+        b._take_turn(a)
+        assert [(e["x_after"], e.get("run")) for e in events(b.log, "moved")] == [(16.0, True)]
+
+
 class TestStandingUp:
     """Standing up after a fall, or helping an ally up, costs a half-action (RULES.md §6)."""
 
