@@ -8,7 +8,7 @@ import pytest
 
 from sim import dice
 from sim.engine import Battle, run_battle
-from sim.model import Surprise, Weapon
+from sim.model import Scripted, Surprise, Weapon
 from tests.builders import battle, duel, fighter, scenario, side
 from tests.engine.helpers import Counting, brawl, events
 
@@ -89,6 +89,18 @@ class TestRoundClock:
             end = log[-1]
             assert end["event"] == "battle_ended" and end["winner"] == "heroes"
             assert (end["round"], end["t"]) == (1, turns[-1]["t"])
+
+    def test_victory_checked_after_the_scripted_events(self) -> None:
+        """A scripted explosion that takes the last of a side at a round's start ends the
+        battle there, won by the side left standing, before anybody's turn."""
+        spec = attrs.evolve(
+            scenario(side("a", fighter("A", hp=50, weapons=()), party=True),
+                     side("b", fighter("B", hp=5, weapons=())), max_rounds=10),
+            timeline=(Scripted(round=2, do="explode", targets=("B",), damage=dice.parse("50")),),
+        )
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert (outcome.winner, outcome.rounds) == ("a", 2) and "stopped" not in log[-1]
+        assert [e for e in events(log, "turn_started") if e["round"] == 2] == []
 
     def test_no_side_standing_is_a_draw(self) -> None:
         """Victory needs one side with able members: when none is left, nobody wins."""

@@ -204,6 +204,14 @@ class TestStalemate:
         assert (end["winner"], end["rounds"], end["stopped"]) == (None, 1, "stalemate")
         assert end["dead"] == [] and len(end["survivors"]) == 6
 
+    def test_a_stalemate_at_the_round_limit_is_a_max_rounds_draw(self) -> None:
+        """A draw at the round limit says stopped: max_rounds, even when nobody could have
+        changed anything that round (README, stalemate)."""
+        spec = scenario(side("a", unarmed("A"), party=True), side("b", unarmed("B")),
+                        max_rounds=1)
+        outcome, log = run_battle(spec, seed=1, log=True)
+        assert (outcome.winner, outcome.rounds, log[-1]["stopped"]) == (None, 1, "max_rounds")
+
     def test_an_armed_side_is_not_a_stalemate(self) -> None:
         """One weapon on the field: the battle is fought out and the armed side wins."""
         spec = scenario(side("a", fighter("A", level=5), party=True),

@@ -39,6 +39,15 @@ class TestDistance:
         assert not [e for e in events(log, "moved") if e["actor"] == "Archer"]
         assert [e for e in events(log, "attack_resolved") if e["actor"] == "Archer"]
 
+    def test_standing_together_every_weapon_reaches(self) -> None:
+        """At distance 0 everyone stands at one spot: even a weapon of the shortest range a
+        scenario allows (0.5 m) reaches, and the first turn is an attack."""
+        dart = Weapon("dart", dice.parse("1d4"), range=0.5)
+        b = battle(scenario(side("h", fighter("A", weapons=(dart,)), party=True),
+                            side("m", fighter("M", hp=50))))
+        b._take_turn(b.fighters[0])
+        assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["dart"]
+
     @pytest.mark.parametrize(("distance", "in_reach"), [(2.0, True), (2.5, False)])
     def test_melee_reach_is_two_metres(self, distance: float, in_reach: bool) -> None:
         """Melee needs a gap of at most 2 m: at exactly 2 m the first turn is an attack with
