@@ -60,6 +60,18 @@ class TestAreaWeapons:
         assert (damage["kind"], damage["amount"], damage["armor_piercing"], damage["dice"],
                 damage["bonus"]) == ("spell", 9, True, [2, 6], 1)
 
+    def test_plain_hit_logs_its_dice_and_flat_bonus(self, scripted) -> None:
+        """A plain weapon's hit logs its natural dice and its flat bonus, what the narration
+        shows (1d6+2: a 3 rolled, +2)."""
+        club = Weapon("club", dice.parse("1d6+2"))
+        b = battle(duel(hero={"level": 10, "weapons": (club,)},
+                        monster={"hp": 30, "defense_threshold": 10}))
+        hero, monster = b.fighters
+        scripted(b, (5, 20), (3, 6))  # 15 > 10, margin 5: a hit, no critical
+        b.attack(hero, monster, club)
+        damage = events(b.log, "damage_dealt")[-1]
+        assert (damage["amount"], damage["dice"], damage["bonus"]) == (5, [3], 2)
+
 
 class TestWoundsThroughDamage:
     """What a hit sets off, through the engine's damage (RULES.md §4 wounds)."""
