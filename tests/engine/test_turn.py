@@ -40,13 +40,13 @@ class TestDistance:
         assert [e for e in events(log, "attack_resolved") if e["actor"] == "Archer"]
 
     def test_standing_together_every_weapon_reaches(self) -> None:
-        """At distance 0 everyone stands at one spot: even a weapon of the shortest range a
-        scenario allows (0.5 m) reaches, and the first turn is an attack."""
-        dart = Weapon("dart", dice.parse("1d4"), range=0.5)
-        b = battle(scenario(side("h", fighter("A", weapons=(dart,)), party=True),
+        """At distance 0 everyone stands at one spot: even a spell of the shortest range a
+        scenario allows (0.5 m, a touch) reaches, and the caster's first turn casts it."""
+        touch = Weapon("touch", dice.parse("1d4"), range=0.5, psy=1)
+        b = battle(scenario(side("h", fighter("A", weapons=(touch,), psy=5), party=True),
                             side("m", fighter("M", hp=50))))
         b._take_turn(b.fighters[0])
-        assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["dart"]
+        assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["touch"]
 
     @pytest.mark.parametrize(("distance", "in_reach"), [(2.0, True), (2.5, False)])
     def test_melee_reach_is_two_metres(self, distance: float, in_reach: bool) -> None:
@@ -307,6 +307,19 @@ class TestLeavingAZone:
         poison(b, a, None)
         b._take_turn(a)
         assert [(e["x_after"], e.get("run")) for e in events(b.log, "moved")] == [(16.0, True)]
+
+
+    @pytest.mark.parametrize(("rules", "attacks"), [("d20", 1), ("d100", 1), ("2d10", 0)])
+    def test_leaving_a_zone_leaves_what_is_left_of_the_turn(self, rules: str,
+                                                            attacks: int) -> None:
+        """With the enemy in reach, what is left after leaving the zone: d20 its attack, d100
+        one half-action (one attack), 2d10 nothing."""
+        spec = attrs.evolve(
+            scenario(side("h", fighter("A", hp=50), party=True), side("m", fighter("M", hp=500))),
+            rules=rules, hazards=(Hazard("water", ("A",), escape="move"),))
+        b = battle(spec)
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "attack_resolved")) == attacks
 
 
 class TestStandingUp:
