@@ -220,6 +220,19 @@ class TestAttack:
         b._take_turn(hero)
         assert len(events(b.log, "check_rolled")) == 2
 
+    def test_every_disaster_costs_a_turn(self, scripted) -> None:
+        """2d10 attack: a second disaster, after the turn lost to the first, costs the next turn
+        again: disaster, lost turn, disaster, lost turn."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 2}}, foe={"hp": 40}))
+        hero = b.fighters[0]
+        for _ in range(2):
+            rng = scripted(b, (5, 10), (5, 10))  # SR 2, R 10: Q = -8
+            b._take_turn(hero)
+            b._take_turn(hero)  # lost: no die is rolled
+            assert rng.unused == 0
+        assert len(events(b.log, "turn_skipped")) == 2
+        assert [e["degree"] for e in events(b.log, "check_rolled")] == [CRITICAL_FAILURE] * 2
+
     def test_failure_costs_no_turn(self, scripted) -> None:
         """2d10 attack: a plain failure (Q = -7) costs nothing more than the miss."""
         b = battle(duel2d10(hero={"characteristics": {"combat": 2}}))

@@ -9,7 +9,7 @@ from sim import dice
 from sim.effects import Asphyxiating, expose, poison, throw_off
 from sim.engine import run_battle
 from sim.model import Hazard, Item, Weapon
-from tests.builders import battle, fighter, scenario, side
+from tests.builders import SWORD, battle, fighter, scenario, side
 from tests.engine.helpers import Counting, events, unarmed
 from tests.test_rules_d100 import mounted
 
@@ -145,6 +145,36 @@ class TestD100Turn:
         assert acts == ["attack_resolved", "moved"] and a.x == 6.0
         attack = events(b.log, "attack_resolved")[0]
         assert attack["outnumbered"] is False and attack["surprise"] is False
+
+    def test_one_attack_cap_still_moves_after_striking(self, scripted) -> None:
+        """`attacks_per_turn: 1` caps attacks, not half-actions: the fighter who drops its foe
+        with its one attack still walks toward the next enemy with the other half."""
+        spec = d100(side("h", fighter("A", skills={"melee": 60}), party=True),
+                    side("m", fighter("M", hp=1, skills={"defense": 1}), fighter("N", hp=30)),
+                    distance=1, attacks_per_turn=1)
+        b = battle(spec)
+        a, m, n = b.fighters
+        m.x, n.x = 1.0, 6.0
+        b.spread = True
+        scripted(b, (40, 100), (90, 100), (5, 8))  # hit, defense failed, 5 damage
+        b._take_turn(a)
+        acts = [e["event"] for e in b.log if e["event"] in ("attack_resolved", "moved")]
+        assert acts == ["attack_resolved", "moved"] and a.x == 6.0
+
+    def test_two_half_actions_may_be_two_moves(self, scripted) -> None:
+        """A turn of two half-actions may be two moves: after walking up to one enemy, a
+        fighter whose random pick is another out of its sword's reach walks on toward it
+        (its spell, 20 m, it cannot afford)."""
+        spell = Weapon("bolt", dice.parse("1d6"), range=20, psy=10)
+        spec = d100(side("h", fighter("A", hp=20, weapons=(SWORD, spell)), party=True),
+                    side("m", fighter("M", hp=30), fighter("N", hp=30)), distance=5)
+        b = battle(spec)
+        a, _, n = b.fighters
+        n.x = 15.0
+        scripted(b, (1, 2), (2, 2))  # the random picks: M, then N
+        b._take_turn(a)
+        moved = [(e["toward"], e["x_after"]) for e in events(b.log, "moved")]
+        assert moved == [("M", 5.0), ("N", 13.0)]
 
     def test_walk_then_throw(self, scripted) -> None:
         """One move short of range, a thrower walks (a half-action) and throws (the other)."""
