@@ -130,36 +130,43 @@ def d100(*sides, **kwargs):
 class TestD100Turn:
     """d100 half-actions (RULES.md §2): strike, then move; walk, then throw."""
 
-    def test_strike_then_move_to_the_next_enemy(self, scripted) -> None:
-        """A one-handed fighter who drops its foe with one half-action moves with the other."""
+    @staticmethod
+    def _strike_and_go(scripted, n_at: float, **options: object):
+        """A (melee 60, at 0) drops M, 1 m away, with one strike (hit, defense failed, 5
+        damage), N standing at ``n_at``: the battle after A's turn."""
         spec = d100(side("h", fighter("A", skills={"melee": 60}), party=True),
                     side("m", fighter("M", hp=1, skills={"defense": 1}), fighter("N", hp=30)),
-                    distance=1)
+                    distance=1, **options)
         b = battle(spec)
-        a, m, n = b.fighters
-        m.x, n.x = 1.0, 6.0
+        _, m, n = b.fighters
+        m.x, n.x = 1.0, n_at
         b.spread = True
-        scripted(b, (40, 100), (90, 100), (5, 8))  # hit, defense failed, 5 damage
-        b._take_turn(a)
+        scripted(b, (40, 100), (90, 100), (5, 8))
+        b._take_turn(b.fighters[0])
+        return b
+
+    def test_strike_then_move_to_the_next_enemy(self, scripted) -> None:
+        """A one-handed fighter who drops its foe with one half-action moves with the other."""
+        b = self._strike_and_go(scripted, 6.0)
         acts = [e["event"] for e in b.log if e["event"] in ("attack_resolved", "moved")]
-        assert acts == ["attack_resolved", "moved"] and a.x == 6.0
+        assert acts == ["attack_resolved", "moved"] and b.fighters[0].x == 6.0
         attack = events(b.log, "attack_resolved")[0]
         assert attack["outnumbered"] is False and attack["surprise"] is False
 
     def test_one_attack_cap_still_moves_after_striking(self, scripted) -> None:
         """`attacks_per_turn: 1` caps attacks, not half-actions: the fighter who drops its foe
         with its one attack still walks toward the next enemy with the other half."""
-        spec = d100(side("h", fighter("A", skills={"melee": 60}), party=True),
-                    side("m", fighter("M", hp=1, skills={"defense": 1}), fighter("N", hp=30)),
-                    distance=1, attacks_per_turn=1)
-        b = battle(spec)
-        a, m, n = b.fighters
-        m.x, n.x = 1.0, 6.0
-        b.spread = True
-        scripted(b, (40, 100), (90, 100), (5, 8))  # hit, defense failed, 5 damage
-        b._take_turn(a)
+        b = self._strike_and_go(scripted, 6.0, attacks_per_turn=1)
         acts = [e["event"] for e in b.log if e["event"] in ("attack_resolved", "moved")]
-        assert acts == ["attack_resolved", "moved"] and a.x == 6.0
+        assert acts == ["attack_resolved", "moved"] and b.fighters[0].x == 6.0
+
+    def test_a_half_action_left_walks_it_never_runs(self, scripted) -> None:
+        """Running (2 x Movement) is a full action: after a one-handed strike only a
+        half-action is left, so the fighter walks one Movement (8 m) toward the next enemy,
+        however far it stands."""
+        b = self._strike_and_go(scripted, 30.0)
+        moved = events(b.log, "moved")
+        assert [(e["x_before"], e["x_after"], e.get("run")) for e in moved] == [(0.0, 8.0, None)]
 
     def test_two_half_actions_may_be_two_moves(self, scripted) -> None:
         """A turn of two half-actions may be two moves: after walking up to one enemy, a
@@ -222,23 +229,8 @@ class TestRout:
         assert ended == [("Knight", "bleeding", "fled")]
 
 
-class TestHalfActions:
-    """d100 half-actions (RULES.md §2): running (2 x Movement) is a full action."""
-
-    def test_a_half_action_left_walks_it_never_runs(self, scripted) -> None:
-        """After a one-handed strike only a half-action is left: the fighter walks one
-        Movement (8 m) toward the next enemy, however far it stands, never runs."""
-        spec = d100(side("h", fighter("A", skills={"melee": 60}), party=True),
-                    side("m", fighter("M", hp=1, skills={"defense": 1}), fighter("N", hp=30)),
-                    distance=1)
-        b = battle(spec)
-        a, m, n = b.fighters
-        m.x, n.x = 1.0, 30.0
-        b.spread = True
-        scripted(b, (40, 100), (90, 100), (5, 8))  # hit, defense failed, 5 damage: M drops
-        b._take_turn(a)
-        moved = events(b.log, "moved")
-        assert [(e["x_before"], e["x_after"], e.get("run")) for e in moved] == [(0.0, 8.0, None)]
+class TestMovement:
+    """Movement (RULES.md §2 distance): metres per move."""
 
     def test_movement_zero_never_moves(self) -> None:
         """A fighter whose Movement is 0 stays where it stands: no move is logged, even with
@@ -325,7 +317,6 @@ class TestLeavingAZone:
         assert ended == [("A", "left the zone")] and a.effects == []
         assert a.x == x_after and events(b.log, "attack_resolved") == []
 
-
     def test_only_a_zone_it_cannot_leave_holds_a_fighter(self, scripted) -> None:
         """A poisoned fighter still runs toward a distant enemy (d100: 16 m); what holds a
         fighter where it stands is a zone with `escape: none`."""
@@ -337,7 +328,6 @@ class TestLeavingAZone:
         poison(b, a, None)
         b._take_turn(a)
         assert [(e["x_after"], e.get("run")) for e in events(b.log, "moved")] == [(16.0, True)]
-
 
     @pytest.mark.parametrize(("rules", "attacks"), [("d20", 1), ("d100", 1), ("2d10", 0)])
     def test_leaving_a_zone_leaves_what_is_left_of_the_turn(self, rules: str,
