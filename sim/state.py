@@ -41,6 +41,7 @@ class Fighter:
         "fatigues",
         "fire_damage",
         "fixed_at_hand",
+        "fixed_reach",
         "heroism",
         "hp",
         "index",
@@ -110,6 +111,7 @@ class Fighter:
         self.weapon_at_hand: Weapon | None
         self.cost_at_hand: int
         self.fixed_at_hand: bool
+        self.fixed_reach: bool  # its reach is its stat block's (no spell, no shot that may fail)
         self.fatigues: bool
         # Items (RULES.md §8): name -> how many are left. Battle state, not the spec's: a
         # day of several fights carries what is left over.

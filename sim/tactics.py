@@ -33,7 +33,7 @@ def choose_target(fighter: Fighter, enemies: list[Fighter], spread: bool, rng: r
     if not enemies:
         return None
     if spread:
-        reach, x = fighter.reach, fighter.x
+        reach, x = reach_now(fighter), fighter.x
         pool = [e for e in enemies if abs(e.x - x) <= reach] or enemies
     else:
         pool = enemies  # everyone stands together, within reach of everyone
@@ -49,7 +49,7 @@ def choose_target(fighter: Fighter, enemies: list[Fighter], spread: bool, rng: r
         if shared is None or not shared.able:
             shared = min(pool, key=_by_hp)
             focus[fighter.side] = shared
-        elif pool is not enemies and abs(shared.x - fighter.x) > fighter.reach:
+        elif pool is not enemies and abs(shared.x - fighter.x) > reach:
             return min(pool, key=_by_hp)  # an enemy in reach comes first: keep contact
         return shared
     return min(pool, key=_by_hp)
@@ -83,7 +83,7 @@ def weapon_order(weapons: tuple[Weapon, ...], preferred: tuple[str, ...] | None
     return (*first, *rest)
 
 
-Armed = tuple[tuple[tuple["Weapon", int], ...], "Weapon | None", int, bool]
+Armed = tuple[tuple[tuple["Weapon", int], ...], "Weapon | None", int, bool, bool]
 
 
 def arm(fighter: Fighter, economy: ActionEconomy, fatigue: bool) -> None:
@@ -99,20 +99,35 @@ def arm(fighter: Fighter, economy: ActionEconomy, fatigue: bool) -> None:
     armed = armory.get(key)
     if armed is None:
         armed = armory[key] = _armed(fighter.spec, fighter.prefers, economy, fatigue)
-    fighter.arsenal, fighter.weapon_at_hand, fighter.cost_at_hand, fighter.fixed_at_hand = armed
+    (fighter.arsenal, fighter.weapon_at_hand, fighter.cost_at_hand, fighter.fixed_at_hand,
+     fighter.fixed_reach) = armed
     fighter.fatigues = fatigue
 
 
 def _armed(spec: Combatant, prefers: tuple[str, ...] | None, economy: ActionEconomy,
            fatigue: bool) -> Armed:
-    """(arsenal, weapon at hand, its cost, whether it never changes while all stand together)."""
+    """(arsenal, weapon at hand, its cost, whether it never changes while all stand together,
+    whether its reach never changes)."""
     arsenal = tuple((w, economy.cost_of(w)) for w in weapon_order(spec.weapons, prefers))
     if not arsenal:
-        return arsenal, None, 0, True
+        return arsenal, None, 0, True, True
     weapon, cost = arsenal[0]
-    # While everyone stands together the first weapon is always the choice, unless it is a
-    # spell (PSY and HP run out) or a shot that fatigue can make hopeless.
-    return arsenal, weapon, cost, not weapon.psy and not (fatigue and weapon.range is not None)
+
+    def fixed(w: Weapon) -> bool:  # a spell (PSY and HP run out), a shot fatigue can make hopeless
+        return not w.psy and not (fatigue and w.range is not None)
+
+    # While everyone stands together the first weapon is always the choice, unless it may
+    # become unusable; and the fighter's reach is its stat block's unless one weapon may.
+    return arsenal, weapon, cost, fixed(weapon), all(fixed(w) for w, _ in arsenal)
+
+
+def reach_now(fighter: Fighter) -> float:
+    """How far the fighter strikes now: its longest reach among the weapons it can use. A
+    spell it cannot afford or a hopeless shot reaches nobody, so an enemy only they reach is
+    not "in reach" (the fighter would walk away from one its sword reaches)."""
+    if fighter.fixed_reach:
+        return fighter.reach
+    return max((w.reach for w, _ in fighter.arsenal if usable(fighter, w)), default=0.0)
 
 
 def affordable(fighter: Fighter, weapon: Weapon) -> bool:

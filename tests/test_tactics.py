@@ -228,6 +228,19 @@ class TestRangedAndSpells:
         bowman.fatigue = 8
         assert approach_gap(bowman) is None
 
+    def test_hopeless_shot_reaches_nobody(self) -> None:
+        """Archers (d100): while fatigue leaves the bow no chance, an enemy only the bow would
+        reach is not "in reach": the archer's pick is the enemy at its dagger's reach."""
+        spec = scenario(side("h", fighter("A", weapons=(BOW, DAGGER), skills={"ranged": 40, "melee": 40}),
+                             party=True), side("m", fighter("M"), fighter("N")), distance=1)
+        b = battle(attrs.evolve(spec, rules="d100"))
+        archer, _m, n = b.fighters
+        n.x = 20.0
+        b.spread = True
+        assert {target_of(b, archer).name for _ in range(40)} == {"M", "N"}  # the bow reaches both
+        archer.fatigue = 8  # 40 - 40 = 0: the bow is hopeless
+        assert {target_of(b, archer).name for _ in range(40)} == {"M"}
+
     def test_fatigue_never_stops_shooting_outside_d100(self) -> None:
         """Archers: only d100 has fatigue, so elsewhere the bow is always there to shoot."""
         _, archer = solo(BOW)

@@ -168,20 +168,34 @@ class TestD100Turn:
         moved = events(b.log, "moved")
         assert [(e["x_before"], e["x_after"], e.get("run")) for e in moved] == [(0.0, 8.0, None)]
 
-    def test_two_half_actions_may_be_two_moves(self, scripted) -> None:
-        """A turn of two half-actions may be two moves: after walking up to one enemy, a
-        fighter whose random pick is another out of its sword's reach walks on toward it
-        (its spell, 20 m, it cannot afford)."""
+    def test_spell_it_cannot_afford_reaches_nobody(self, scripted) -> None:
+        """An enemy only an unaffordable spell (20 m) would reach is not in reach: after
+        walking up to one enemy, the fighter strikes it with its sword instead of walking on
+        toward another (README, focus and reach; a random pick among those in reach)."""
         spell = Weapon("bolt", dice.parse("1d6"), range=20, psy=10)
         spec = d100(side("h", fighter("A", hp=20, weapons=(SWORD, spell)), party=True),
                     side("m", fighter("M", hp=30), fighter("N", hp=30)), distance=5)
         b = battle(spec)
-        a, _, n = b.fighters
+        a, _m, n = b.fighters
         n.x = 15.0
-        scripted(b, (1, 2), (2, 2))  # the random picks: M, then N
+        scripted(b, (1, 2), (90, 100), (90, 100))  # the first pick: M; then a miss, parried
         b._take_turn(a)
-        moved = [(e["toward"], e["x_after"]) for e in events(b.log, "moved")]
-        assert moved == [("M", 5.0), ("N", 13.0)]
+        assert [(e["toward"], e["x_after"]) for e in events(b.log, "moved")] == [("M", 5.0)]
+        assert [e["target"] for e in events(b.log, "attack_resolved")] == ["M"]
+
+    def test_spell_it_can_afford_reaches_its_range(self, scripted) -> None:
+        """The same fighter with the PSY to cast: the enemy 10 m off is in reach, so the random
+        pick is between both enemies and it casts at N without moving."""
+        spell = Weapon("bolt", dice.parse("1d6"), range=20, psy=10)
+        spec = d100(side("h", fighter("A", hp=20, psy=10, weapons=(SWORD, spell)), party=True),
+                    side("m", fighter("M", hp=30), fighter("N", hp=30)), distance=5)
+        b = battle(spec)
+        a, _m, n = b.fighters
+        n.x = 15.0
+        scripted(b, (2, 2), (90, 100), (90, 100))  # the pick: N, among both
+        b._take_turn(a)
+        assert events(b.log, "moved") == []
+        assert [(e["target"], e["weapon"]) for e in events(b.log, "attack_resolved")] == [("N", "bolt")]
 
     def test_walk_then_throw(self, scripted) -> None:
         """One move short of range, a thrower walks (a half-action) and throws (the other)."""
