@@ -89,3 +89,26 @@ class ScriptedRandom(random.Random):
 def target_of(b: Battle, fighter: Fighter) -> Fighter | None:
     """The target the fighter's tactics choose now, as the engine asks on its turn."""
     return choose_target(fighter, b.able_enemies(fighter), b.spread, b.table.rng, b.focus)
+
+
+def d100(*sides: Side, **kwargs: object) -> Scenario:
+    """A d100 scenario built in code (``scenario`` builds d20 ones)."""
+    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
+
+
+def events(log: list[dict], name: str) -> list[dict]:
+    """The events of one kind in a battle's log, in order."""
+    return [e for e in log if e["event"] == name]
+
+
+def mounted(knight: dict | None = None, **kwargs: object) -> Scenario:
+    """A knight (melee 60, riding 50) on a horse (force 45, movement 16) against a sturdy foe."""
+    hooves = Weapon(name="hooves", damage=dice.parse("1d6"))
+    fields = {"hp": 20, "skills": {"melee": 60, "riding": 50}, "mount": "Horse", **(knight or {})}
+    return d100(
+        side("riders", fighter("Knight", **fields),
+             fighter("Horse", hp=30, rider="Knight", movement=16, weapons=(hooves,),
+                     characteristics={"force": 45}, skills={"melee": 50}), party=True),
+        side("monsters", fighter("Monster", hp=40)),
+        **kwargs,
+    )

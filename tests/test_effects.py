@@ -10,7 +10,7 @@ from sim.effects import Burning, explode, expose, fall, ignite, poison, throw_of
 from sim.engine import Battle
 from sim.model import Hazard, Scenario, Scripted, Weapon
 from sim.rules.d100 import characteristic
-from tests.builders import ScriptedRandom, battle, fighter, scenario, side
+from tests.builders import ScriptedRandom, battle, d100, events, fighter, scenario, side
 
 INITIATIVE = (4, 6)  # the party's group initiative die, each round: the party acts first
 
@@ -580,9 +580,6 @@ def _hazard_damage(b: Battle) -> list[tuple]:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def d100(*sides, **kwargs) -> Scenario:
-    """A d100 scenario built in code (tests.builders.scenario builds d20 ones)."""
-    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
 
 
 def duo(a: dict | None = None, b: dict | None = None, m: dict | None = None, **kwargs) -> Scenario:
@@ -615,8 +612,6 @@ def run_scripted(spec: Scenario, *faces: tuple[int, int]):
     return b, rng
 
 
-def events(log: list[dict], name: str) -> list[dict]:
-    return [e for e in log if e["event"] == name]
 
 
 def turn(b: Battle, who) -> None:

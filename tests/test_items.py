@@ -12,14 +12,11 @@ from sim import dice
 from sim.engine import Battle
 from sim.items import use_item
 from sim.model import Item, Tactics
-from tests.builders import battle, fighter, scenario, side
+from tests.builders import battle, d100, fighter, scenario, side
 
 POTION = Item(heal=dice.parse("2d4"), name="healing potion", count=2)
 
 
-def d100(*sides, **kwargs):
-    """A d100 scenario built in code."""
-    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
 
 
 def events(b: Battle, name: str) -> list[dict]:

@@ -14,7 +14,7 @@ from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.d100 import D100, characteristic
 from sim.rules.systems import system_for
-from tests.builders import battle, fighter, scenario, side
+from tests.builders import battle, d100, events, fighter, mounted, side
 
 D100_RULES = D100()
 N = 20_000
@@ -812,9 +812,6 @@ class TestMountedCombat:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-def d100(*sides, **kwargs) -> Scenario:
-    """A d100 scenario built in code (tests.builders.scenario builds d20 ones)."""
-    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
 
 
 class TestMoreRules:
@@ -936,21 +933,8 @@ def duel100(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scen
                 side("monsters", fighter("Monster", **(foe or {}))), **kwargs)
 
 
-def mounted(knight: dict | None = None, **kwargs) -> Scenario:
-    """A knight (melee 60, riding 50) on a horse (force 45, movement 16) against a sturdy foe."""
-    hooves = Weapon(name="hooves", damage=dice.parse("1d6"))
-    fields = {"hp": 20, "skills": {"melee": 60, "riding": 50}, "mount": "Horse", **(knight or {})}
-    return d100(
-        side("riders", fighter("Knight", **fields),
-             fighter("Horse", hp=30, rider="Knight", movement=16, weapons=(hooves,),
-                     characteristics={"force": 45}, skills={"melee": 50}), party=True),
-        side("monsters", fighter("Monster", hp=40)),
-        **kwargs,
-    )
 
 
-def events(log: list[dict], name: str) -> list[dict]:
-    return [e for e in log if e["event"] == name]
 
 
 def turn(b, who) -> None:

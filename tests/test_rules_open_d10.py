@@ -15,7 +15,7 @@ from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.open_d10 import MAX_CHAIN, OpenD10, open_d10
 from sim.rules.systems import system_for
-from tests.builders import ScriptedRandom, battle, fighter, scenario, side
+from tests.builders import ScriptedRandom, battle, events, fighter, scenario, side
 
 D10 = OpenD10()
 DEPTH = 6  # chains enumerated exactly up to this many dice
@@ -414,8 +414,6 @@ def exact_degrees(score: int, difficulty: int) -> dict[str, Fraction]:
     return out
 
 
-def events(log: list[dict], name: str) -> list[dict]:
-    return [e for e in log if e["event"] == name]
 
 
 def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:

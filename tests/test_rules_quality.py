@@ -14,7 +14,7 @@ from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.quality import Quality
 from sim.rules.systems import system_for
-from tests.builders import battle, fighter, scenario, side
+from tests.builders import battle, events, fighter, scenario, side
 
 QUALITY = Quality()
 N = 20_000
@@ -337,8 +337,6 @@ def exact_bands(sr: int, sides: int) -> dict[str, float]:
     return {degree: float(bands.probability(degree)) for degree in BANDS}
 
 
-def events(log: list[dict], name: str) -> list[dict]:
-    return [e for e in log if e["event"] == name]
 
 
 def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:

@@ -10,7 +10,7 @@ from sim import dice
 from sim.engine import Battle
 from sim.model import Tactics, Weapon
 from sim.tactics import approach_gap, choose_weapon
-from tests.builders import battle, fighter, scenario, side, target_of
+from tests.builders import battle, d100, fighter, scenario, side, target_of
 
 
 def trio(target: str, **hps: int):
@@ -100,11 +100,6 @@ def pick(f, gap: float) -> str | None:
     """The name of the weapon the fighter chooses at this gap, or None."""
     chosen = choose_weapon(f, gap)
     return None if chosen is None else chosen[0].name
-
-
-def d100(*sides, **kwargs):
-    """A d100 scenario built in code."""
-    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
 
 
 def played(spec, seed: int = 1) -> Battle:

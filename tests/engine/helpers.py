@@ -6,10 +6,6 @@ from sim.effects import OngoingEffect
 from tests.builders import fighter, scenario, side
 
 
-def events(log: list[dict], name: str) -> list[dict]:
-    return [e for e in log if e["event"] == name]
-
-
 def brawl(**options: object):
     """Two heroes against three goblins, everyone fragile enough to end quickly."""
     return scenario(

@@ -9,8 +9,8 @@ import pytest
 from sim import dice
 from sim.engine import Battle, run_battle
 from sim.model import Scripted, Surprise, Weapon
-from tests.builders import battle, duel, fighter, scenario, side
-from tests.engine.helpers import Counting, brawl, events
+from tests.builders import battle, duel, events, fighter, scenario, side
+from tests.engine.helpers import Counting, brawl
 
 
 class TestRoundClock:

@@ -6,9 +6,7 @@ import attrs
 
 from sim import dice
 from sim.model import Weapon
-from tests.builders import battle, duel, fighter, scenario, side
-from tests.engine.helpers import events
-from tests.test_rules_d100 import mounted
+from tests.builders import battle, duel, events, fighter, mounted, scenario, side
 
 
 class TestAreaWeapons:

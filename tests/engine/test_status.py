@@ -9,8 +9,8 @@ import pytest
 from sim import dice
 from sim.engine import Battle, run_battle
 from sim.model import Item, Scripted
-from tests.builders import battle, duel, fighter, scenario, side, target_of
-from tests.engine.helpers import Counting, events, unarmed
+from tests.builders import battle, d100, duel, events, fighter, scenario, side, target_of
+from tests.engine.helpers import Counting, unarmed
 
 
 class TestUnconsciousAndDeath:
@@ -346,9 +346,6 @@ class TestBrokenMind:
         assert hero.status == "broken" and not hero.able
 
 
-def d100(*sides, **options):
-    """A d100 scenario built in code (the system with serious wounds)."""
-    return attrs.evolve(scenario(*sides, **options), rules="d100")
 
 
 class TestSeriousWound:

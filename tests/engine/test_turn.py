@@ -9,9 +9,8 @@ from sim import dice
 from sim.effects import Asphyxiating, expose, poison, throw_off
 from sim.engine import run_battle
 from sim.model import Hazard, Item, Weapon
-from tests.builders import SWORD, battle, fighter, scenario, side
-from tests.engine.helpers import Counting, events, unarmed
-from tests.test_rules_d100 import mounted
+from tests.builders import SWORD, battle, d100, events, fighter, mounted, scenario, side
+from tests.engine.helpers import Counting, unarmed
 
 
 class TestDistance:
@@ -122,9 +121,6 @@ class TestPositions:
         assert [f.x for f in b.fighters] == [0.0, 30.0]
 
 
-def d100(*sides, **kwargs):
-    """A d100 scenario built in code (half-actions: move, then strike, or strike twice)."""
-    return attrs.evolve(scenario(*sides, **kwargs), rules="d100")
 
 
 class TestD100Turn:
