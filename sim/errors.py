@@ -63,3 +63,8 @@ class ScenarioError(InputError):
 
 class RunAborted(InputError):
     """The run cannot go on (a worker or the scheduler is gone); what is done is kept."""
+
+    @classmethod
+    def cannot_write(cls, path: object, exc: OSError) -> RunAborted:
+        """A file of the run folder that cannot be written (a full disk, a read-only folder)."""
+        return cls(f"{path}:0:0: (document): cannot write ({exc.strerror or exc})")

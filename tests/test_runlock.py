@@ -9,9 +9,9 @@ import signal
 import pytest
 
 from sim import cli
-from sim.batch import RunFolder
 from sim.errors import InputError
 from sim.runlock import LOCK, RunLock
+from tests.batch.helpers import journal_records
 from tests.processes import group_alive, run_sim, start_sim, wait_until
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -27,7 +27,7 @@ class TestRunLock:
         first = start_sim("batch", str(SKIRMISH), "-n", "1000000", "--chunk", "100",
                           "--workers", "1", "--out", str(run), "--no-progress")
         try:
-            wait_until(lambda: RunFolder(run).completed_parts() >= 1
+            wait_until(lambda: len(journal_records(run)) >= 1
                        or first.poll() is not None, "the first run's first part")
             assert first.poll() is None
             for args in (["batch", str(SKIRMISH), "-n", "10", "--seed", "9", "--out", str(run)],

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from sim import cli
-from sim.batch import RunFolder
+from tests.batch.helpers import journal_records
 from tests.processes import LIMIT_S, group_alive, read_stream_until, start_sim, wait_until
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -25,7 +25,7 @@ def started_batch(run: pathlib.Path, n: int = 1_000_000) -> subprocess.Popen:
     """A 2-worker batch, returned once its first part is on disk (signal handlers are up)."""
     process = start_sim("batch", str(SKIRMISH), "-n", str(n), "--chunk", str(CHUNK), "--seed", "5",
                         "--workers", "2", "--out", str(run), "--no-progress")
-    wait_until(lambda: (RunFolder(run).completed_parts() >= 1
+    wait_until(lambda: (len(journal_records(run)) >= 1
                         and len(group_alive(process.pid)) >= POOL) or process.poll() is not None,
                "the first part and the whole pool")
     assert process.poll() is None, process.stderr.read()
@@ -56,7 +56,7 @@ class TestSignals:
         assert code == 130, err
         assert "Traceback" not in err and f"sim batch --resume {run}" in err
         manifest = json.loads((run / "manifest.json").read_text())
-        done = RunFolder(run).completed_parts()
+        done = len(journal_records(run))
         assert manifest["status"] == "interrupted" and manifest["battles_done"] == done * CHUNK
         assert not list(run.glob(".*.tmp"))
         assert cli.main(["batch", "--resume", str(run), "--workers", "1", "--json",
@@ -116,7 +116,7 @@ class TestSignals:
         process = start_sim("batch", str(SKIRMISH), "-n", "1000000", "--chunk", str(CHUNK),
                             "--workers", "2", "--executor", "dask", "--out", str(run),
                             "--no-progress")
-        wait_until(lambda: RunFolder(run).completed_parts() >= 1
+        wait_until(lambda: len(journal_records(run)) >= 1
                    or process.poll() is not None, "the first part")
         os.killpg(process.pid, signal.SIGINT)
         code, err = finish(process)

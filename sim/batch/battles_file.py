@@ -2,8 +2,9 @@
 index order, a row group of ROW_GROUP battles or more at a time.
 
 The file grows beside its final name and takes it only when the run is complete,
-so a reader never sees half of it. A run stopped before then leaves only the
-journal: resuming replays the stored parts into a new file, then goes on. Writing
+so a reader never sees half of it. A run stopped before then leaves the journal
+(and, when killed, the half-written file, which resuming deletes): resuming
+replays the stored parts into a new file, then goes on. Writing
 as the parts are stored (not reading them all back at the end) spares a read and a
 check of every part, and with several workers the main process encodes while they
 play.
@@ -55,6 +56,7 @@ class BattlesWriter:
         self.roster = roster
         self.writer: Any = None  # opened with the first part: battles, or days (with steps)
         self.group: list[Any] = []
+        self.in_group = 0  # battles in ``group``
         self.battles = 0
 
     def add(self, part: Any) -> None:
@@ -63,8 +65,9 @@ class BattlesWriter:
         if self.writer is None:
             self._open(rows.schema)
         self.group.append(rows)
+        self.in_group += len(rows)
         self.battles += len(rows)
-        if sum(map(len, self.group)) >= ROW_GROUP:
+        if self.in_group >= ROW_GROUP:
             self._flush()
 
     def finish(self, battles: int) -> None:
@@ -98,7 +101,7 @@ class BattlesWriter:
 
         if self.group:
             rows = pa.concat_tables(self.group)
-            self.group = []
+            self.group, self.in_group = [], 0
             self._attempt(lambda: self.writer.write_table(rows, row_group_size=max(1, len(rows))))
 
     def _attempt(self, write: Any) -> Any:
@@ -106,5 +109,4 @@ class BattlesWriter:
         try:
             return write()
         except OSError as exc:
-            msg = f"{self.target}:0:0: (document): cannot write ({exc.strerror or exc})"
-            raise RunAborted(msg) from exc
+            raise RunAborted.cannot_write(self.target, exc) from exc

@@ -2,7 +2,7 @@
 
 Battle ``i`` of a batch with master seed ``S`` gets the seed SHA-256(S, i),
 whoever plays it. A worker plays its chunk's battles (or days), logs the ones
-the ``LogPlan`` asks for, counts them into an ``Aggregate`` and packs its rows
+the ``LogPlan`` asks for, counts them into an ``Aggregate`` and packs its columns
 as a part (an Arrow IPC file), so that the main process only merges counts and writes bytes.
 """
 

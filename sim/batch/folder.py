@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -56,13 +57,12 @@ def write_atomic(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
 def write_run_file(path: pathlib.Path, data: bytes) -> None:
     """A file of the run folder; a full disk or a read-only folder is one clear line, exit 2.
 
-    Nothing half-written is left: parts and the manifest are renamed into place.
+    Nothing half-written is left: the file is renamed into place.
     """
     try:
         write_atomic(path, data)
     except OSError as exc:
-        msg = f"{path}:0:0: (document): cannot write ({exc.strerror or exc})"
-        raise RunAborted(msg) from exc
+        raise RunAborted.cannot_write(path, exc) from exc
 
 
 
@@ -105,20 +105,12 @@ class RunFolder:
     def journal_path(self) -> pathlib.Path:
         return self.path / JOURNAL
 
-    def completed_parts(self) -> int:
-        """How many chunks are safely on disk: the whole records at the start of the journal."""
-        try:
-            return sum(1 for _ in journal.records(self.journal_path))
-        except OSError as exc:
-            raise InputError(f"{self.journal_path}:0:0: (document): unreadable ({exc})") from exc
-
     def append_part(self, data: bytes) -> None:
         """Store the next chunk's part (chunks are stored strictly in index order)."""
         try:
             journal.append(self.journal_path, data)
         except OSError as exc:
-            msg = f"{self.journal_path}:0:0: (document): cannot write ({exc.strerror or exc})"
-            raise RunAborted(msg) from exc
+            raise RunAborted.cannot_write(self.journal_path, exc) from exc
 
     def read_parts(self, identity: Callable[[int], dict[str, Any]], width: int) -> Iterator[Any]:
         """The stored chunks' tables in order, chunk k checked to be ``identity(k)`` of battles
@@ -146,7 +138,11 @@ class RunFolder:
         if part_identity_of(table) != identity:
             msg = (f"{where}: not chunk {number} of this run (run {identity['run_id']},"
                    f" seed {identity['seed']}, battles {identity['start']} to"
-                   f" {identity['stop'] - 1}); it is not used")
+                   f" {identity['stop'] - 1}); delete {JOURNAL} and --resume plays its battles again")
+            raise InputError(msg)
+        if table.column("index").to_pylist() != list(range(identity["start"], identity["stop"])):
+            msg = (f"{where}: does not hold battles {identity['start']} to {identity['stop'] - 1},"
+                   f" as it says; delete {JOURNAL} and --resume plays its battles again")
             raise InputError(msg)
         return table
 
@@ -171,13 +167,26 @@ class RunFolder:
 
     def remove_stale_temporaries(self) -> None:
         """What a process killed mid-write leaves (only the lock holder may call this): a torn
-        journal tail, and half-written files; and the parts/ folder of an earlier version
-        (one Parquet file per chunk), whose battles resuming plays again."""
-        for stale in (*(self.path / LEGACY_PARTS).glob(".part-*.tmp"),
+        journal tail, half-written files (battles.parquet, the manifest, a summary, a log),
+        and the parts/ folder of an earlier version (one Parquet file per chunk), whose
+        battles resuming plays again. A journal that is not a regular file is refused: it
+        could be read but never written."""
+        for stale in (*self.path.glob(".*.tmp"), *(self.path / LOGS).glob(".*.tmp"),
+                      *(self.path / LEGACY_PARTS).glob(".part-*.tmp"),
                       *(self.path / LEGACY_PARTS).glob("part-*.parquet")):
             stale.unlink(missing_ok=True)
         with contextlib.suppress(OSError):
             (self.path / LEGACY_PARTS).rmdir()
+        try:
+            mode = os.lstat(self.journal_path).st_mode
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise InputError(f"{self.journal_path}:0:0: (document): unreadable ({exc})") from exc
+        if not stat.S_ISREG(mode):
+            msg = (f"{self.journal_path}:0:0: (document): not a regular file; delete it and --resume"
+                   " plays its battles again")
+            raise InputError(msg)
         try:
             journal.trim(self.journal_path)
         except OSError as exc:

@@ -20,11 +20,13 @@ import pathlib
 import struct
 import zlib
 from collections.abc import Iterator
+from typing import BinaryIO
 
 from sim.infile import open_regular
 
 MAGIC = b"CSJ1"
 HEADER = struct.Struct(">4sQI")  # magic, payload length, CRC-32 of the payload
+BLOCK = 1 << 20  # bytes read at a time to check a record
 
 
 def append(path: pathlib.Path, payload: bytes) -> None:
@@ -54,12 +56,27 @@ def records(path: pathlib.Path) -> Iterator[bytes]:
             if len(header) < HEADER.size:
                 return
             magic, length, crc = HEADER.unpack(header)
-            if magic != MAGIC or length > size - handle.tell():  # never read past the end
+            start = handle.tell()
+            if magic != MAGIC or length > size - start or _crc(handle, length) != crc:
                 return
+            handle.seek(start)  # the checksum held: now the payload is worth keeping
             payload = handle.read(length)
-            if len(payload) != length or zlib.crc32(payload) != crc:
+            if len(payload) != length:
                 return
             yield payload
+
+
+def _crc(handle: BinaryIO, length: int) -> int:
+    """CRC-32 of the next ``length`` bytes, read a block at a time: a damaged length field
+    never makes a resume hold the rest of the journal in memory."""
+    crc = 0
+    while length > 0:
+        block = handle.read(min(length, BLOCK))
+        if not block:
+            return -1  # cut short: no CRC-32 is negative
+        crc = zlib.crc32(block, crc)
+        length -= len(block)
+    return crc
 
 
 def whole_length(path: pathlib.Path) -> int:

@@ -200,8 +200,7 @@ class Batch:
             try:
                 write_atomic(logs_dir / name, result.logs, durable=False)
             except OSError as exc:
-                msg = f"{logs_dir / name}:0:0: (document): cannot write ({exc.strerror or exc})"
-                raise RunAborted(msg) from exc
+                raise RunAborted.cannot_write(logs_dir / name, exc) from exc
         self.folder.append_part(result.part)
         assert self.battles is not None  # run() opens it before any chunk is collected
         self.battles.add(part_table(result.part))  # the worker's own part: checked by building it

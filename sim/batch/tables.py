@@ -101,18 +101,34 @@ def part_problem(part: Any, width: int) -> str | None:
     if not part.schema.equals(part_schema("steps" in part.column_names)):
         return "not a part of this program"
     fighters = part.column("fighters").combine_chunks()
-    coded = fighters.flatten()
     lengths = pc.min_max(pc.list_value_length(fighters)).as_py()
     if len(part) and lengths != {"min": width, "max": width}:
         return f"its battles do not have {width} combatants each"
-    required = [part.column(name) for name in ("index", "seed", "rounds")]
-    required += [fighters, coded.indices]
-    required += [coded.dictionary.field(name) for name in ("hp", "status", "knocked_out", "learned",
-                                                            "items_used")]
-    required.append(coded.dictionary.field("learned").flatten())
-    if any(column.null_count for column in required):
+    if any(_missing(part.column(name).combine_chunks(), name) for name in part.column_names):
         return "a value is missing"
     return None
+
+
+# The only values a row may leave empty: a draw's winner, a survivor's cause of death, a
+# fighter's morale state, a step's winner (one not reached, or a draw).
+MAY_BE_EMPTY = frozenset({"winner", "fighters.cause", "fighters.morale", "steps.winner"})
+
+
+def _missing(array: Any, path: str) -> bool:
+    """Whether a value is missing anywhere in ``array`` (its nested values too) where
+    MAY_BE_EMPTY allows none."""
+    import pyarrow as pa
+
+    if array.null_count and path not in MAY_BE_EMPTY:
+        return True
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        return _missing(array.indices, path) or _missing(array.dictionary, path)
+    if pa.types.is_list(kind):
+        return _missing(array.flatten(), path)
+    if pa.types.is_struct(kind):
+        return any(_missing(array.field(k), f"{path}.{field.name}") for k, field in enumerate(kind))
+    return False
 
 
 @functools.lru_cache(maxsize=4)
@@ -184,8 +200,8 @@ def part_table(data: bytes) -> Any:
 
 
 def part_rows(part: Any) -> list[BattleRow | DayRow]:
-    """Rows back from a part (which passed ``part_problem``), in the shape workers send them
-    (battles or days)."""
+    """Rows back from a part (which passed ``part_problem``): battle rows
+    (``sim.columns.BattleRow``) or day rows (``sim.day_stats.DayRow``)."""
     coded = part.column("fighters").combine_chunks()
     distinct = [(f["hp"], f["status"], f["cause"], f["knocked_out"], f["morale"], tuple(f["learned"]),
                  f["items_used"]) for f in coded.flatten().dictionary.to_pylist()]

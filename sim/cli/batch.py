@@ -58,6 +58,7 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
         try:
             if manifest["status"] == "complete":
                 summary = folder.read_summary()
+                folder.remove_parts()  # a stop between "complete" and their removal leaves them
                 warn(f"{folder.path}: already complete")
                 return summary
             return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)

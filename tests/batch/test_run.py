@@ -39,7 +39,7 @@ class TestResume:
     def test_resume_after_interrupt(self, tmp_path: pathlib.Path) -> None:
         """Ctrl-C (KeyboardInterrupt) after 3 chunks, then --resume: same summary and rows."""
         folder = self._cut(tmp_path, 3)
-        assert RunFolder(folder.path).completed_parts() == 3
+        assert len(journal_records(folder.path)) == 3
         assert not (folder.path / "summary.json").exists()
         assert sorted(p.name for p in folder.path.iterdir()) == [".lock", "manifest.json", "parts.journal"]
         assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
@@ -56,7 +56,7 @@ class TestResume:
                    "4", "--chunk", "100", "--workers", "1", "--out", str(run), "--no-progress"]
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
-        while RunFolder(run).completed_parts() < 3:
+        while len(journal_records(run)) < 3:
             assert time.monotonic() < deadline and process.poll() is None
             time.sleep(0.02)
         os.kill(process.pid, signal.SIGKILL)
@@ -117,6 +117,56 @@ class TestResume:
             assert code == 2 and err.count("\n") == 1
             assert "parts.journal:0:0: (part 1): unreadable" in err
             assert not (folder.path / "summary.json").exists()
+
+    def test_resume_removes_what_a_hard_stop_left(self, tmp_path: pathlib.Path) -> None:
+        """A kill -9 mid-write leaves half-written files (battles.parquet, the manifest, a log):
+        resuming removes them, and the finished run holds only its own files."""
+        folder = self._cut(tmp_path, 2)
+        (folder.path / "logs").mkdir()
+        leftovers = [folder.path / ".battles.parquet.999.tmp", folder.path / ".manifest.json.999.tmp",
+                     folder.path / "logs" / ".battles-0000000-0000029.jsonl.999.tmp"]
+        for leftover in leftovers:
+            leftover.write_bytes(b"half")
+        assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
+        assert not any(leftover.exists() for leftover in leftovers)
+        assert sorted(p.name for p in folder.path.iterdir()) == [".lock", "battles.parquet", "logs",
+                                                                  "manifest.json", "summary.json"]
+
+    def test_part_short_of_its_battles_is_refused(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A whole record whose part holds fewer battles than its identity names (its CRC
+        right): exit 2 naming it, never a run short of battles."""
+        import pyarrow as pa
+
+        from sim.batch.tables import part_bytes, part_table
+
+        folder = self._cut(tmp_path, 2)
+        records = journal_records(folder.path)
+        short = part_table(records[1]).slice(0, 10)
+        write_journal(folder.path, [records[0], part_bytes(pa.Table.from_batches(short.to_batches()))])
+        code = cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"])
+        err = capsys.readouterr().err
+        assert code == 2 and "(part 1): does not hold battles 30 to 59" in err
+        assert not (folder.path / "summary.json").exists()
+
+    def test_journal_that_is_no_regular_file_is_refused(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A symbolic link (or a directory) in the journal's place: exit 2 at once, saying to
+        delete it, rather than a resume that can read it but never write it."""
+        folder = self._cut(tmp_path, 2)
+        journal_path = folder.path / "parts.journal"
+        journal_path.rename(tmp_path / "elsewhere")
+        journal_path.symlink_to(tmp_path / "elsewhere")
+        code = cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"])
+        err = capsys.readouterr().err
+        assert code == 2 and "parts.journal:0:0: (document): not a regular file; delete it" in err
+
+    def test_complete_run_drops_a_leftover_journal(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A stop between "complete" and the journal's removal leaves the journal; --resume
+        of the complete run says so and removes it."""
+        batch(tmp_path, "done", str(SKIRMISH), "-n", "60", "--chunk", "30", "--workers", "1")
+        write_journal(tmp_path / "done", [b"left over"])
+        assert cli.main(["batch", "--resume", str(tmp_path / "done"), "--json", "--no-progress"]) == 0
+        assert "already complete" in capsys.readouterr().err
+        assert not (tmp_path / "done" / "parts.journal").exists()
 
     def test_resume_drops_parquet_parts_of_an_earlier_version(self, tmp_path: pathlib.Path) -> None:
         """Before the journal, parts were a parts/ folder of Parquet files: resuming such a run

@@ -9,8 +9,7 @@ import pytest
 
 import sim.batch.runners
 from sim import cli
-from sim.batch import RunFolder
-from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, rows
+from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, journal_records, rows
 
 
 class TestExecutors:
@@ -101,7 +100,7 @@ class TestScheduler:
                                            dashboard_address=None, protocol="tcp")
 
         def close_after_first_part() -> None:
-            while RunFolder(run).completed_parts() < 1:
+            while len(journal_records(run)) < 1:
                 time.sleep(0.02)
             cluster.close()
 

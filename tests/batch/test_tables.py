@@ -86,3 +86,30 @@ class TestParts:
                                pa.ListArray.from_arrays(coded.offsets, bad_codes))
         with pytest.raises(pa.ArrowException):
             part_table(part_bytes(bad))
+
+    def test_missing_fighter_row_is_named(self) -> None:
+        """A distinct fighter row that is missing altogether (not one of its fields) is refused."""
+        table = battles_part(BattleColumns.of_rows(ROWS, 2))
+        coded = table.column("fighters").combine_chunks()
+        codes = coded.flatten()
+        rows = codes.dictionary
+        holed = pa.StructArray.from_arrays(rows.flatten(), fields=list(rows.type),
+                                           mask=pa.array([False, True, False]))
+        bad = table.set_column(4, table.schema.field("fighters"), pa.ListArray.from_arrays(
+            coded.offsets, pa.DictionaryArray.from_arrays(codes.indices, holed)))
+        assert part_problem(part_table(part_bytes(bad)), 2) == "a value is missing"
+
+    @pytest.mark.parametrize("column", ["survived", "steps"])
+    def test_missing_day_value_is_named(self, column: str) -> None:
+        """A day part with a missing end or steps, or a step missing a value, is refused; a
+        step's winner may be empty (a draw)."""
+        step = StepResult(0, True, True, None, 3, False, False, 20, 1, 0)
+        table = day_part([(*row, (step,), True, True) for row in ROWS], 2)
+        assert part_problem(table, 2) is None
+        position = table.schema.get_field_index(column)
+        values = table.column(column).to_pylist()
+        holed = table.set_column(position, table.schema.field(column),
+                                 pa.array([None, *values[1:]], table.schema.field(column).type))
+        assert part_problem(holed, 2) == "a value is missing"
+        no_step_number = [(*row, (step._replace(step=None),), True, True) for row in ROWS]
+        assert part_problem(day_part(no_step_number, 2), 2) == "a value is missing"
