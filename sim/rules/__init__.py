@@ -224,9 +224,12 @@ class BaseSystem:
                       piercing: bool, extra_die: bool = False) -> DamageResult:
         """The weapon's dice (+ one more of its dice) + its bonus + ``bonus``, armor absorbed
         unless ``piercing``, never below 0: the damage roll d100, 2d10 and d10 share."""
-        amount, dice = weapon.damage.roll_dice(table.rng)
-        sides = weapon.damage.die_sides
-        if extra_die and sides:
+        if table.log is None:  # nobody will read the natural dice: take the fast sampler
+            amount, dice = weapon.damage.roll(table.rng), ()
+        else:
+            amount, dice = weapon.damage.roll_dice(table.rng)
+        sides = weapon.damage.die_sides if extra_die else None
+        if sides:
             more = roll_die(table.rng, sides)
             amount += more
             dice = (*dice, more)
