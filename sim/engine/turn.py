@@ -113,8 +113,10 @@ class Turns:
                 moves += 1
         if not fighter.counts:
             return budget, moves  # a mount neither rescues nor helps anyone up
-        # Only an ally free of the hazards can pull another out (RULES 6, rescue).
-        if budget == economy.budget and not self._trapped(fighter) and self._rescue(fighter):
+        # Only an ally free of the hazards can pull another out (RULES 6, rescue); only hazards
+        # and a timeline put anyone where it needs pulling out.
+        if (self._perils and budget == economy.budget and not self._trapped(fighter)
+                and self._rescue(fighter)):
             return None, moves  # a rescue is a full action
         if budget >= economy.stand_cost and self._help_up(fighter):
             budget -= economy.stand_cost

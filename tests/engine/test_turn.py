@@ -262,6 +262,9 @@ class TestRescue:
         friend = unarmed("Friend", hp=50, items=(Item(heal=dice.parse("2d4")),))
         spec = d100(side("m", unarmed("M", hp=500), party=True),
                     side("h", friend, unarmed("Swimmer", hp=50)), distance=30)
+        # The scenario's hazards put the swimmer in its zones (placed below, after the poison).
+        spec = attrs.evolve(spec, hazards=tuple(Hazard(kind, ("Swimmer",), escape=escape)
+                                                for kind, escape in zones))
         b = battle(spec)
         friend, swimmer = b.fighters[1:]
         friend.x = 31.5
