@@ -181,11 +181,16 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     name = data.get("name")
     if "name" in data and (not isinstance(name, str) or not name.strip()):
         _fail(problems, source, ("name",), f"must be a non-empty text (got {shorten(data.get('name'))})")
+    if "description" in data and not isinstance(data["description"], str):
+        _fail(problems, source, ("description",), f"must be a text (got {shorten(data['description'])})")
     destiny = _destiny(data, source, problems)
     party = data.get("party")
     if "party" in data and (not isinstance(party, dict) or not isinstance(party.get("name"), str)):
         _fail(problems, source, ("party",), "must be a side block with a name and members")
         party = None
+    elif party is not None and "party" in party:
+        _fail(problems, source, ("party", "party"), "does nothing: the day's party is always the"
+              " party side of every encounter; remove it", at_key=True)
     steps = data.get("steps")
     if "steps" in data and (not isinstance(steps, list) or not steps or len(steps) > MAX_STEPS):
         _fail(problems, source, ("steps",), f"must be a list of 1 to {MAX_STEPS} steps (encounter or rest)")
@@ -273,6 +278,15 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
     elif isinstance(value, dict):
         own, origin, scenario_path = day, where, day_path
         value = {k: v for k, v in value.items()}
+        sides = value.get("sides")
+        for k, side in enumerate(sides if isinstance(sides, list) else ()):
+            if isinstance(side, dict) and side.get("party") is True:
+                # A file encounter's party side is the scenario's own, replaced; written inline it
+                # would vanish without a word.
+                _fail(problems, day, (*where, "sides", k, "party"), "an inline encounter has no"
+                      " party side: the day's party fights it; remove this side, or move its"
+                      " members to the day's party", at_key=True)
+                return None
     else:
         _fail(problems, day, where,
               f"must be a scenario file name or an inline scenario (got {shorten(value)})")

@@ -68,6 +68,31 @@ class TestDayFile:
         (line,) = self.problems(tmp_path, body)
         assert "day.yaml:6:" in line and "party.members[0].hp" in line
 
+    def test_inline_encounter_has_no_party_side(self, tmp_path):
+        """A party side written in an inline encounter is refused at its `party:` (the day's
+        party fights every encounter: the side and its members would vanish without a word)."""
+        body = ("name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter:\n      name: Inline\n"
+                "      sides:\n        - name: helpers\n          party: true\n"
+                "          members: [{use: knight, name: Greta}]\n"
+                "        - name: foes\n          members: [{use: goblin}]\n")
+        (line,) = self.problems(tmp_path, body)
+        assert "day.yaml:15:11:" in line and "steps[0].encounter.sides[0].party" in line
+        assert "an inline encounter has no party side" in line
+
+    def test_party_key_in_the_day_party_does_nothing(self, tmp_path):
+        """`party:` in the day's party block is refused (it is always the party side)."""
+        body = ("name: D\nrules: d20\nparty:\n  name: heroes\n  party: false\n"
+                "  members: [{use: knight, name: Bo}]\nsteps:\n  - encounter: " + str(AMBUSH) + "\n")
+        (line,) = self.problems(tmp_path, body)
+        assert "day.yaml:5:3:" in line and "party.party: does nothing" in line
+
+    def test_description_is_a_text(self, tmp_path):
+        """A day's description must be a text, as a scenario's is."""
+        body = ("name: D\nrules: d20\ndescription: 42\n" + PARTY + "steps:\n  - encounter: "
+                + str(AMBUSH) + "\n")
+        (line,) = self.problems(tmp_path, body)
+        assert "day.yaml:3:" in line and "description: must be a text (got 42)" in line
+
     def test_validate_says_day(self, capsys):
         assert cli.main(["validate", str(WARREN), str(MARSH)]) == 0
         assert capsys.readouterr().out.count("ok (day)") == 2
