@@ -198,8 +198,9 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     if problems or party is None or steps is None:
         return None
     built: list[Encounter | Rest] = []
+    rests = any(isinstance(step, dict) and "rest" in step for step in steps)  # they read levels
     for i, step in enumerate(steps):
-        item = _step(path, source, i, step, party, rules, destiny, bestiary, problems)
+        item = _step(path, source, i, step, party, rules, destiny, bestiary, rests, problems)
         if item is not None:
             built.append(item)
     if not any(isinstance(s, Encounter) for s in built) and not problems:
@@ -227,7 +228,7 @@ def _destiny(data: dict, source: Source, problems: list[Problem]) -> int:
 
 
 def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict, rules: str,
-          destiny: int, bestiary: tuple[pathlib.Path, ...], problems: list[Problem]
+          destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
           ) -> Encounter | Rest | None:
     where: Path = ("steps", i)
     if not isinstance(step, dict) or len(step) != 1 or next(iter(step)) not in ("encounter", "rest"):
@@ -237,7 +238,7 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
     (kind, value), = step.items()
     if kind == "rest":
         return _rest(source, i, value, problems)
-    return _encounter(path, source, i, value, party, rules, destiny, bestiary, problems)
+    return _encounter(path, source, i, value, party, rules, destiny, bestiary, rests, problems)
 
 
 def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Rest | None:
@@ -260,7 +261,7 @@ def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Res
 
 
 def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party: dict, rules: str,
-               destiny: int, bestiary: tuple[pathlib.Path, ...], problems: list[Problem]
+               destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
                ) -> Encounter | None:
     where: Path = ("steps", i, "encounter")
     if isinstance(value, str):
@@ -309,7 +310,8 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
         _fail(problems, own, (*origin, "sides"), "must be a list of sides")
         return None
     try:
-        scenario = scenario_from_source(scenario_path, composed, bestiary)  # type: ignore[arg-type]
+        scenario = scenario_from_source(scenario_path, composed, bestiary,  # type: ignore[arg-type]
+                                        rests=rests)
     except ScenarioError as exc:
         problems.extend(exc.problems)
         return None

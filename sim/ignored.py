@@ -187,6 +187,7 @@ class Context:
     enemies_all_party: bool  # every other side is the party
     rolls_initiative: bool  # its side rolls initiative (the party, else the first side)
     group_check: str | None  # the surprise group check its side makes, if any
+    rests: bool = False  # a day's party member: the day's rests heal by its level (RULES 7)
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
@@ -231,6 +232,9 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
                             " initiative (the party, else the first side) or makes a surprise"
                             " group check uses it; remove it")
         found += _unused_d20_weapons(ctx, fields)
+    if rules != "d20" and not ctx.rests:
+        refuse("level", f"does nothing in {rules}: only d20 rolls level; outside d20 only the"
+                        " rests of a day read it, for the day's party; remove it")
     if "morale" in fields and not ctx.morale_on:
         refuse("morale", "does nothing with morale off (starting morale tokens); set options:"
                          " {morale: true}, or remove it")
@@ -258,11 +262,18 @@ def _unused_d20_weapons(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]
 
 
 def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
-                   most_enemies: int, party_side: bool) -> list[Unused]:
+                   most_enemies: int, party_side: bool, largest_side: int) -> list[Unused]:
     """Options the scenario's sides leave idle: ``spirit`` with no terror to face, an
     ``outnumbered_at`` no combatant can reach (``most_enemies``: the most armed enemies any
-    combatant has), destiny points with no party to spend them on."""
+    combatant has), destiny points with no party to spend them on, a ``flee_at`` no side can
+    fall below (``largest_side``: the most members that count any side has)."""
     found = []
+    if options.flee_at is not None and options.flee_at * largest_side <= 1:
+        # A side routs once 0 < able < flee_at x its starting members: never when that is 1 or less.
+        found.append(Unused(("flee_at",), (
+            f"does nothing: a side routs once fewer than {options.flee_at:g} of its members"
+            f" stand (and one still does), and no side here has more than {largest_side}"
+            " members; raise it, or remove it")))
     if options.destiny_points and not party_side:
         found.append(Unused(("destiny_points",), (
             "does nothing: destiny points save party members only, and no side is the party"

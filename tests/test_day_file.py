@@ -93,6 +93,19 @@ class TestDayFile:
         (line,) = self.problems(tmp_path, body)
         assert "day.yaml:3:" in line and "description: must be a text (got 42)" in line
 
+    def test_level_outside_d20_only_for_a_resting_party(self, tmp_path):
+        """Outside d20 only a day's rests read `level` (RULES 7: 1d4+level HP an hour...): a
+        d100 party member's level is kept in a day with a rest, refused in one without."""
+        party = "party:\n  name: heroes\n  members:\n    - {use: knight, name: Bo, level: 4}\n"
+        steps = ("steps:\n  - encounter:\n      name: E\n      sides:\n        - name: outlaws\n"
+                 "          members: [{use: brigand}]\n")
+        rest = "  - rest: {kind: quick, hours: 1}\n"
+        day = load_day(write_day(tmp_path, "name: D\nrules: d100\n" + party + steps + rest))
+        assert day.steps[0].scenario.sides[0].members[0].level == 4  # the party is listed first
+        (tmp_path / "again").mkdir()
+        (line,) = self.problems(tmp_path / "again", "name: D\nrules: d100\n" + party + steps)
+        assert "day.yaml:6:31:" in line and "party.members[0].level: does nothing in d100" in line
+
     def test_validate_says_day(self, capsys):
         assert cli.main(["validate", str(WARREN), str(MARSH)]) == 0
         assert capsys.readouterr().out.count("ok (day)") == 2

@@ -27,7 +27,8 @@ def readme_table(title: str) -> dict[str, dict[str, bool]]:
             break
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         for key in re.findall(r"`([a-z_]+)`", cells[0]):
-            table[key] = {s: cell == "yes" for s, cell in zip(RULE_SYSTEMS, cells[1:], strict=True)}
+            # "rests": read where a day's rests read it (refused by the scenario, not the system)
+            table[key] = {s: cell != "no" for s, cell in zip(RULE_SYSTEMS, cells[1:], strict=True)}
     return table
 
 

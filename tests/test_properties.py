@@ -244,8 +244,9 @@ def scenario_texts(draw, rules: str | None = None) -> tuple[str, str]:
     options: dict[str, object] = {"morale": draw(st.booleans())}
     if spirit and frightening:
         options["spirit"] = True
-    if draw(st.booleans()):
-        options["flee_at"] = draw(st.sampled_from([0.25, 0.5, 1.0]))
+    largest = max(len(side["members"]) for side in sides)  # type: ignore[arg-type]
+    if largest > 1 and draw(st.booleans()):  # flee_at x the largest side must exceed 1 (refused)
+        options["flee_at"] = draw(st.sampled_from([0.75, 1.0]))
     if party >= 0 and draw(st.booleans()):  # destiny points with no party are refused
         options["destiny_points"] = draw(st.integers(0, 2))
     doc: dict[str, object] = {

@@ -52,9 +52,10 @@ def load_scenario(
 
 
 def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
-                         overrides: tuple[str, ...] = ()) -> Scenario:
+                         overrides: tuple[str, ...] = (), rests: bool = False) -> Scenario:
     """Validate loaded data into a Scenario (``source`` may be composed, see sim.day_file);
-    bestiary folders are searched from ``path``'s folder."""
+    bestiary folders are searched from ``path``'s folder. ``rests``: an encounter of a day
+    with rests, which read the party's ``level``."""
     problems: list[Problem] = []
     c = Checker(source, problems)
     data = source.data
@@ -99,7 +100,7 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
         check_names(c, data, parsed["sides"], roster.failed_names)
         if parsed.get("options/clean", True) and surprise is not INVALID:
             check_unused(c, rules, parsed["sides"], roster.members,
-                         parsed.get("options", Options()), data.get("options"), surprise)
+                         parsed.get("options", Options()), data.get("options"), surprise, rests)
     if parsed.get("max_rounds/clean", True):
         check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
     if fields is INVALID or problems:

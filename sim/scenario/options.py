@@ -43,15 +43,6 @@ def _attacks_per_turn(c: Checker, value: object, path: Path) -> Any:
     return c.integer(value, path, 1, 1)
 
 
-def _flee_at(c: Checker, value: object, path: Path) -> Any:
-    """Rout below this fraction of the side's able members; 0 would never rout anyone."""
-    fraction = c.number(value, path, 0, 1)
-    if fraction == 0:
-        return c.fail(path, "0 never routs anyone (a side flees below this fraction of its able"
-                            " members); remove it, or give a fraction such as 0.5")
-    return fraction
-
-
 def read_options(c: Checker, value: object, path: Path) -> Any:
     """``options:`` into ``model.Options``; options of another system refused saying why."""
     fields = c.mapping(value, path, system_only(c, {
@@ -60,7 +51,7 @@ def read_options(c: Checker, value: object, path: Path) -> Any:
         "spirit": c.boolean,
         "outnumbered_at": lambda v, p: c.integer(v, p, 1, 100),
         "attacks_per_turn": lambda v, p: _attacks_per_turn(c, v, p),
-        "flee_at": lambda v, p: _flee_at(c, v, p),
+        "flee_at": lambda v, p: c.number(v, p, 0, 1),  # one no side can reach: sim.ignored
         "difficulty": lambda v, p: c.integer(v, p, -50, 100),
     }, ignored.SYSTEM_OPTIONS, ignored.OPTION_WHY))
     if fields is INVALID:

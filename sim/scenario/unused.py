@@ -15,7 +15,8 @@ from sim.yamlsrc import Path, format_path
 
 
 def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[Member, Side]],
-                 options: Options, data_options: object, surprise: Surprise | None) -> None:
+                 options: Options, data_options: object, surprise: Surprise | None,
+                 rests: bool = False) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
     they were written: at the key in the scenario, or at `use:` for a bestiary entry's."""
     system_default = rules == "2d10"  # RuleSystem.morale_default, without importing the rules
@@ -28,7 +29,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
             rules=rules, options=options, morale_on=morale_on, party=side.party,
             party_side=party_side,
             enemies_all_party=all(other.party for other in sides if other is not side),
-            rolls_initiative=side is home, group_check=group_check)
+            rolls_initiative=side is home, group_check=group_check, rests=rests and side.party)
         checks = [((), member.fields, member.path, member.use, member.written)]
         if member.mount is not None and "mount" in member.written:
             checks.append(((), member.mount, (*member.path, "mount"), member.mount_use,
@@ -49,8 +50,9 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
     armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
     most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
     given = data_options if isinstance(data_options, dict) else {}
+    largest = max((sum(1 for m in side.members if m.rider is None) for side in sides), default=0)
     for unused in ignored.unused_options(rules, options, given, terror, most_enemies,
-                                         party_side):
+                                         party_side, largest):
         c.fail(("options", *unused.path), unused.message, at_key=True)
 
 
