@@ -155,9 +155,7 @@ def choose_weapon(fighter: Fighter, gap: float) -> tuple[Weapon, int] | None:
     can use; with its cost in half-actions. None: nothing it can use at this gap."""
     for entry in fighter.arsenal:
         weapon = entry[0]
-        if gap > weapon.reach or (weapon.psy and not affordable(fighter, weapon)):
-            continue
-        if not hopeless(fighter, weapon):
+        if gap <= weapon.reach and usable(fighter, weapon):
             return entry
     return None
 

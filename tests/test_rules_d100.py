@@ -779,7 +779,7 @@ class TestMountedCombat:
                                                                     weapons=(knife,)), party=True),
                     side("monsters", fighter("Monster", hp=40)))
         b = battle(spec)
-        b._perils = b._special = True  # as with mounts in the scenario: someone may fall
+        b._special = True  # as with mounts in the scenario: someone may fall
         knight, squire = b.fighters[:2]
         knight.prone = True
         rng = scripted(b, (90, 100))  # one attack roll left after helping
@@ -793,7 +793,7 @@ class TestMountedCombat:
         b = battle(mounted())
         knight, horse, _ = b.fighters
         knight.prone, knight.mounted_on, horse.ridden_by = True, None, None
-        b._perils = b._special = True
+        b._special = True
         scripted(b, (90, 100), (90, 100))  # the horse's hooves, twice
         b._take_turn(horse)
         assert events(b.log, "helped_up") == [] and knight.prone

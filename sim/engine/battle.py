@@ -72,7 +72,8 @@ class Battle(Clock, Turns, Combat, Status):
         self._flee_at = options.flee_at
         self._routed: set[str] = set()
         self.spread = scenario.distance > 0  # False while everyone stands at one spot
-        # Hazards, a timeline or mounts may leave someone to rescue or to help up.
+        # Only hazards and a timeline put anyone where it needs rescuing (water, smoke, a fire
+        # zone); they, mounts (a fallen rider) and a rout make turns special (_prepare_turn).
         self._perils = bool(scenario.hazards or scenario.timeline)
         self._special = self._perils or self._flee_at is not None  # see _prepare_turn
         self.focus: dict[str, Fighter] = {}  # side -> shared target of the focus tactic
@@ -157,7 +158,7 @@ class Battle(Clock, Turns, Combat, Status):
             announce_demoralized(self.table, self.fighters)
         if mounted:
             self._mount_riders()
-            self._perils = self._special = True  # riders fall
+            self._special = True  # riders fall: someone may need helping up
         if self.scenario.hazards:
             self._place_hazards()
 
