@@ -112,3 +112,9 @@ def mounted(knight: dict | None = None, **kwargs: object) -> Scenario:
         side("monsters", fighter("Monster", hp=40)),
         **kwargs,
     )
+
+
+def turn(b: Battle, who: Fighter) -> None:
+    """Start ``who``'s turn for its ongoing effects only, and let them tick."""
+    who.start_turn()
+    b.env.run()

@@ -10,7 +10,7 @@ from sim.effects import Burning, explode, expose, fall, ignite, poison, throw_of
 from sim.engine import Battle
 from sim.model import Hazard, Scenario, Scripted, Weapon
 from sim.rules.d100 import characteristic
-from tests.builders import ScriptedRandom, battle, d100, events, fighter, scenario, side
+from tests.builders import ScriptedRandom, battle, d100, events, fighter, scenario, side, turn
 
 INITIATIVE = (4, 6)  # the party's group initiative die, each round: the party acts first
 
@@ -391,6 +391,20 @@ class TestTicks:
             assert (opened["event"], opened["actor"], opened["t"]) == ("turn_started", "A",
                                                                        log[i]["t"])
 
+    def test_every_tick_is_logged(self, scripted) -> None:
+        """RULES 6: every tick is logged, a quiet one too: holding its breath in smoke (the
+        physique checks pass, no damage), each of its turns still logs `effect_ticked`."""
+        b = Battle(duo(), seed=1, log=True)
+        b._setup()
+        a = b.fighters[0]
+        expose(b, a, "smoke", "none")
+        b.env.run()  # the effect's process starts, waiting for its owner's turns
+        scripted(b, (10, 100), (10, 100), (10, 100))  # three passed checks
+        for _ in range(3):
+            turn(b, a)
+        ticks = [e["tick"] for e in events(b.log, "effect_ticked") if e["target"] == "A"]
+        assert ticks == [1, 2, 3] and events(b.log, "damage_dealt") == []
+
     def test_ticks_while_unconscious(self) -> None:
         """Ticks: a burning body keeps burning while unconscious, every one of its turns, and
         still rolls physique after each 1d6 ("takes 1d6, then rolls physique")."""
@@ -613,8 +627,3 @@ def run_scripted(spec: Scenario, *faces: tuple[int, int]):
 
 
 
-
-def turn(b: Battle, who) -> None:
-    """Start ``who``'s turn for its ongoing effects only, and let them tick."""
-    who.start_turn()
-    b.env.run()

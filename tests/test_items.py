@@ -12,15 +12,12 @@ from sim import dice
 from sim.engine import Battle
 from sim.items import use_item
 from sim.model import Item, Tactics
-from tests.builders import battle, d100, fighter, scenario, side
+from tests.builders import battle, d100, events, fighter, scenario, side
 
 POTION = Item(heal=dice.parse("2d4"), name="healing potion", count=2)
 
 
 
-
-def events(b: Battle, name: str) -> list[dict]:
-    return [e for e in b.log if e["event"] == name]
 
 
 def hurt_hero(rules: str = "d20", hp: int = 3, **fields) -> Battle:
@@ -48,26 +45,26 @@ class TestDrinking:
         for rules in ("d20", "2d10", "d10"):
             b = hurt_hero(rules)
             b._take_turn(b.fighters[0])
-            assert len(events(b, "item_used")) == 1, rules
-            assert events(b, "attack_resolved") == [], rules
+            assert len(events(b.log, "item_used")) == 1, rules
+            assert events(b.log, "attack_resolved") == [], rules
 
     def test_potion_at_threshold(self) -> None:
         """Items: the default policy drinks at or below 0.33 of maximum HP, not above."""
         b = hurt_hero(hp=9)  # 9 / 30 = 0.3
         b._take_turn(b.fighters[0])
-        assert len(events(b, "item_used")) == 1
+        assert len(events(b.log, "item_used")) == 1
         b = hurt_hero(hp=10)  # 0.333... > 0.33
         b._take_turn(b.fighters[0])
-        assert events(b, "item_used") == []
+        assert events(b.log, "item_used") == []
 
     def test_potion_at_is_steerable(self) -> None:
         """Items: `tactics: {potion_at: 0.5}` drinks at half HP; 0 only at... never while up."""
         b = hurt_hero(hp=15, tactics=Tactics(potion_at=0.5))
         b._take_turn(b.fighters[0])
-        assert len(events(b, "item_used")) == 1
+        assert len(events(b.log, "item_used")) == 1
         b = hurt_hero(hp=1, tactics=Tactics(potion_at=0.0))
         b._take_turn(b.fighters[0])
-        assert events(b, "item_used") == []
+        assert events(b.log, "item_used") == []
 
     def test_potion_never_heals_above_max_hp(self) -> None:
         """Items: a potion heals its dice, never above maximum HP (less HP paid for spells)."""
@@ -75,7 +72,7 @@ class TestDrinking:
         hero = b.fighters[0]
         use_item(b.table, hero, hero.spec.items[0], hero, b.wake)
         assert hero.hp == 30
-        used = events(b, "item_used")[0]
+        used = events(b.log, "item_used")[0]
         assert (used["healed"], used["hp_before"], used["hp_after"], used["left"]) == (1, 29, 30, 0)
         b = hurt_hero(hp=10, items=(Item(heal=dice.parse("10"), count=2),))
         hero = b.fighters[0]
@@ -105,7 +102,7 @@ class TestDrinking:
         """Items: `item_used` names actor, item, target, healed, hp_before, hp_after and left."""
         b = hurt_hero(hp=3)
         b._take_turn(b.fighters[0])
-        used = events(b, "item_used")[0]
+        used = events(b.log, "item_used")[0]
         assert {"actor", "item", "target", "healed", "hp_before", "hp_after", "left"} <= set(used)
         assert (used["actor"], used["item"], used["target"], used["hp_before"], used["left"]) == (
             "Hero", "healing potion", "Hero", 3, 1)
@@ -118,7 +115,7 @@ class TestDrinking:
         hero = b.fighters[0]
         b._take_turn(hero)
         b._take_turn(hero)
-        assert len(events(b, "item_used")) == 1 and len(events(b, "attack_resolved")) == 1
+        assert len(events(b.log, "item_used")) == 1 and len(events(b.log, "attack_resolved")) == 1
         assert hero.items == {}
 
 
@@ -144,11 +141,11 @@ class TestGiving:
         medic, down, _ = b.fighters
         assert down.status == "unconscious"
         b._take_turn(medic)
-        used = events(b, "item_used")[0]
+        used = events(b.log, "item_used")[0]
         assert (used["actor"], used["target"], used["hp_before"], used["woke"]) == (
             "Medic", "Down", 0, True)
         assert down.status == "active" and down.able and down.hp == used["hp_after"] > 0
-        assert len(events(b, "attack_resolved")) == 1
+        assert len(events(b.log, "attack_resolved")) == 1
         assert b._able["h"] == 2  # counts for victory again
 
     @pytest.mark.parametrize("rules", ["d20", "2d10", "d10"])
@@ -156,14 +153,14 @@ class TestGiving:
         """Items (d20, 2d10, d10): pouring a potion into a downed ally is the turn's action."""
         b = self.pair(rules)
         b._take_turn(b.fighters[0])
-        assert len(events(b, "item_used")) == 1 and events(b, "attack_resolved") == []
+        assert len(events(b.log, "item_used")) == 1 and events(b.log, "attack_resolved") == []
 
     @pytest.mark.parametrize(("gap", "given"), [(2.0, 1), (2.5, 0), (3.0, 0)])
     def test_only_within_2_m(self, gap: float, given: int) -> None:
         """Items: a downed ally exactly 2 m away gets the potion; farther, nothing."""
         b = self.pair("d100", gap=gap)
         b._take_turn(b.fighters[0])
-        assert len(events(b, "item_used")) == given
+        assert len(events(b.log, "item_used")) == given
 
     def test_potion_ends_a_serious_wounds_knock_out(self) -> None:
         """Items (d100): a potion wakes an ally knocked out by a serious wound; the wound's
@@ -179,4 +176,4 @@ class TestGiving:
         assert hurt.status == "unconscious"
         b._take_turn(medic)
         assert hurt.status == "active" and hurt.weakened and hurt.effects == []
-        assert [e["reason"] for e in events(b, "effect_ended")] == ["potion"]
+        assert [e["reason"] for e in events(b.log, "effect_ended")] == ["potion"]

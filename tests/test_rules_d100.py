@@ -14,7 +14,7 @@ from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.d100 import D100, characteristic
 from sim.rules.systems import system_for
-from tests.builders import battle, d100, events, fighter, mounted, side
+from tests.builders import battle, d100, events, fighter, mounted, side, turn
 
 D100_RULES = D100()
 N = 20_000
@@ -936,11 +936,6 @@ def duel100(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scen
 
 
 
-
-def turn(b, who) -> None:
-    """Start ``who``'s turn for its ongoing effects only, and let them tick."""
-    who.start_turn()
-    b.env.run()
 
 
 def succeeds(roll: int, target: int) -> bool:

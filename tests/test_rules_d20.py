@@ -155,7 +155,8 @@ class TestAttackAndDefense:
 
     def test_monster_attack_is_a_defense_roll(self, scripted) -> None:
         """Attack on a party member: the defender rolls 1d20 + armor > attack threshold;
-        a failed defense is a hit."""
+        a failed defense is a hit, and a character is never hit automatically (it always
+        rolls its defense: 10 + 4 > 13 holds)."""
         b = battle(duel(hero={"armor": 4}, monster={"attack_threshold": 13}))
         hero, monster = b.fighters
         scripted(b, (9, 20))  # 9 + 4 = 13, not > 13: defense fails, hit
@@ -408,6 +409,14 @@ class TestHeroism:
         scripted(b, (6, 20), (5, 6))  # stealth: 6 + 0 + 6 = 12, short by 4
         assert D20_RULES.check(b.table, hero, "stealth").bonus == 5
 
+    def test_aspects_default_to_all(self, scripted) -> None:
+        """Without `aspects` every roll concerns the combatant (RULES 3: default all): a
+        climbing check short by 4 spends a heroism die."""
+        b = battle(duel(hero={"level": 0, "heroism": 1}))
+        hero = b.fighters[0]
+        scripted(b, (12, 20), (5, 6))  # 12 + 0 = 12, short by 4: +5
+        assert D20_RULES.check(b.table, hero, "climbing").bonus == 5 and hero.heroism == 0
+
     def test_heroism_on_a_reroll_concerns_the_aspect_it_repeats(self, scripted) -> None:
         """A morale reroll concerns the aspect of the roll it repeats: a hero whose only
         aspect is `defense` spends heroism on the reroll of a failed defense roll."""
@@ -521,7 +530,8 @@ class TestSpiritAndTerror:
         assert rolls == set(range(1, 7))
 
     def test_no_spirit_without_option(self) -> None:
-        """Without `spirit: true` nobody has spirit points and terror does nothing."""
+        """Without `spirit: true` nobody has spirit points (a creature's terror is then refused
+        by validation: tests/scenario/test_unused.py)."""
         b = battle(duel(monster={"terror": dice.parse("1d6")}))
         assert b.fighters[0].spirit is None
 

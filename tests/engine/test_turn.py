@@ -111,6 +111,29 @@ class TestActionEconomy:
         assert rng.unused == 0
 
 
+class TestWhoActs:
+    """RULES 2: a combatant acts on its turn if it is conscious, present and not stunned."""
+
+    @pytest.mark.parametrize("state", ["able", "unconscious", "fled", "stunned"])
+    def test_acts_only_if_conscious_present_and_not_stunned(self, state: str) -> None:
+        """Only the able fighter attacks; an unconscious, fled or stunned one does nothing
+        (the stunned one logs its lost turn)."""
+        b = battle(scenario(side("h", fighter("A", hp=20), party=True),
+                            side("m", fighter("M", hp=500), fighter("N", hp=500))))
+        a = b.fighters[0]
+        if state == "unconscious":
+            b.set_unconscious(a, "test")
+        elif state == "fled":
+            b.flee(a)
+        elif state == "stunned":
+            a.skip_turns = 1
+        before = len(b.log)
+        b._take_turn(a)
+        acted = [e["event"] for e in b.log[before:]]
+        assert ("attack_resolved" in acted) == (state == "able")
+        assert ("turn_skipped" in acted) == (state == "stunned")
+
+
 class TestPositions:
     """Where sides start (RULES.md §2 distance)."""
 

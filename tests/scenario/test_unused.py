@@ -19,6 +19,13 @@ class TestKeysThatMatter:
         assert aria.spirit == dice.parse("2d12")
         assert goblin.terror == dice.parse("1d4")
 
+    def test_terror_without_spirit_is_a_validation_error(self, arena):
+        """RULES 3: a creature with terror in a scenario without `spirit: true` is refused."""
+        problems = arena.problems(variant("{use: goblin, count: 2}",
+                                          "{use: goblin, count: 2, terror: 1d4}"))
+        assert [p.path for p in problems] == ["sides[1].members[0].terror"]
+        assert "does nothing without options: {spirit: true}" in problems[0].message
+
     def test_null_drops_a_bestiary_key(self, arena):
         """``terror: null`` next to ``use:`` drops the entry's terror: valid without spirit."""
         arena.write(BESTIARY.replace("    level: 1\n", "    level: 1\n    terror: 1d6\n"),
