@@ -103,6 +103,10 @@ class TestResumeStates:
         assert code == 0 and "already complete" in err
         assert json.loads(out) == json.loads(before)
         assert (run_dir / "summary.json").read_bytes() == before
+        # The lock is let go: asking again (in this same process) says the same.
+        code, out, err = run(capsys, "batch", "--resume", str(run_dir), "--json", "--report")
+        assert code == 0 and "already complete" in err and json.loads(out) == json.loads(before)
+        assert "report: " in err and (run_dir / "report.html").exists()  # --report is honoured
 
     @pytest.mark.parametrize("summary", ["{oops", "[]", '{"schema": 2}', None])
     def test_damaged_summary(self, tmp_path: pathlib.Path, capsys, summary: str | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pathlib
 import random
+from collections import Counter
 
 import pytest
 from rich.console import Console
@@ -195,18 +196,16 @@ class TestPartyMetrics:
         assert merged.summary({}) == sequential.summary({})
         assert sum(merged.summary({})["party"]["deaths"]["dist"]) == pytest.approx(1.0, abs=1e-12)
 
-    def test_rows_counted_at_once_equal_one_by_one(self) -> None:
-        """add_rows (a chunk counted column by column) counts exactly what adding its battles
-        one at a time does: every counter, with morale, learning, items and draws."""
+    def test_rows_counted_at_once_equal_a_tally_row_by_row(self) -> None:
+        """add_rows (chunks counted column by column, fighter rows coded) counts exactly what a
+        plain tally of each battle in turn does: every counter, with morale, learning, items
+        and draws (the tally below is written out here, independent of sim.stats)."""
         rng = random.Random(5)
         fighters = (ALIVE, DOWN_UP, DEAD, BROKEN, OUT, (3, "active", None, False, "despairing", (), 2),
-                    (0, "dead", None, True, "demoralized", ("melee", "melee"), 1),
+                    (0, "dead", None, True, "demoralized", ("melee", "riding"), 1),
                     (7, "fled", None, False, None, ("riding",), 0))
         rows = [(i, i, rng.choice(["heroes", "foe", None]), rng.randint(1, 9),
-                 tuple(rng.choices(fighters, k=5))) for i in range(400)]
-        one_by_one = self._agg()
-        for row in rows:
-            one_by_one.add(row)
+                 tuple(rng.choices(fighters, k=5))) for i in range(400)]  # A, B, C, horse, M
         at_once = self._agg()
         at_once.add_rows([])
         start = 0
@@ -214,9 +213,36 @@ class TestPartyMetrics:
             stop = start + rng.randint(1, 80)
             at_once.add_rows(rows[start:stop])
             start = stop
-        assert at_once == one_by_one
-        assert at_once.summary({}) == one_by_one.summary({})
-        assert one_by_one.draws and one_by_one.fate is not None and one_by_one.fate.tpk
+        assert at_once.battles == 400
+        assert at_once.wins == Counter(r[2] for r in rows if r[2] is not None)
+        assert at_once.draws == sum(r[2] is None for r in rows)
+        assert at_once.rounds == Counter(r[3] for r in rows)
+        # Draws: nobody active on any side (mounts aside) ends it "no_side_left", else the round
+        # limit (0 here).
+        assert at_once.draws_by == Counter(
+            "max_rounds" if any(f[1] == "active" for k, f in enumerate(r[4]) if k != 3)
+            else "no_side_left" for r in rows if r[2] is None)
+        for k, counted in enumerate(at_once.combatants):
+            column = [r[4][k] for r in rows]
+            assert counted.deaths == sum(f[1] == "dead" for f in column)
+            assert counted.causes == Counter(f[2] or "unknown" for f in column if f[1] == "dead")
+            # Goes down: knocked out (and up again), broken or dead, at any moment (README).
+            assert counted.downs == sum(f[3] or f[1] in ("dead", "broken") for f in column)
+            assert counted.knocked_out == sum(f[3] for f in column)
+            assert counted.demoralized == sum(f[4] is not None for f in column)
+            assert counted.despairing == sum(f[4] == "despairing" for f in column)
+            assert counted.learned == Counter(skill for f in column for skill in f[5])
+            assert counted.hp_left == Counter(f[0] for f in column)
+            assert counted.items_used == sum(f[6] for f in column)
+        fate = at_once.fate
+        assert fate is not None
+        members = (0, 1, 2)  # the horse is no member
+        dead = [sum(r[4][i][1] == "dead" for i in members) for r in rows]
+        down = [sum(r[4][i][3] or r[4][i][1] in ("dead", "broken") for i in members) for r in rows]
+        assert fate.wins == sum(r[2] == "heroes" for r in rows)
+        assert fate.tpk == dead.count(3) and fate.tpk
+        assert fate.deaths == [dead.count(n) for n in range(4)]
+        assert fate.downs == [down.count(n) for n in range(4)]
 
     def test_precision_watches_any_death(self) -> None:
         """When the party always wins but someone dies half the time, --precision waits on any_death."""

@@ -24,6 +24,7 @@ from sim.engine import run_battle
 from sim.errors import InputError
 from sim.events import to_jsonl_bytes
 from sim.model import Scenario
+from sim.party import party_side
 from sim.stats import Aggregate
 
 DEFAULT_CHUNK = 500
@@ -178,7 +179,7 @@ def roster_of(scenario: Scenario | Day) -> list[tuple[str, str]]:
 def empty_aggregate(scenario: Scenario | Day) -> Aggregate:
     if isinstance(scenario, Day):
         return DayAggregate.for_day(scenario)
-    party = next((s.name for s in scenario.sides if s.party), None)
+    party = party_side(scenario)
     mounts = [c.name for c in scenario.combatants if c.rider is not None]
     return Aggregate.for_roster(roster_of(scenario), [s.name for s in scenario.sides], party, mounts,
                                 scenario.max_rounds)

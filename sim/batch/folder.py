@@ -54,13 +54,13 @@ def write_atomic(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
         raise
 
 
-def write_run_file(path: pathlib.Path, data: bytes) -> None:
+def write_run_file(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
     """A file of the run folder; a full disk or a read-only folder is one clear line, exit 2.
 
-    Nothing half-written is left: the file is renamed into place.
+    Nothing half-written is left: the file is renamed into place (see ``write_atomic``).
     """
     try:
-        write_atomic(path, data)
+        write_atomic(path, data, durable)
     except OSError as exc:
         raise RunAborted.cannot_write(path, exc) from exc
 

@@ -32,11 +32,11 @@ from sim.batch.chunk import (
     part_identity,
     roster_of,
 )
-from sim.batch.folder import LOGS, SUMMARY, RunFolder, write_atomic, write_run_file
+from sim.batch.folder import LOGS, SUMMARY, RunFolder, write_run_file
 from sim.batch.runners import Runner
 from sim.batch.tables import part_rows, part_table
 from sim.day_file import Day, load_input
-from sim.errors import InputError, RunAborted
+from sim.errors import InputError
 from sim.manifest import file_sha256, new_run_id
 from sim.model import Scenario
 from sim.runlock import LOCK, RunLock
@@ -197,10 +197,7 @@ class Batch:
             logs_dir.mkdir(exist_ok=True)
             last = result.start + result.battles - 1
             name = f"battles-{result.start:07d}-{last:07d}.jsonl"
-            try:
-                write_atomic(logs_dir / name, result.logs, durable=False)
-            except OSError as exc:
-                raise RunAborted.cannot_write(logs_dir / name, exc) from exc
+            write_run_file(logs_dir / name, result.logs, durable=False)
         self.folder.append_part(result.part)
         assert self.battles is not None  # run() opens it before any chunk is collected
         self.battles.add(part_table(result.part))  # the worker's own part: checked by building it

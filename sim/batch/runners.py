@@ -141,8 +141,7 @@ def dask_runner(scheduler: str | None, workers: int) -> Runner:
             with sigint_ignored():  # its worker processes leave Ctrl-C to us, as pool workers do
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                        dashboard_address=None)
-        else:
-            check_scheduler(scheduler)
+        else:  # the command checked it answers as a Dask scheduler (cli.common.check_scheduler_option)
             # Losing the scheduler is reported below in one line: not as Dask's tracebacks.
             logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         try:

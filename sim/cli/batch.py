@@ -59,6 +59,7 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
             if manifest["status"] == "complete":
                 summary = folder.read_summary()
                 folder.remove_parts()  # a stop between "complete" and their removal leaves them
+                folder.release()  # nothing more to write: the run is another reader's again
                 warn(f"{folder.path}: already complete")
                 return summary
             return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)
@@ -99,8 +100,10 @@ def cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     check_bestiary_dirs(args.bestiary)
     check_scheduler_option(args)  # before any run folder is made
     prepared = _prepare_batch(args, argv)
-    if isinstance(prepared, dict):  # --resume of a finished run: nothing left to do
+    if isinstance(prepared, dict):  # --resume of a finished run: nothing left to play
         _show_summary(prepared, RunFolder(args.resume), args.json)
+        if args.report:
+            print_report(args.resume, to=sys.stderr if args.json else sys.stdout)
         return EXIT_OK
     folder, scenario, spec = prepared
     try:
