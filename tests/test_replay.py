@@ -322,6 +322,22 @@ class TestVerify:
         assert code == 2 and "only used with --verify" in err
 
 
+    @pytest.mark.parametrize("extra", [["--log", "v.jsonl"], ["--narrate"], ["--no-interactive"],
+                                       ["--worst"]])
+    def test_verify_refuses_what_it_would_ignore(self, tmp_path: pathlib.Path, capsys, extra) -> None:
+        """--verify only compares: an option it would ignore is refused, and nothing is written."""
+        _, log = self._log(tmp_path, capsys)
+        code, _, err = run(capsys, "replay", "--verify", str(log), *extra)
+        assert code == 2 and f"{extra[0]} would do nothing with it" in err
+        assert not (tmp_path / "v.jsonl").exists()
+
+    def test_pick_needs_a_run_folder(self, tmp_path: pathlib.Path, capsys) -> None:
+        """--worst on a LOG.jsonl is refused rather than ignored (a log's battle is --battle)."""
+        _, log = self._log(tmp_path, capsys)
+        code, _, err = run(capsys, "replay", str(log), "--worst")
+        assert code == 2 and "--worst picks a battle of a RUN_DIR" in err
+
+
 class TestPicks:
     """`sim replay RUN_DIR --worst | --median | --best`."""
 
@@ -345,7 +361,16 @@ class TestPicks:
         assert ends["best"]["winner"] == "heroes"
 
 
-class TestReportCommand:
+    def test_battle_and_a_pick_are_refused_together(self, tmp_path: pathlib.Path, capsys) -> None:
+        """--battle I with --best on a RUN_DIR is refused (one of them would be ignored)."""
+        out = tmp_path / "run"
+        assert cli.main(["batch", str(SKIRMISH), "-n", "5", "--workers", "1", "--out", str(out),
+                         "--json", "--no-progress"]) == 0
+        code, _, err = run(capsys, "replay", str(out), "--battle", "3", "--best")
+        assert code == 2 and "give --battle I or --best, not both" in err
+
+
+
     """`sim report RUN_DIR` and `sim batch --report` write the run's report.html."""
 
     def test_batch_report_and_report_command(self, tmp_path: pathlib.Path, capsys) -> None:

@@ -69,8 +69,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     check_bestiary_dirs(args.bestiary)
-    if args.scenario is not None and not args.verify:
-        raise InputError("sim replay: --scenario is only used with --verify")
+    _refuse_idle_replay_options(args)
     if args.verify:
         if args.source.is_dir():
             raise InputError("sim replay: --verify takes a LOG.jsonl, not a run folder")
@@ -97,6 +96,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return EXIT_OK
     _narrate(events, args)
     return EXIT_OK
+
+
+def _refuse_idle_replay_options(args: argparse.Namespace) -> None:
+    """Options that would do nothing with the others given are refused, saying why."""
+    if args.scenario is not None and not args.verify:
+        raise InputError("sim replay: --scenario is only used with --verify")
+    pick = f"--{args.pick}" if args.pick is not None else None
+    if args.verify:
+        shown = [name for name, given in (("--log", args.log), ("--narrate", args.narrate),
+                                          ("--no-interactive", args.no_interactive), (pick, pick))
+                 if given]
+        if shown:
+            raise InputError(f"sim replay: --verify only compares the log with a fresh simulation;"
+                             f" {', '.join(shown)} would do nothing with it")
+    elif pick is not None and not args.source.is_dir():
+        raise InputError(f"sim replay: {pick} picks a battle of a RUN_DIR; a LOG.jsonl's battle"
+                         " is --battle I")
+    elif pick is not None and args.battle is not None:
+        raise InputError(f"sim replay: give --battle I or {pick}, not both")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
