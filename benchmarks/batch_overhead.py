@@ -35,6 +35,7 @@ import statistics
 import tempfile
 import time
 
+from benchmarks.harness import Stopwatch
 from sim.batch import DEFAULT_CHUNK, ChunkResult, ChunkTask, LogPlan, battle_seed, run_chunk, runners
 from sim.cli import main as cli_main
 from sim.engine import run_battle
@@ -59,13 +60,15 @@ def chunk_tasks(scenario, n: int) -> list[ChunkTask]:
 
 def engine_and_chunk_s(scenario, n: int) -> tuple[float, float]:
     """CPU time of the engine and of run_chunk on the same battles, alternating chunk by chunk."""
-    engine = chunk = 0.0
+    watch = Stopwatch()
     for task in chunk_tasks(scenario, n):
-        engine += engine_s(scenario, [battle_seed(MASTER, i) for i in range(task.start, task.stop)])
-        clock = time.process_time()
-        run_chunk(task)
-        chunk += time.process_time() - clock
-    return engine, chunk
+        seeds = [battle_seed(MASTER, i) for i in range(task.start, task.stop)]
+        with watch.timing("engine"):
+            for seed in seeds:
+                run_battle(scenario, seed)
+        with watch.timing("chunk"):
+            run_chunk(task)
+    return watch.seconds["engine"], watch.seconds["chunk"]
 
 
 def batch_s(n: int) -> tuple[float, float]:

@@ -21,6 +21,7 @@ import tempfile
 import time
 
 from benchmarks.bare_d20 import battle, compile_roster
+from benchmarks.harness import Stopwatch
 from sim.engine import run_battle
 from sim.scenario import load_scenario
 
@@ -37,22 +38,20 @@ def throughput(n: int = 12_000, block: int = 250) -> dict[str, float]:
     """
     scenario = load_scenario(REFERENCE)
     roster = compile_roster(scenario)
-    engine_s = bare_s = 0.0
+    watch = Stopwatch()
     engine_wins = bare_wins = 0
     for start in range(0, n, block):
         seeds = range(start, start + block)
-        clock = time.process_time()
-        for seed in seeds:
-            engine_wins += run_battle(scenario, seed)[0].winner == "heroes"
-        engine_s += time.process_time() - clock
-        clock = time.process_time()
-        for seed in seeds:
-            bare_wins += battle(scenario, roster, seed)[0] == 0
-        bare_s += time.process_time() - clock
+        with watch.timing("engine"):
+            for seed in seeds:
+                engine_wins += run_battle(scenario, seed)[0].winner == "heroes"
+        with watch.timing("bare"):
+            for seed in seeds:
+                bare_wins += battle(scenario, roster, seed)[0] == 0
     return {
-        "engine_battles_per_s": round(n / engine_s),
-        "bare_battles_per_s": round(n / bare_s),
-        "ratio": round(bare_s / engine_s, 3),
+        "engine_battles_per_s": round(n / watch.seconds["engine"]),
+        "bare_battles_per_s": round(n / watch.seconds["bare"]),
+        "ratio": watch.ratio("bare", "engine"),
         "engine_party_win": round(engine_wins / n, 4),
         "bare_party_win": round(bare_wins / n, 4),
     }
