@@ -262,12 +262,19 @@ def _unused_d20_weapons(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]
 
 
 def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
-                   most_enemies: int, party_side: bool, largest_side: int) -> list[Unused]:
+                   most_enemies: int, party_side: bool, largest_side: int,
+                   checks: bool = True) -> list[Unused]:
     """Options the scenario's sides leave idle: ``spirit`` with no terror to face, an
     ``outnumbered_at`` no combatant can reach (``most_enemies``: the most armed enemies any
     combatant has), destiny points with no party to spend them on, a ``flee_at`` no side can
-    fall below (``largest_side``: the most members that count any side has)."""
+    fall below (``largest_side``: the most members that count any side has), a d10
+    ``difficulty`` where nothing rolls a check (``checks``: attacks roll against defense)."""
     found = []
+    if rules == "d10" and "difficulty" in given and not checks:
+        found.append(Unused(("difficulty",), (
+            "does nothing: only d10 checks roll against it (riding, falls, fire, poison, hazards,"
+            " a surprise group check), and nothing here rolls one (attacks roll against the"
+            " target's defense); remove it")))
     if options.flee_at is not None and options.flee_at * largest_side <= 1:
         # A side routs once 0 < able < flee_at x its starting members: never when that is 1 or less.
         found.append(Unused(("flee_at",), (

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from sim import ignored
-from sim.model import RULE_SYSTEMS, Weapon
+from sim.model import RULE_SYSTEMS, Options, Weapon
 from sim.scenario.blocks import stat_fields, weapon_fields
 from sim.scenario.checker import Checker
 from sim.scenario.options import read_options
@@ -92,3 +92,26 @@ class TestSkills:
     def test_weapon_default_skills_are_read(self, rules, weapon, skill):
         """The skill a weapon rolls by default (or names) is read; a rule skill is too."""
         assert ignored.unread_skills(rules, {skill: 3, "riding": 2}, [weapon]) == []
+
+
+class TestIdleOptions:
+    """Options the scenario's sides leave idle (sim.ignored.unused_options)."""
+
+    def test_d10_difficulty_only_where_a_check_is_rolled(self):
+        """d10: `difficulty` is what checks roll against; attacks roll against defense, so
+        with no check to roll (no mount, hazard, timeline, fire, poison or group check) it is
+        refused, and kept where one is."""
+        options = Options(difficulty=14)
+        args = ("d10", options, {"difficulty": 14}, False, 1, True, 1)
+        (found,) = ignored.unused_options(*args, checks=False)
+        assert found.path == ("difficulty",) and "nothing here rolls one" in found.message
+        assert ignored.unused_options(*args, checks=True) == []
+
+    @pytest.mark.parametrize(("flee_at", "largest", "idle"), [
+        (0.5, 2, True), (0.0, 9, True), (0.51, 2, False), (0.25, 5, False)])
+    def test_flee_at_a_side_can_fall_below(self, flee_at, largest, idle):
+        """A side routs once 0 < able < flee_at x its members: idle when that is 1 or less for
+        the largest side (0 never routs anyone)."""
+        found = ignored.unused_options("d20", Options(flee_at=flee_at), {"flee_at": flee_at},
+                                       False, 1, True, largest)
+        assert (found != []) == idle

@@ -99,8 +99,13 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
         # Checked whatever else is wrong, so one problem never hides another.
         check_names(c, data, parsed["sides"], roster.failed_names)
         if parsed.get("options/clean", True) and surprise is not INVALID:
+            # Hazards and every timeline action but explode roll checks (d10: against difficulty).
+            timeline = data.get("timeline")
+            perils = bool(data.get("hazards")) or any(
+                not isinstance(entry, dict) or entry.get("do") != "explode"
+                for entry in (timeline if isinstance(timeline, list) else ()))
             check_unused(c, rules, parsed["sides"], roster.members,
-                         parsed.get("options", Options()), data.get("options"), surprise, rests)
+                         parsed.get("options", Options()), data.get("options"), surprise, rests, perils)
     if parsed.get("max_rounds/clean", True):
         check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
     if fields is INVALID or problems:

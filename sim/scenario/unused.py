@@ -16,7 +16,7 @@ from sim.yamlsrc import Path, format_path
 
 def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[Member, Side]],
                  options: Options, data_options: object, surprise: Surprise | None,
-                 rests: bool = False) -> None:
+                 rests: bool = False, perils: bool = False) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
     they were written: at the key in the scenario, or at `use:` for a bestiary entry's."""
     system_default = rules == "2d10"  # RuleSystem.morale_default, without importing the rules
@@ -51,8 +51,13 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
     most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
     given = data_options if isinstance(data_options, dict) else {}
     largest = max((sum(1 for m in side.members if m.rider is None) for side in sides), default=0)
+    # Checks of the system (not attacks): riding and falls (mounts), a fire or poison hit, a
+    # surprise group check, and what hazards and the timeline (``perils``) do.
+    checks = perils or bool(surprise and surprise.group_check) or any(
+        m.rider is not None or any(w.fire or w.poison for w in m.weapons)
+        for side in sides for m in side.members)
     for unused in ignored.unused_options(rules, options, given, terror, most_enemies,
-                                         party_side, largest):
+                                         party_side, largest, checks):
         c.fail(("options", *unused.path), unused.message, at_key=True)
 
 
