@@ -146,11 +146,7 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
     """The keys of a stat block (bestiary entry or scenario member) of ``c.rules``."""
 
     def weapons(value: object, path: Path) -> Any:
-        items = c.sequence(value, path)
-        if items is INVALID:
-            return INVALID
-        out = [_weapon(c, item, (*path, i)) for i, item in enumerate(items)]
-        return INVALID if INVALID in out else tuple(out)
+        return c.each(value, path, lambda item, where: _weapon(c, item, where))
 
     common: dict[str, Callable[[object, Path], Any]] = {
         "name": c.text,

@@ -101,12 +101,18 @@ class Checker:
         """A field that is refused whatever its value (a key that would do nothing)."""
         return lambda value, path: self.fail(path, message, at_key=True)
 
-    def names(self, value: object, path: Path, min_len: int = 0) -> Any:
+    def each(self, value: object, path: Path, read: Callable[[object, Path], Any],
+             min_len: int = 0) -> Any:
+        """A list whose items ``read`` validates, each at its own index: a tuple, or INVALID
+        once any item is (every item still checked, so all its problems are reported)."""
         items = self.sequence(value, path, min_len)
         if items is INVALID:
             return INVALID
-        out = [self.text(item, (*path, i)) for i, item in enumerate(items)]
+        out = [read(item, (*path, i)) for i, item in enumerate(items)]
         return INVALID if INVALID in out else tuple(out)
+
+    def names(self, value: object, path: Path, min_len: int = 0) -> Any:
+        return self.each(value, path, self.text, min_len)
 
     # -- containers --------------------------------------------------------------
 

@@ -40,48 +40,43 @@ def check_surprise(c: Checker, data: dict, surprise: Surprise) -> None:
 
 def read_hazards(c: Checker, value: object, path: Path) -> Any:
     """``hazards: [{kind, zone, members, escape}]``; the names are checked in ``check_names``."""
-    items = c.sequence(value, path)
-    if items is INVALID:
-        return INVALID
-    out = []
-    for i, item in enumerate(items):
-        fields = c.mapping(item, (*path, i), {
+
+    def hazard(item: object, where: Path) -> Any:
+        fields = c.mapping(item, where, {
             "kind": lambda v, p: c.choice(v, p, HAZARD_KINDS),
             "zone": c.text,
             "members": c.names,
             "escape": lambda v, p: c.choice(v, p, ESCAPES),
         }, required=("kind", "members"))
-        out.append(INVALID if fields is INVALID else Hazard(**fields))
-    return INVALID if INVALID in out else tuple(out)
+        return INVALID if fields is INVALID else Hazard(**fields)
+
+    return c.each(value, path, hazard)
 
 
 def read_timeline(c: Checker, value: object, path: Path) -> Any:
     """``timeline: [{round, do, targets | side, ...}]``, each entry's idle keys refused."""
-    items = c.sequence(value, path)
-    if items is INVALID:
-        return INVALID
-    out = []
-    for i, item in enumerate(items):
-        where = (*path, i)
-        fields = c.mapping(item, where, {
-            "round": lambda v, p: c.integer(v, p, 1, 10_000),
-            "do": lambda v, p: c.choice(v, p, TIMELINE_ACTIONS),
-            "targets": c.names,
-            "side": c.text,
-            "damage": lambda v, p: c.dice(v, p, lo=0, hi=MAX_DAMAGE),
-            "height": lambda v, p: c.number(v, p, 0, 10_000),
-            "kind": lambda v, p: c.choice(v, p, ("water", "smoke")),
-            "escape": lambda v, p: c.choice(v, p, ESCAPES),
-        }, required=("round", "do"))
-        if fields is not INVALID and ("targets" in fields) == ("side" in fields):
-            fields = c.fail(where, "needs either 'targets' (a list of names) or 'side'")
-        if fields is not INVALID and fields["do"] == "fall" and "height" not in fields:
-            fields = c.fail(where, "a fall needs a 'height' in metres")
-        if fields is not INVALID:
-            for unused in ignored.unused_in_timeline(fields["do"], fields):
-                fields = c.fail((*where, *unused.path), unused.message, at_key=True)
-        out.append(INVALID if fields is INVALID else Scripted(**fields))
-    return INVALID if INVALID in out else tuple(out)
+    return c.each(value, path, lambda item, where: _timeline_entry(c, item, where))
+
+
+def _timeline_entry(c: Checker, item: object, where: Path) -> Any:
+    fields = c.mapping(item, where, {
+        "round": lambda v, p: c.integer(v, p, 1, 10_000),
+        "do": lambda v, p: c.choice(v, p, TIMELINE_ACTIONS),
+        "targets": c.names,
+        "side": c.text,
+        "damage": lambda v, p: c.dice(v, p, lo=0, hi=MAX_DAMAGE),
+        "height": lambda v, p: c.number(v, p, 0, 10_000),
+        "kind": lambda v, p: c.choice(v, p, ("water", "smoke")),
+        "escape": lambda v, p: c.choice(v, p, ESCAPES),
+    }, required=("round", "do"))
+    if fields is not INVALID and ("targets" in fields) == ("side" in fields):
+        fields = c.fail(where, "needs either 'targets' (a list of names) or 'side'")
+    if fields is not INVALID and fields["do"] == "fall" and "height" not in fields:
+        fields = c.fail(where, "a fall needs a 'height' in metres")
+    if fields is not INVALID:
+        for unused in ignored.unused_in_timeline(fields["do"], fields):
+            fields = c.fail((*where, *unused.path), unused.message, at_key=True)
+    return INVALID if fields is INVALID else Scripted(**fields)
 
 
 def check_names(c: Checker, data: dict, sides: list[Side], failed: set[str]) -> None:

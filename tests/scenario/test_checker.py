@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sim.scenario.checker import INVALID, Checker
+from sim.yamlsrc import load_yaml_text
 from tests.scenario.arena import variant, where
 
 
@@ -245,3 +247,15 @@ class TestLongValues:
         """A 300-character surprise side is cut in the message."""
         p = arena.one(variant("rules: d20\n", f"rules: d20\nsurprise: {self.LONG}\n"))
         assert len(str(p)) < 200
+
+
+class TestEach:
+    """Checker.each: a list read item by item, every bad item reported at its index."""
+
+    def test_items_at_their_index(self):
+        """Good items give a tuple; bad ones make the list INVALID, each reported at its index."""
+        problems: list = []
+        c = Checker(load_yaml_text("a: [1, x, 2, y]\n", "x.yaml"), problems, "d20")
+        assert c.each([1, 2], ("a",), lambda v, p: c.integer(v, p, 0, 9)) == (1, 2)
+        assert c.each(["x", 1, "y"], ("a",), lambda v, p: c.integer(v, p, 0, 9)) is INVALID
+        assert [p.path for p in problems] == ["a[0]", "a[2]"]
