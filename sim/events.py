@@ -8,11 +8,11 @@ battle always gives the same bytes.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
-import structlog
 
 from sim.jsonin import JSONLimitError, parse_json
 
@@ -81,14 +81,22 @@ def _event_first(_logger: Any, _name: str, event_dict: MutableMapping[str, Any])
     return {**leading, **{k: v for k, v in event_dict.items() if k not in leading}}
 
 
-# The one pipeline every event goes through on its way to a JSON line.
-PROCESSORS = (_event_first, structlog.processors.JSONRenderer(serializer=_serialize))
+@functools.cache
+def processors() -> tuple[Any, ...]:
+    """The one pipeline every event goes through on its way to a JSON line.
+
+    structlog is imported here, not with the module: it brings rich and asyncio, about
+    50 ms of every command's start, and only commands that write a log need it.
+    """
+    import structlog
+
+    return (_event_first, structlog.processors.JSONRenderer(serializer=_serialize))
 
 
 def render(event: dict) -> bytes:
     """One event as one JSON line (newline included), through the structlog processors."""
     rendered: Any = event
-    for processor in PROCESSORS:
+    for processor in processors():
         rendered = processor(None, "msg", rendered)
     return rendered
 
@@ -105,9 +113,11 @@ class _BytesSink:
 
 def jsonl_logger(stream: BinaryIO) -> Any:
     """A structlog logger writing one JSON object per line to a binary ``stream``."""
+    import structlog
+
     return structlog.wrap_logger(
         _BytesSink(stream),
-        processors=list(PROCESSORS),
+        processors=list(processors()),
         wrapper_class=structlog.BoundLogger,
         context_class=dict,
         cache_logger_on_first_use=False,
@@ -129,7 +139,7 @@ def to_jsonl_bytes(events: Iterable[dict]) -> bytes:
     The processors are applied here without structlog's bound logger around
     them, which would cost more than the rendering itself (batches log a lot).
     """
-    order, renderer = PROCESSORS
+    order, renderer = processors()
     return b"".join([renderer(None, "msg", order(None, "msg", event)) for event in events])
 
 

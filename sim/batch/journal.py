@@ -31,8 +31,15 @@ BLOCK = 1 << 20  # bytes read at a time to check a record
 
 def append(path: pathlib.Path, payload: bytes) -> None:
     """Add one record at the end, in one write (a crash leaves at most a torn last record)."""
-    with os.fdopen(_open_for_writing(path, os.O_APPEND | os.O_CREAT), "wb") as handle:
-        handle.write(HEADER.pack(MAGIC, len(payload), zlib.crc32(payload)) + payload)
+    fd = _open_for_writing(path, os.O_APPEND | os.O_CREAT)
+    try:
+        header = HEADER.pack(MAGIC, len(payload), zlib.crc32(payload))
+        written = os.writev(fd, [header, payload])  # not copied into one buffer first
+        rest = memoryview(header + payload)[written:] if written < len(header) + len(payload) else b""
+        while rest:  # cut short (a signal, a nearly full disk): write the rest, or fail with OSError
+            rest = rest[os.write(fd, rest):]
+    finally:
+        os.close(fd)
 
 
 def _open_for_writing(path: pathlib.Path, flags: int) -> int:

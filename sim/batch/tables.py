@@ -26,6 +26,9 @@ from sim.day_stats import DayRow
 PART_KEY = b"combat-sim"  # the schema metadata key of a part's identity
 
 
+# Schemas are immutable Arrow objects, built once: a chunk asks for several, and building
+# one costs more than converting a small column.
+@functools.cache
 def parquet_schema() -> Any:
     import pyarrow as pa
 
@@ -41,6 +44,7 @@ def parquet_schema() -> Any:
     ])
 
 
+@functools.cache
 def fighter_type() -> Any:
     """A fighter row (``sim.columns.FighterRow``): the combatant's struct after name and side."""
     import pyarrow as pa
@@ -48,6 +52,7 @@ def fighter_type() -> Any:
     return pa.struct(list(parquet_schema().field("combatants").type.value_type)[2:])
 
 
+@functools.cache
 def part_schema(days: bool = False) -> Any:
     """A part's table: a battle per row, its fighters dictionary-coded (a list of codes into the
     chunk's few dozen distinct fighter rows); names and sides are the scenario's roster."""
@@ -162,6 +167,7 @@ def _with_day_fields(schema: Any) -> Any:
         pa.field("survived", pa.bool_())).append(pa.field("completed", pa.bool_()))
 
 
+@functools.cache
 def day_schema() -> Any:
     return _with_day_fields(parquet_schema())
 

@@ -34,7 +34,6 @@ from sim.cli.play import print_report
 from sim.day_file import load_input
 from sim.errors import InputError, RunAborted
 from sim.model import Scenario
-from sim.report import print_summary
 from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
 
@@ -43,6 +42,8 @@ def _show_summary(summary: dict, folder: RunFolder, as_json: bool) -> None:
     if as_json:
         print(quoted_text(json.dumps(summary, ensure_ascii=False)))
     else:
+        from sim.report import print_summary  # see sim.cli.play.print_report
+
         print_summary(summary)
         say(f"run folder: {folder.path}")
 

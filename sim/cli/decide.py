@@ -23,7 +23,6 @@ from sim.day_file import Day, load_input
 from sim.errors import InputError, ScenarioError
 from sim.model import Scenario
 from sim.paired import Variant
-from sim.report import decision
 from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
 from sim.tune import parse_target, parse_vary, tune
@@ -37,6 +36,8 @@ def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
 
 def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
     """Print a compare or tune result (JSON or tables); write its page with --report."""
+    from sim.report import decision  # see sim.cli.play.print_report
+
     if args.json:
         print(quoted_text(json.dumps(result, ensure_ascii=False)))
     else:

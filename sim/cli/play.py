@@ -16,7 +16,6 @@ from sim.errors import InputError, ScenarioError
 from sim.events import to_jsonl, write_jsonl
 from sim.narrate import narrate
 from sim.replay import pick_battles, read_log, regenerate, verify
-from sim.report import write_report
 from sim.scenario import validate_file
 from sim.terminal import quoted_text
 
@@ -57,6 +56,10 @@ def _emit_log(events: list[dict], target: str | None) -> None:
 
 def print_report(run_dir: pathlib.Path, to: object = None,
                   bestiary: Sequence[pathlib.Path] = ()) -> None:
+    # sim.report brings rich, Jinja2 and matplotlib's helpers: imported when a report is shown,
+    # not at every command's start.
+    from sim.report import write_report
+
     path = write_report(run_dir, bestiary)
     say(f"report: {path}", to)
 

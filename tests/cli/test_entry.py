@@ -109,7 +109,7 @@ class TestEnvironmentErrors:
     @pytest.mark.parametrize(("argv", "target"), [
         (["run", str(AMBUSH)], "sim.cli.play.run_any"),
         (["validate", str(AMBUSH)], "sim.cli.play.validate_file"),
-        (["report", "."], "sim.cli.play.write_report"),
+        (["report", "."], "sim.report.write_report"),
     ])
     def test_ctrl_c(self, capsys, monkeypatch, argv, target):
         """Ctrl-C during run, validate or report: exit 130 and one line."""
