@@ -25,7 +25,7 @@ from sim.overrides import parse_all as parse_overrides
 from sim.rest import REST_KINDS
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
 from sim.scenario.checker import did_you_mean
-from sim.yamlsrc import Mark, Path, Source, load_yaml, shorten
+from sim.yamlsrc import Mark, Path, Source, display_name, load_yaml, shorten
 
 MAX_STEPS = 50
 MAX_HOURS = 24 * 7
@@ -103,6 +103,10 @@ def is_day_file(path: pathlib.Path) -> bool:
         source = load_yaml(path)
     except ScenarioError:
         return False
+    return _has_steps(source)
+
+
+def _has_steps(source: Source) -> bool:
     return isinstance(source.data, dict) and "steps" in source.data
 
 
@@ -353,8 +357,12 @@ def describe_step(step: Encounter | Rest) -> dict[str, Any]:
 def load_input(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
                overrides: Sequence[str] = ()) -> Scenario | Day:
     """A scenario, or a day when the file has ``steps:``: every command takes either."""
-    if is_day_file(path):
+    try:
+        source = load_yaml(path, display_name(path))  # read once: to tell, then to load
+    except ScenarioError:
+        source = None  # the scenario loader reads it again and says what is wrong
+    if source is not None and _has_steps(source):
         return load_day(path, bestiary_extra, overrides)
-    return load_scenario(path, bestiary_extra, overrides=overrides)
+    return load_scenario(path, bestiary_extra, overrides=overrides, source=source)
 
 

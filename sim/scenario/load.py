@@ -36,12 +36,14 @@ from sim.yamlsrc import Path, Source, display_name, load_yaml
 
 def load_scenario(
     path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (), display: str | None = None,
-    overrides: Sequence[str] = (),
+    overrides: Sequence[str] = (), source: Source | None = None,
 ) -> Scenario:
     """Load, resolve and validate a scenario; raises ScenarioError listing every problem.
 
-    ``overrides`` are ``--set PATH=VALUE`` texts, applied to the YAML before validation."""
-    source = load_yaml(path, display or display_name(path))
+    ``overrides`` are ``--set PATH=VALUE`` texts, applied to the YAML before validation.
+    ``source``: the file as already loaded (with ``display``, by default its display name)."""
+    if source is None:
+        source = load_yaml(path, display or display_name(path))
     touched: list = []
     if overrides:
         source, touched = apply_overrides(source, parse_overrides(overrides, source.file))
