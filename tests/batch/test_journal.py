@@ -24,6 +24,23 @@ class TestJournal:
         payloads = [b"first", b"", bytes(range(256)) * 40]
         assert list(journal.records(filled(tmp_path, payloads))) == payloads
 
+    @pytest.mark.parametrize("short", [0, 3, journal.HEADER.size, journal.HEADER.size + 7])
+    def test_a_short_write_is_finished(self, tmp_path: pathlib.Path, monkeypatch, short: int) -> None:
+        """When the kernel takes only part of a record (a signal, a nearly full disk), append
+        writes the rest, bit by bit: the record reads back whole."""
+        real_write = os.write
+
+        def writev(fd: int, buffers: list[bytes]) -> int:
+            return real_write(fd, b"".join(buffers)[:short])
+
+        def write(fd: int, data: bytes) -> int:
+            return real_write(fd, bytes(data[:5]))  # five bytes at a time
+
+        monkeypatch.setattr(journal.os, "writev", writev)
+        monkeypatch.setattr(journal.os, "write", write)
+        payloads = [b"first", bytes(range(256))]
+        assert list(journal.records(filled(tmp_path, payloads))) == payloads
+
     def test_no_journal_has_no_records(self, tmp_path: pathlib.Path) -> None:
         """A run with nothing stored yet has no journal: no records, nothing to trim."""
         assert list(journal.records(tmp_path / "parts.journal")) == []

@@ -1,0 +1,112 @@
+"""What the batch pipeline adds to the engine, counted in instructions (run from the repo root).
+
+    python -m benchmarks.instructions [-n 3000] [--chunk 500]
+
+Timing a 5% difference on a shared machine is noisy: rounds of
+``benchmarks.batch_overhead`` drift by several points. Instructions are not: this
+runs the same work under Valgrind's cachegrind (``valgrind`` must be on the PATH;
+Debian: ``apt-get install valgrind``) and counts instructions executed (Ir), which
+repeat to about half a percent from run to run.
+
+Four child processes play master seed 1 of the 4v6 d20 reference
+(scenarios/road_ambush.yaml). Each first runs a 20-battle ``sim batch`` in process, so
+imports and caches are warm, then does one of the following:
+
+- base:   nothing more;
+- engine: ``run_battle`` on the seeds of battles 0..n-1;
+- batch:  ``sim batch --workers 1`` of n battles, in process (``sim.cli.main``);
+- once:   the same batch of a single battle (its fixed cost: loading, folder, summary).
+
+Each is counted minus base. The batch's overhead splits into a fixed cost per run
+and a cost per battle. From these two figures you can work out the overhead at any
+n. Cache misses are not counted, though time pays for them, so timed overheads come
+out a few points higher. The children run with ``PYTHONHASHSEED=0``, two at a
+time, and each takes about 50 times as long as it would without Valgrind.
+Nothing here is a test: figures are printed for the issue notes, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import contextlib
+import io
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "scenarios" / "road_ambush.yaml"
+MASTER = 1
+WARM = 20
+MODES = ("base", "engine", "batch", "once")
+
+
+def child(mode: str, n: int, chunk: int) -> None:
+    """What one counted process does (``--child``)."""
+    from sim.batch import battle_seed
+    from sim.cli import main as cli_main
+    from sim.engine import run_battle
+    from sim.scenario import load_scenario
+
+    def batch(count: int) -> None:
+        with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
+            code = cli_main(["batch", str(REFERENCE), "-n", str(count), "--seed", str(MASTER),
+                             "--workers", "1", "--chunk", str(chunk), "--out", f"{tmp}/run",
+                             "--json", "--no-progress"])
+        if code != 0:
+            raise SystemExit(f"sim batch exited {code}")
+
+    batch(WARM)
+    scenario = load_scenario(REFERENCE)
+    seeds = [battle_seed(MASTER, i) for i in range(n)]
+    if mode == "engine":
+        for seed in seeds:
+            run_battle(scenario, seed)
+    elif mode in ("batch", "once"):
+        batch(n if mode == "batch" else 1)
+
+
+def counted(mode: str, n: int, chunk: int) -> int:
+    """Instructions executed by a child doing ``mode``."""
+    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+               sys.executable, "-m", "benchmarks.instructions", "--child", mode, "-n", str(n),
+               "--chunk", str(chunk)]
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, check=False)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"{mode}: valgrind failed:\n{done.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("-n", type=int, default=3000, help="battles (default 3000)")
+    parser.add_argument("--chunk", type=int, default=500, help="sim batch --chunk (default 500)")
+    parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        child(args.child, args.n, args.chunk)
+        return
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not on the PATH (Debian: apt-get install valgrind)")
+    with cf.ThreadPoolExecutor(max_workers=2) as pool:
+        runs = dict(zip(MODES, pool.map(lambda mode: counted(mode, args.n, args.chunk), MODES),
+                        strict=True))
+    engine = (runs["engine"] - runs["base"]) / args.n
+    fixed = runs["once"] - runs["base"] - engine
+    per_battle = (runs["batch"] - runs["once"]) / (args.n - 1) - engine
+    print(f"engine     {engine:12,.0f} instructions a battle")
+    print(f"batch adds {per_battle:12,.0f} a battle ({100 * per_battle / engine:+.2f}%)"
+          f" and {fixed / 1e6:,.1f} M a run")
+    for n in (args.n, 10_000, 100_000):
+        print(f"  overhead at n={n:,}: {100 * (per_battle + fixed / n) / engine:+.2f}%")
+
+
+if __name__ == "__main__":
+    main()
