@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import pathlib
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 from sim.batch import Runner, check_scheduler, default_workers, make_runner
@@ -15,6 +16,7 @@ from sim.terminal import safe
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_MISMATCH = 1  # sim replay --verify: the log and the simulation differ
+REDRAW_S = 0.25  # the progress bar is drawn at most this often (and at the end)
 
 
 def say(text: object, stream: object = None) -> None:
@@ -61,7 +63,16 @@ def battle_progress(enabled: bool, total: int = 1) -> Iterator[Callable[[int, in
         return
     with _progress_bar() as bar:
         task = bar.add_task("battles", total=total)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+        drawn = time.monotonic()
+
+        def moved(done: int, total: int) -> None:
+            nonlocal drawn
+            bar.update(task, completed=done, total=total)
+            if time.monotonic() - drawn >= REDRAW_S or done >= total:
+                bar.refresh()
+                drawn = time.monotonic()
+
+        yield moved
 
 
 def _progress_bar():
@@ -77,6 +88,8 @@ def _progress_bar():
             speed = task.finished_speed or task.speed
             return Text(f"{speed:,.0f} battles/s" if speed else "- battles/s")
 
+    # Drawn by the batch as chunks land, never by rich's refresh thread: that thread wakes
+    # ten times a second and takes the GIL from the battles (about 4% of a 10,000-battle run).
     return Progress(TextColumn("battles"), BarColumn(), MofNCompleteColumn(), Rate(""),
                     TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True),
-                    transient=True)
+                    transient=True, auto_refresh=False)

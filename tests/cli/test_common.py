@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import threading
 
 import pytest
 
@@ -53,6 +54,15 @@ class TestBattleProgress:
         with battle_progress(False) as progress:
             progress(3, 10)
         assert capsys.readouterr() == ("", "")
+
+    def test_on_starts_no_thread(self):
+        """The bar is drawn as battles land (at most every REDRAW_S, and at the end), never by
+        a refresh thread that would take the GIL from the battles."""
+        before = threading.active_count()
+        with battle_progress(True, 10) as progress:
+            progress(4, 10)
+            assert threading.active_count() == before
+            progress(10, 10)
 
     def test_on_takes_updates_and_lets_an_interrupt_through(self):
         """The bar's callback takes (done, total); Ctrl-C inside the block still reaches the caller."""
