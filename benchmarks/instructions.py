@@ -76,7 +76,8 @@ def counted(mode: str, n: int, chunk: int) -> int:
     command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                sys.executable, "-m", "benchmarks.instructions", "--child", mode, "-n", str(n),
                "--chunk", str(chunk)]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    # One BLAS thread, as sim sets it: a spinning OpenBLAS thread is counted too, by chance.
+    env = {**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, check=False)
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     if done.returncode != 0 or found is None:

@@ -4,6 +4,7 @@ a ``sim`` module to dodge one, and modules small enough to read in one sitting."
 from __future__ import annotations
 
 import ast
+import os
 import pathlib
 import subprocess
 import sys
@@ -133,3 +134,15 @@ def test_start_loads_no_heavy_library_it_does_not_use() -> None:
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                             cwd=SIM.parent)
     assert result.stdout.split("\n")[0] == "[] False"
+
+
+def test_start_asks_numpy_for_one_blas_thread() -> None:
+    """The command sets OPENBLAS_NUM_THREADS=1 before pyarrow imports numpy (whose BLAS threads
+    would spin a core for nothing in every process), and keeps a value the user set."""
+    probe = "import os, sim.cli; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for given, expected in ((None, "1"), ("4", "4")):
+        run_env = env if given is None else {**env, "OPENBLAS_NUM_THREADS": given}
+        result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                check=True, cwd=SIM.parent, env=run_env)
+        assert result.stdout.strip() == expected
