@@ -26,6 +26,9 @@ BATTLES = "battles.parquet"
 # A row group per this many battles or more (whole parts): larger groups encode faster and
 # smaller, and the writer holds no more than one group in memory.
 ROW_GROUP = 8192
+# Parts held apart before they are joined into one table: each holds a few kilobytes of
+# Arrow bookkeeping besides its rows, which small chunks (--chunk 1) would multiply.
+JOIN_PARTS = 64
 
 
 def encoding(schema: Any) -> dict[str, Any]:
@@ -69,6 +72,8 @@ class BattlesWriter:
         self.battles += len(rows)
         if self.in_group >= ROW_GROUP:
             self._flush()
+        elif len(self.group) >= JOIN_PARTS:
+            self.group = [_joined(self.group)]
 
     def finish(self, battles: int) -> None:
         """Close the file and give it its name, once it holds the run's ``battles``."""
@@ -110,3 +115,10 @@ class BattlesWriter:
             return write()
         except OSError as exc:
             raise RunAborted.cannot_write(self.target, exc) from exc
+
+
+def _joined(tables: Sequence[Any]) -> Any:
+    """Tables of the same schema as one, its columns in one piece each."""
+    import pyarrow as pa
+
+    return pa.concat_tables(tables).combine_chunks()

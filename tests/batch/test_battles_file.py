@@ -57,3 +57,17 @@ class TestBattlesWriter:
             battles.finish(2)
         battles.discard()
         assert list(tmp_path.iterdir()) == []
+
+    def test_small_parts_are_joined_as_they_come(self, tmp_path: pathlib.Path, monkeypatch) -> None:
+        """Parts of one battle (--chunk 1) are joined every JOIN_PARTS, not held apart until
+        the row group is full; the file holds every battle, in order, in one row group."""
+        monkeypatch.setattr("sim.batch.battles_file.JOIN_PARTS", 3)
+        battles = BattlesWriter(tmp_path, "run-1", ROSTER)
+        rows = [(i, 10 + i, "heroes", 3, ((5, "active", None, False, None, (), 0),)) for i in range(10)]
+        for row in rows:
+            battles.add(battles_part(BattleColumns.of_rows([row], 1)))
+            assert len(battles.group) < 3
+        battles.finish(10)
+        file = pq.ParquetFile(tmp_path / BATTLES)
+        assert file.read().column("index").to_pylist() == list(range(10))
+        assert file.metadata.num_row_groups == 1
