@@ -94,6 +94,8 @@ def main() -> None:
     if args.child is not None:
         child(args.child, args.n, args.chunk)
         return
+    if args.n < 2 or args.chunk < 1:
+        parser.error("-n must be at least 2 (a battle costs what n battles add to one); --chunk at least 1")
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not on the PATH (Debian: apt-get install valgrind)")
     with cf.ThreadPoolExecutor(max_workers=2) as pool:
@@ -105,7 +107,7 @@ def main() -> None:
     print(f"engine     {engine:12,.0f} instructions a battle")
     print(f"batch adds {per_battle:12,.0f} a battle ({100 * per_battle / engine:+.2f}%)"
           f" and {fixed / 1e6:,.1f} M a run")
-    for n in (args.n, 10_000, 100_000):
+    for n in sorted({args.n, 10_000, 100_000}):
         print(f"  overhead at n={n:,}: {100 * (per_battle + fixed / n) / engine:+.2f}%")
 
 
