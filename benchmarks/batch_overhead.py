@@ -26,18 +26,14 @@ Nothing here is a test: figures are printed for the issue notes, never asserted.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
-import io
 import pathlib
 import pstats
 import statistics
-import tempfile
 import time
 
-from benchmarks.harness import Stopwatch
+from benchmarks.harness import Stopwatch, cli_batch
 from sim.batch import DEFAULT_CHUNK, ChunkResult, ChunkTask, LogPlan, battle_seed, run_chunk, runners
-from sim.cli import main as cli_main
 from sim.engine import run_battle
 from sim.scenario import load_scenario
 
@@ -84,19 +80,13 @@ def batch_s(n: int) -> tuple[float, float]:
         in_chunks += time.process_time() - clock
         return result
 
-    with tempfile.TemporaryDirectory() as tmp:
-        argv = ["batch", str(REFERENCE), "-n", str(n), "--seed", str(MASTER), "--workers", "1",
-                "--out", f"{tmp}/run", "--json", "--no-progress"]
-        runners.run_chunk = timed
-        try:
-            clock = time.process_time()
-            with contextlib.redirect_stdout(io.StringIO()):
-                code = cli_main(argv)
-            elapsed = time.process_time() - clock
-        finally:
-            runners.run_chunk = real_run_chunk
-    if code != 0:
-        raise SystemExit(f"sim batch exited {code}")
+    runners.run_chunk = timed
+    try:
+        clock = time.process_time()
+        cli_batch(REFERENCE, n, MASTER)
+        elapsed = time.process_time() - clock
+    finally:
+        runners.run_chunk = real_run_chunk
     return elapsed, elapsed - in_chunks
 
 

@@ -1,5 +1,6 @@
-"""What the batch-shaped benchmarks (scaling, day_cost) share: CPU-time bookkeeping,
-their common options (-n, --seed, --chunk, --json) and the printing of their figures.
+"""What the batch-shaped benchmarks (scaling, day_cost, batch_overhead, instructions) share:
+CPU-time bookkeeping, ``sim batch`` run in process, their common options (-n, --seed,
+--chunk, --json) and the printing of their figures.
 
 Ways of doing the same work alternate chunk by chunk on the same seeds and each
 way sums its CPU time (``process_time``), so a busy neighbour on the machine
@@ -10,11 +11,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
+import pathlib
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 
+from sim import cli
 from sim.batch import DEFAULT_CHUNK, ChunkTask, LogPlan, run_chunk
 from sim.day_file import Day
 from sim.errors import InputError
@@ -42,6 +47,21 @@ class Stopwatch:
     def ratio(self, way: str, over: str) -> float:
         """The time ``way`` took over the time ``over`` took (2.0: twice as long)."""
         return round(self.seconds[way] / self.seconds[over], 3)
+
+
+def cli_batch(path: pathlib.Path, n: int, seed: int, chunk: int = DEFAULT_CHUNK) -> None:
+    """``sim batch --workers 1`` run in this process (no interpreter start-up), into a
+    temporary folder, its summary swallowed; a run that fails or plays other than ``n``
+    battles raises."""
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = ["batch", str(path), "-n", str(n), "--seed", str(seed), "--workers", "1",
+                "--chunk", str(chunk), "--out", f"{tmp}/run", "--json", "--no-progress"]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = cli.main(argv)
+    if code != 0 or json.loads(out.getvalue())["battles"] != n:
+        msg = f"sim {' '.join(argv)} exited {code}"
+        raise RuntimeError(msg)
 
 
 def warm_up(subject: Scenario | Day) -> None:

@@ -29,15 +29,12 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import contextlib
-import io
 import os
 import pathlib
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "scenarios" / "road_ambush.yaml"
@@ -48,18 +45,13 @@ MODES = ("base", "engine", "batch", "once")
 
 def child(mode: str, n: int, chunk: int) -> None:
     """What one counted process does (``--child``)."""
+    from benchmarks.harness import cli_batch
     from sim.batch import battle_seed
-    from sim.cli import main as cli_main
     from sim.engine import run_battle
     from sim.scenario import load_scenario
 
     def batch(count: int) -> None:
-        with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
-            code = cli_main(["batch", str(REFERENCE), "-n", str(count), "--seed", str(MASTER),
-                             "--workers", "1", "--chunk", str(chunk), "--out", f"{tmp}/run",
-                             "--json", "--no-progress"])
-        if code != 0:
-            raise SystemExit(f"sim batch exited {code}")
+        cli_batch(REFERENCE, count, MASTER, chunk)
 
     batch(WARM)
     scenario = load_scenario(REFERENCE)

@@ -26,15 +26,10 @@ The issue's target is batch >= 0.55x bare at 4v6. Figures, never asserted.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import pathlib
-import tempfile
 
 from benchmarks import harness
 from benchmarks.bare_d20 import battle, compile_roster
-from sim import cli
 from sim.batch import ChunkTask, LogPlan, battle_seed, run_chunk
 from sim.engine import run_battle
 from sim.model import Scenario
@@ -47,19 +42,6 @@ SIZES = {
     "80v120": ROOT / "benchmarks" / "scenarios" / "melee_80v120.yaml",
 }
 REFERENCE_COMBATANTS = 10
-
-
-def cli_batch(path: pathlib.Path, n: int, seed: int, chunk: int) -> None:
-    """``sim batch --workers 1`` run in this process (no interpreter start-up)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        argv = ["batch", str(path), "-n", str(n), "--seed", str(seed), "--workers", "1",
-                "--chunk", str(chunk), "--out", f"{tmp}/run", "--json", "--no-progress"]
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            code = cli.main(argv)
-    if code != 0 or json.loads(out.getvalue())["battles"] != n:
-        msg = f"sim {' '.join(argv)} exited {code}"
-        raise RuntimeError(msg)
 
 
 def bare_roster(scenario: Scenario) -> list[tuple] | None:
@@ -97,7 +79,7 @@ def measure(name: str, reference_n: int, seed: int, chunk: int) -> dict:
         same += sum((o.winner, o.rounds) == (w, r)
                     for o, w, (_, r) in zip(outcomes, winners, bare, strict=True))
     with clock.timing("batch"):
-        cli_batch(path, n, seed, chunk)
+        harness.cli_batch(path, n, seed, chunk)
     found = {"size": name, "scenario": str(path.relative_to(ROOT)), "combatants": size,
              "battles": n, "mean_rounds": round(rounds / n, 3)}
     ways = ("engine", "chunk", "batch") if roster is None else ("engine", "chunk", "batch", "bare")
@@ -140,7 +122,7 @@ def main() -> None:
                         help="only this size (repeatable; default all)")
     args = harness.options(parser)
     harness.warm_up(load_scenario(SIZES["4v6"]))
-    cli_batch(SIZES["4v6"], 1, args.seed, 1)  # the first batch imports what the command needs
+    harness.cli_batch(SIZES["4v6"], 1, args.seed, 1)  # the first batch imports what the command needs
     figures = (measure(name, args.n, args.seed, args.chunk) for name in args.size or SIZES)
     harness.report(args, "sizes", figures, show)
 

@@ -93,13 +93,6 @@ class _Combatant:
             self.knocked_out += battles
 
 
-def _add(counts: Counter, more: Counter) -> None:
-    """``counts.update(more)`` without Counter.update's Python loop: a merge adds a chunk's
-    thirty-odd counters, most of them empty or of a few keys, once per chunk."""
-    for key, count in more.items():
-        counts[key] = counts.get(key, 0) + count
-
-
 # A member's (dead, went down) packed in one int, so that a battle's members add up in C:
 # deaths in the low digits, downs above (a party never has DOWN members).
 DOWN = 1 << 20
@@ -247,20 +240,20 @@ class Aggregate:
         """
         self.battles += other.battles
         self.draws += other.draws
-        _add(self.wins, other.wins)
-        _add(self.rounds, other.rounds)
+        self.wins.update(other.wins)
+        self.rounds.update(other.rounds)
         if self.fate is not None and other.fate is not None:
             self.fate.merge(other.fate)
-        _add(self.draws_by, other.draws_by)
+        self.draws_by.update(other.draws_by)
         for mine, theirs in zip(self.combatants, other.combatants, strict=True):
             mine.deaths += theirs.deaths
             mine.downs += theirs.downs
             mine.knocked_out += theirs.knocked_out
             mine.demoralized += theirs.demoralized
             mine.despairing += theirs.despairing
-            _add(mine.learned, theirs.learned)
-            _add(mine.causes, theirs.causes)
-            _add(mine.hp_left, theirs.hp_left)
+            mine.learned.update(theirs.learned)
+            mine.causes.update(theirs.causes)
+            mine.hp_left.update(theirs.hp_left)
             mine.items_used += theirs.items_used
 
     def headline_halfwidth(self) -> float:
