@@ -1,4 +1,5 @@
-"""Builders for tests: scenarios made in code, battles ready to roll, and scripted dice."""
+"""Builders for tests: scenarios made in code, battles ready to roll, scripted dice, and a few
+battle rows as the engine leaves them for a batch."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterable
 import attrs
 
 from sim import dice
+from sim.columns import BattleRow, FighterRow
 from sim.engine import Battle
 from sim.model import Combatant, Options, Scenario, Side, Surprise, Tactics, Weapon
 from sim.state import Fighter
@@ -118,3 +120,14 @@ def turn(b: Battle, who: Fighter) -> None:
     """Start ``who``'s turn for its ongoing effects only, and let them tick."""
     who.start_turn()
     b.env.run()
+
+
+# Fighter rows (sim.columns.FighterRow) and three battles of two combatants made of them.
+ALIVE_ROW: FighterRow = (12, "active", None, False, None, (), 0)
+DEAD_ROW: FighterRow = (0, "dead", "weapon", False, None, (), 0)
+OUT_ROW: FighterRow = (0, "unconscious", None, True, "demoralized", ("melee",), 1)
+BATTLE_ROWS: list[BattleRow] = [
+    (7, 101, "heroes", 3, (ALIVE_ROW, DEAD_ROW)),
+    (8, 102, None, 9, (OUT_ROW, DEAD_ROW)),
+    (9, 103, "heroes", 4, (ALIVE_ROW, ALIVE_ROW)),
+]

@@ -394,8 +394,7 @@ class TestTicks:
     def test_every_tick_is_logged(self, scripted) -> None:
         """RULES 6: every tick is logged, a quiet one too: holding its breath in smoke (the
         physique checks pass, no damage), each of its turns still logs `effect_ticked`."""
-        b = Battle(duo(), seed=1, log=True)
-        b._setup()
+        b = battle(duo())
         a = b.fighters[0]
         expose(b, a, "smoke", "none")
         b.env.run()  # the effect's process starts, waiting for its owner's turns

@@ -11,7 +11,7 @@ import pytest
 
 from sim import cli
 from sim.replay import event_problem, read_log, split_battles
-from tests.batch.helpers import write_journal
+from tests.batch.helpers import batch, write_journal
 
 DATA = pathlib.Path(__file__).parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
@@ -321,11 +321,12 @@ class TestVerify:
         code, _, err = run(capsys, "replay", str(log), "--scenario", "x.yaml")
         assert code == 2 and "only used with --verify" in err
 
-
     @pytest.mark.parametrize("extra", [["--log", "v.jsonl"], ["--narrate"], ["--no-interactive"],
                                        ["--worst"]])
-    def test_verify_refuses_what_it_would_ignore(self, tmp_path: pathlib.Path, capsys, extra) -> None:
+    def test_verify_refuses_what_it_would_ignore(self, tmp_path: pathlib.Path, capsys, monkeypatch,
+                                                 extra) -> None:
         """--verify only compares: an option it would ignore is refused, and nothing is written."""
+        monkeypatch.chdir(tmp_path)  # where a relative --log would land
         _, log = self._log(tmp_path, capsys)
         code, _, err = run(capsys, "replay", "--verify", str(log), *extra)
         assert code == 2 and f"{extra[0]} would do nothing with it" in err
@@ -360,17 +361,14 @@ class TestPicks:
         assert len(party & set(ends["worst"]["dead"])) >= len(party & set(ends["best"]["dead"]))
         assert ends["best"]["winner"] == "heroes"
 
-
     def test_battle_and_a_pick_are_refused_together(self, tmp_path: pathlib.Path, capsys) -> None:
         """--battle I with --best on a RUN_DIR is refused (one of them would be ignored)."""
-        out = tmp_path / "run"
-        assert cli.main(["batch", str(SKIRMISH), "-n", "5", "--workers", "1", "--out", str(out),
-                         "--json", "--no-progress"]) == 0
-        code, _, err = run(capsys, "replay", str(out), "--battle", "3", "--best")
+        batch(tmp_path, "run", str(SKIRMISH), "-n", "5", "--workers", "1")
+        code, _, err = run(capsys, "replay", str(tmp_path / "run"), "--battle", "3", "--best")
         assert code == 2 and "give --battle I or --best, not both" in err
 
 
-
+class TestReportCommand:
     """`sim report RUN_DIR` and `sim batch --report` write the run's report.html."""
 
     def test_batch_report_and_report_command(self, tmp_path: pathlib.Path, capsys) -> None:

@@ -226,9 +226,8 @@ class TestRangedAndSpells:
     def test_hopeless_shot_reaches_nobody(self) -> None:
         """Archers (d100): while fatigue leaves the bow no chance, an enemy only the bow would
         reach is not "in reach": the archer's pick is the enemy at its dagger's reach."""
-        spec = scenario(side("h", fighter("A", weapons=(BOW, DAGGER), skills={"ranged": 40, "melee": 40}),
-                             party=True), side("m", fighter("M"), fighter("N")), distance=1)
-        b = battle(attrs.evolve(spec, rules="d100"))
+        b = battle(d100(side("h", fighter("A", weapons=(BOW, DAGGER), skills={"ranged": 40, "melee": 40}),
+                             party=True), side("m", fighter("M"), fighter("N")), distance=1))
         archer, _m, n = b.fighters
         n.x = 20.0
         b.spread = True

@@ -9,13 +9,12 @@ import pytest
 
 from sim.batch import journal
 from sim.infile import NotRegularFileError
+from tests.batch.helpers import write_journal
 
 
 def filled(tmp_path: pathlib.Path, payloads: list[bytes]) -> pathlib.Path:
-    path = tmp_path / "parts.journal"
-    for payload in payloads:
-        journal.append(path, payload)
-    return path
+    write_journal(tmp_path, payloads)
+    return tmp_path / "parts.journal"
 
 
 class TestJournal:

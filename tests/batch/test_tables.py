@@ -18,24 +18,28 @@ from sim.batch.tables import (
 )
 from sim.columns import BattleColumns
 from sim.day import StepResult
+from tests.builders import BATTLE_ROWS
 
-ALIVE = (12, "active", None, False, None, (), 0)
-DEAD = (0, "dead", "weapon", False, None, (), 0)
-OUT = (0, "unconscious", None, True, "demoralized", ("melee",), 1)
-ROWS = [(7, 101, "heroes", 3, (ALIVE, DEAD)), (8, 102, None, 9, (OUT, DEAD)),
-        (9, 103, "heroes", 4, (ALIVE, ALIVE))]
 ROSTER = [("Aria", "heroes"), ("ghoul", "ghouls")]
 
 
 def part() -> pa.Table:
-    return part_table(part_bytes(battles_part(BattleColumns.of_rows(ROWS, 2))))
+    return part_table(part_bytes(battles_part(BattleColumns.of_rows(BATTLE_ROWS, 2))))
+
+
+def holed(table: pa.Table, column: str) -> pa.Table:
+    """The table with the first value of ``column`` missing."""
+    position = table.schema.get_field_index(column)
+    field = table.schema.field(column)
+    values = table.column(column).to_pylist()
+    return table.set_column(position, field, pa.array([None, *values[1:]], field.type))
 
 
 class TestParts:
     def test_part_gives_its_rows_back(self) -> None:
         """A part read back gives the rows it was made of, and passes the checks."""
         assert part_problem(part(), 2) is None
-        assert part_rows(part()) == ROWS
+        assert part_rows(part()) == BATTLE_ROWS
 
     def test_full_table_names_each_fighter(self) -> None:
         """battles.parquet rows: each fighter decoded, with its name and side from the roster."""
@@ -52,7 +56,7 @@ class TestParts:
     def test_day_part_keeps_steps_and_ends(self) -> None:
         """A day part gives back its steps and whether the party survived and completed it."""
         step = StepResult(0, True, True, "heroes", 3, False, False, 20, 1, 0)
-        rows = [(*row, (step,), True, index == 0) for index, row in enumerate(ROWS)]
+        rows = [(*row, (step,), True, index == 0) for index, row in enumerate(BATTLE_ROWS)]
         table = part_table(part_bytes(day_part(rows, 2)))
         assert part_problem(table, 2) is None
         assert part_rows(table) == rows
@@ -66,11 +70,7 @@ class TestParts:
     def test_missing_value_is_named(self, column: str) -> None:
         """A part with a missing index, seed or rounds value is refused."""
         table = part()
-        position = table.schema.get_field_index(column)
-        values = table.column(column).to_pylist()
-        holed = table.set_column(position, table.schema.field(column),
-                                 pa.array([None, *values[1:]], table.schema.field(column).type))
-        assert part_problem(holed, 2) == "a value is missing"
+        assert part_problem(holed(table, column), 2) == "a value is missing"
 
     def test_other_schema_is_named(self) -> None:
         """battles.parquet's own schema (decoded fighters) is not a part."""
@@ -78,7 +78,7 @@ class TestParts:
 
     def test_code_out_of_range_is_refused_on_reading(self) -> None:
         """A code past the distinct fighter rows fails full validation when the part is read."""
-        table = battles_part(BattleColumns.of_rows(ROWS, 2))
+        table = battles_part(BattleColumns.of_rows(BATTLE_ROWS, 2))
         coded = table.column("fighters").combine_chunks()
         bad_codes = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 1, 0, 7], pa.int32()),
                                                    coded.flatten().dictionary, safe=False)
@@ -89,7 +89,7 @@ class TestParts:
 
     def test_missing_fighter_row_is_named(self) -> None:
         """A distinct fighter row that is missing altogether (not one of its fields) is refused."""
-        table = battles_part(BattleColumns.of_rows(ROWS, 2))
+        table = battles_part(BattleColumns.of_rows(BATTLE_ROWS, 2))
         coded = table.column("fighters").combine_chunks()
         codes = coded.flatten()
         rows = codes.dictionary
@@ -104,12 +104,8 @@ class TestParts:
         """A day part with a missing end or steps, or a step missing a value, is refused; a
         step's winner may be empty (a draw)."""
         step = StepResult(0, True, True, None, 3, False, False, 20, 1, 0)
-        table = day_part([(*row, (step,), True, True) for row in ROWS], 2)
+        table = day_part([(*row, (step,), True, True) for row in BATTLE_ROWS], 2)
         assert part_problem(table, 2) is None
-        position = table.schema.get_field_index(column)
-        values = table.column(column).to_pylist()
-        holed = table.set_column(position, table.schema.field(column),
-                                 pa.array([None, *values[1:]], table.schema.field(column).type))
-        assert part_problem(holed, 2) == "a value is missing"
-        no_step_number = [(*row, (step._replace(step=None),), True, True) for row in ROWS]
+        assert part_problem(holed(table, column), 2) == "a value is missing"
+        no_step_number = [(*row, (step._replace(step=None),), True, True) for row in BATTLE_ROWS]
         assert part_problem(day_part(no_step_number, 2), 2) == "a value is missing"

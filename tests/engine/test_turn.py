@@ -164,20 +164,15 @@ class TestD100Turn:
         b._take_turn(b.fighters[0])
         return b
 
-    def test_strike_then_move_to_the_next_enemy(self, scripted) -> None:
-        """A one-handed fighter who drops its foe with one half-action moves with the other."""
-        b = self._strike_and_go(scripted, 6.0)
+    @pytest.mark.parametrize("options", [{}, {"attacks_per_turn": 1}], ids=["default", "one-attack"])
+    def test_strike_then_move_to_the_next_enemy(self, scripted, options) -> None:
+        """A one-handed fighter who drops its foe with one half-action moves with the other;
+        `attacks_per_turn: 1` caps attacks, not half-actions, so it still walks."""
+        b = self._strike_and_go(scripted, 6.0, **options)
         acts = [e["event"] for e in b.log if e["event"] in ("attack_resolved", "moved")]
         assert acts == ["attack_resolved", "moved"] and b.fighters[0].x == 6.0
         attack = events(b.log, "attack_resolved")[0]
         assert attack["outnumbered"] is False and attack["surprise"] is False
-
-    def test_one_attack_cap_still_moves_after_striking(self, scripted) -> None:
-        """`attacks_per_turn: 1` caps attacks, not half-actions: the fighter who drops its foe
-        with its one attack still walks toward the next enemy with the other half."""
-        b = self._strike_and_go(scripted, 6.0, attacks_per_turn=1)
-        acts = [e["event"] for e in b.log if e["event"] in ("attack_resolved", "moved")]
-        assert acts == ["attack_resolved", "moved"] and b.fighters[0].x == 6.0
 
     def test_a_half_action_left_walks_it_never_runs(self, scripted) -> None:
         """Running (2 x Movement) is a full action: after a one-handed strike only a
@@ -187,32 +182,31 @@ class TestD100Turn:
         moved = events(b.log, "moved")
         assert [(e["x_before"], e["x_after"], e.get("run")) for e in moved] == [(0.0, 8.0, None)]
 
+    @staticmethod
+    def _caster_turn(scripted, psy: int, pick: int):
+        """A (a sword and a 20 m bolt costing 10 PSY, with ``psy`` PSY, at 0) faces M at 5 m and
+        N at 15 m; its first random pick shows ``pick`` of 2: the battle after A's turn."""
+        spell = Weapon("bolt", dice.parse("1d6"), range=20, psy=10)
+        spec = d100(side("h", fighter("A", hp=20, psy=psy, weapons=(SWORD, spell)), party=True),
+                    side("m", fighter("M", hp=30), fighter("N", hp=30)), distance=5)
+        b = battle(spec)
+        b.fighters[2].x = 15.0
+        scripted(b, (pick, 2), (90, 100), (90, 100))  # the pick; then a miss, parried
+        b._take_turn(b.fighters[0])
+        return b
+
     def test_spell_it_cannot_afford_reaches_nobody(self, scripted) -> None:
         """An enemy only an unaffordable spell (20 m) would reach is not in reach: after
         walking up to one enemy, the fighter strikes it with its sword instead of walking on
         toward another (README, focus and reach; a random pick among those in reach)."""
-        spell = Weapon("bolt", dice.parse("1d6"), range=20, psy=10)
-        spec = d100(side("h", fighter("A", hp=20, weapons=(SWORD, spell)), party=True),
-                    side("m", fighter("M", hp=30), fighter("N", hp=30)), distance=5)
-        b = battle(spec)
-        a, _m, n = b.fighters
-        n.x = 15.0
-        scripted(b, (1, 2), (90, 100), (90, 100))  # the first pick: M; then a miss, parried
-        b._take_turn(a)
+        b = self._caster_turn(scripted, psy=0, pick=1)  # the first pick: M
         assert [(e["toward"], e["x_after"]) for e in events(b.log, "moved")] == [("M", 5.0)]
         assert [e["target"] for e in events(b.log, "attack_resolved")] == ["M"]
 
     def test_spell_it_can_afford_reaches_its_range(self, scripted) -> None:
         """The same fighter with the PSY to cast: the enemy 10 m off is in reach, so the random
         pick is between both enemies and it casts at N without moving."""
-        spell = Weapon("bolt", dice.parse("1d6"), range=20, psy=10)
-        spec = d100(side("h", fighter("A", hp=20, psy=10, weapons=(SWORD, spell)), party=True),
-                    side("m", fighter("M", hp=30), fighter("N", hp=30)), distance=5)
-        b = battle(spec)
-        a, _m, n = b.fighters
-        n.x = 15.0
-        scripted(b, (2, 2), (90, 100), (90, 100))  # the pick: N, among both
-        b._take_turn(a)
+        b = self._caster_turn(scripted, psy=10, pick=2)  # the pick: N, among both
         assert events(b.log, "moved") == []
         assert [(e["target"], e["weapon"]) for e in events(b.log, "attack_resolved")] == [("N", "bolt")]
 
@@ -356,8 +350,8 @@ class TestLeavingAZone:
     def test_only_a_zone_it_cannot_leave_holds_a_fighter(self, scripted) -> None:
         """A poisoned fighter still runs toward a distant enemy (d100: 16 m); what holds a
         fighter where it stands is a zone with `escape: none`."""
-        spec = attrs.evolve(scenario(side("h", fighter("A", hp=50), party=True),
-                                     side("m", fighter("M", hp=50)), distance=20), rules="d100")
+        spec = d100(side("h", fighter("A", hp=50), party=True), side("m", fighter("M", hp=50)),
+                    distance=20)
         b = battle(spec)
         a = b.fighters[0]
         scripted(b, (99, 100), (2, 4))  # the force check failed: poisoned, 2 damage

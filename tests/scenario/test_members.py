@@ -26,7 +26,7 @@ class TestUseAndCount:
         scenario = arena.load(variant("count: 2", "count: 3"))
         members = scenario.sides[1].members
         assert [m.name for m in members] == ["goblin 1", "goblin 2", "goblin 3"]
-        assert len({m.kind for m in members}) == 1
+        assert {m.kind for m in members} == {"sides[1].members[0]"}
         assert all(str(m.hp) == "2d6" for m in members)
 
     def test_terror_kind_is_the_scenario_entry(self, arena):
