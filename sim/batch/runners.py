@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from sim.batch.chunk import ChunkResult, ChunkTask, run_chunk
+from sim.batch.tables import load_arrow
 from sim.errors import InputError, RunAborted
 from sim.shutdown import sigint_ignored, start_pool_helpers, worker_init
 from sim.yamlsrc import shorten
@@ -67,6 +68,7 @@ def process_runner(workers: int) -> Runner:
     def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
         context = _pool_context()
         start_pool_helpers(context)
+        load_arrow()  # while the forkserver imports the same: the first submit waits for it
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                     initializer=worker_init, initargs=(os.getpid(),)) as pool:
             def wait_one(pending: set) -> tuple[set, set]:
