@@ -33,12 +33,20 @@ from sim.batch.run import (
     spec_from_manifest,
     start_run,
 )
-from sim.batch.runners import Runner, check_scheduler, default_workers, make_runner, run_serial
+from sim.batch.runners import (
+    Runner,
+    check_scheduler,
+    default_workers,
+    make_runner,
+    pool_is_sooner,
+    run_serial,
+)
 from sim.batch.tables import PART_KEY
 
 __all__ = [
     "BATTLES", "DEFAULT_CHUNK", "PART_KEY", "SUMMARY", "Batch", "BatchSpec", "ChunkResult",
     "ChunkTask", "LogPlan", "RunFolder", "Runner", "battle_seed", "check_scheduler", "default_out",
-    "default_workers", "load_run_scenario", "make_runner", "open_run", "run_chunk", "run_serial",
+    "default_workers", "load_run_scenario", "make_runner", "open_run", "pool_is_sooner", "run_chunk",
+    "run_serial",
     "spec_from_manifest", "start_run", "write_atomic",
 ]

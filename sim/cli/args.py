@@ -52,7 +52,8 @@ def _add_execution(command: argparse.ArgumentParser) -> None:
     """Where and how many battles run: shared by batch, compare and tune."""
     command.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
     command.add_argument("--workers", type=_positive, default=None,
-                         help="processes (default: all cores)")
+                         help="processes (default: one a core; a run too short to be worth"
+                              " starting them plays in this process)")
     command.add_argument("--executor", choices=("process", "dask"), default="process",
                          help="where chunks run: local processes (default), or a Dask cluster")
     command.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")

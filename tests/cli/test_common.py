@@ -11,6 +11,7 @@ import pytest
 
 from sim.batch import default_workers, run_serial
 from sim.cli.common import battle_progress, runner_of, say, warn
+from tests.builders import duel
 
 
 class TestSay:
@@ -46,6 +47,16 @@ class TestRunnerOf:
         assert runner_of(argparse.Namespace(workers=3, executor="process", scheduler=None))[1] == 6
         default = runner_of(argparse.Namespace(workers=None, executor="process", scheduler=None))
         assert default[1] == max(2, 2 * default_workers())
+
+    def test_a_short_run_plays_here_unless_workers_are_asked_for(self):
+        """No --workers: one battle plays in this process, a billion in one worker a core;
+        --workers 2 gets its two workers even for one battle."""
+        default = argparse.Namespace(workers=None, executor="process", scheduler=None)
+        assert runner_of(default, (duel(), 1, 1)) == (run_serial, 2)
+        many = runner_of(default, (duel(), 1, 10**9))
+        assert (many[0] is run_serial) == (default_workers() == 1)
+        asked = runner_of(argparse.Namespace(workers=2, executor="process", scheduler=None), (duel(), 1, 1))
+        assert asked[0] is not run_serial
 
 
 class TestBattleProgress:
