@@ -115,7 +115,7 @@ def cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
                spec: BatchSpec) -> int:
-    runner, window = runner_of(args, (scenario, spec.seed, spec.n))
+    runner, window = runner_of(args, (scenario, spec.seed, spec.n, LogPlan.parse(spec.logs, spec.n)))
     batch = Batch(scenario, spec, folder, runner, window=window)
     signals = StopSignals(warn, _resume_hint(folder))
     batch.should_stop = lambda: signals.requested

@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from sim.batch import Runner, check_scheduler, default_workers, make_runner, pool_is_sooner
+from sim.batch import LogPlan, Runner, check_scheduler, default_workers, make_runner, pool_is_sooner
 from sim.day_file import Day
 from sim.errors import InputError
 from sim.model import Scenario
@@ -50,10 +50,10 @@ def check_scheduler_option(args: argparse.Namespace) -> None:
 
 
 def runner_of(args: argparse.Namespace,
-              work: tuple[Scenario | Day, int, int] | None = None) -> tuple[Runner, int]:
+              work: tuple[Scenario | Day, int, int, LogPlan] | None = None) -> tuple[Runner, int]:
     """The runner that --executor, --workers and --scheduler ask for, and its window: how
     many chunks to keep in flight (two a worker). Without --workers, a run whose ``work``
-    (subject, master seed, battles) ends sooner in this process than in a local pool
+    (subject, master seed, battles, logs) ends sooner in this process than in a local pool
     runs here."""
     workers = args.workers or default_workers()
     if (args.workers is None and args.executor == "process" and work is not None

@@ -8,7 +8,7 @@ import pathlib
 import sys
 from collections.abc import Sequence
 
-from sim.batch import Runner
+from sim.batch import LogPlan, Runner
 from sim.cli.common import (
     EXIT_OK,
     battle_progress,
@@ -32,7 +32,7 @@ def _runner_for(args: argparse.Namespace, variants: Sequence[Variant]) -> tuple[
     """The runner for ``-n`` battles of each variant (the first one weighs them all)."""
     check_bestiary_dirs(args.bestiary)
     check_scheduler_option(args)
-    return runner_of(args, (variants[0].scenario, args.seed, args.n * len(variants)))
+    return runner_of(args, (variants[0].scenario, args.seed, args.n * len(variants), LogPlan()))
 
 
 def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:

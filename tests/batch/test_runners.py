@@ -9,6 +9,7 @@ import pytest
 
 import sim.batch.runners
 from sim import cli
+from sim.batch import LogPlan
 from sim.day_file import load_input
 from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, journal_records, rows
 from tests.builders import duel
@@ -127,16 +128,16 @@ class TestPoolIsSooner:
     """Without --workers, a run too short to be worth starting a pool plays in this process."""
 
     def test_one_worker_never_starts_a_pool(self) -> None:
-        assert not sim.batch.runners.pool_is_sooner(duel(), 1, 10**9, 1)
+        assert not sim.batch.runners.pool_is_sooner(duel(), 1, 10**9, LogPlan(), 1)
 
     def test_a_battle_is_not_worth_a_pool(self) -> None:
         """One battle takes far less than a pool's start."""
-        assert not sim.batch.runners.pool_is_sooner(duel(), 1, 1, 2)
+        assert not sim.batch.runners.pool_is_sooner(duel(), 1, 1, LogPlan(), 2)
 
     def test_a_billion_battles_are(self) -> None:
-        assert sim.batch.runners.pool_is_sooner(duel(), 1, 10**9, 2)
+        assert sim.batch.runners.pool_is_sooner(duel(), 1, 10**9, LogPlan(), 2)
 
     def test_days_are_weighed_too(self) -> None:
         day = load_input(WARREN, ())
-        assert not sim.batch.runners.pool_is_sooner(day, 1, 1, 2)
-        assert sim.batch.runners.pool_is_sooner(day, 1, 10**9, 2)
+        assert not sim.batch.runners.pool_is_sooner(day, 1, 1, LogPlan(), 2)
+        assert sim.batch.runners.pool_is_sooner(day, 1, 10**9, LogPlan(), 2)

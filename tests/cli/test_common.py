@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from sim.batch import default_workers, run_serial
+from sim.batch import LogPlan, default_workers, run_serial
 from sim.cli.common import battle_progress, runner_of, say, warn
 from tests.builders import duel
 
@@ -52,10 +52,11 @@ class TestRunnerOf:
         """No --workers: one battle plays in this process, a billion in one worker a core;
         --workers 2 gets its two workers even for one battle."""
         default = argparse.Namespace(workers=None, executor="process", scheduler=None)
-        assert runner_of(default, (duel(), 1, 1)) == (run_serial, 2)
-        many = runner_of(default, (duel(), 1, 10**9))
+        assert runner_of(default, (duel(), 1, 1, LogPlan())) == (run_serial, 2)
+        many = runner_of(default, (duel(), 1, 10**9, LogPlan()))
         assert (many[0] is run_serial) == (default_workers() == 1)
-        asked = runner_of(argparse.Namespace(workers=2, executor="process", scheduler=None), (duel(), 1, 1))
+        two = argparse.Namespace(workers=2, executor="process", scheduler=None)
+        asked = runner_of(two, (duel(), 1, 1, LogPlan()))
         assert asked[0] is not run_serial
 
 
