@@ -8,6 +8,7 @@ import time
 import pytest
 
 import sim.batch.runners
+import sim.cli.common
 from sim import cli
 from sim.batch import LogPlan
 from sim.day_file import load_input
@@ -141,3 +142,25 @@ class TestPoolIsSooner:
         day = load_input(WARREN, ())
         assert not sim.batch.runners.pool_is_sooner(day, 1, 1, LogPlan(), 2)
         assert sim.batch.runners.pool_is_sooner(day, 1, 10**9, LogPlan(), 2)
+
+    @pytest.mark.parametrize("start_s", [0.0, 1e9], ids=["pool", "here"])
+    def test_the_choice_never_changes_results(self, tmp_path: pathlib.Path,
+                                              monkeypatch: pytest.MonkeyPatch, start_s: float) -> None:
+        """Without --workers the probe's battles are played again in their chunks: a pool
+        (a pool that starts at once is always sooner) or this process give what --workers 1 does."""
+        args = [str(SKIRMISH), "-n", "60", "--seed", "9", "--chunk", "25", "--logs", "all"]
+        one = batch(tmp_path, "one", *args, "--workers", "1")
+        monkeypatch.setattr(sim.batch.runners, "POOL_START_S", start_s)
+        monkeypatch.setattr(sim.cli.common, "default_workers", lambda: 2)
+        made: list[int] = []
+        real = sim.cli.common.make_runner
+        monkeypatch.setattr(sim.cli.common, "make_runner",
+                            lambda executor, workers, scheduler: made.append(workers)
+                            or real(executor, workers, scheduler))
+        chosen = batch(tmp_path, "chosen", *args)
+        assert made == [2 if start_s == 0 else 1]
+        assert comparable(one) == comparable(chosen)
+        assert rows(tmp_path / "one") == rows(tmp_path / "chosen")
+        logs = sorted((tmp_path / "one" / "logs").iterdir())
+        assert [p.read_bytes() for p in logs] == [
+            (tmp_path / "chosen" / "logs" / p.name).read_bytes() for p in logs]
