@@ -8,6 +8,7 @@
     journal   the parts journal: finished chunks appended to one CRC-framed file
     folder    the run folder: atomic writes, manifest, parts
     battles_file  battles.parquet, written as the parts are stored
+    weigh     whether a batch ends sooner in a pool or in this process (default --workers)
     run       Batch (chunks in, counts merged in index order, summary out), start_run,
               open_run (--resume), the manifest of a new run
 
@@ -33,20 +34,13 @@ from sim.batch.run import (
     spec_from_manifest,
     start_run,
 )
-from sim.batch.runners import (
-    Runner,
-    check_scheduler,
-    default_workers,
-    make_runner,
-    pool_is_sooner,
-    run_serial,
-)
+from sim.batch.runners import Runner, check_scheduler, default_workers, make_runner, run_serial
 from sim.batch.tables import PART_KEY
+from sim.batch.weigh import Work
 
 __all__ = [
     "BATTLES", "DEFAULT_CHUNK", "PART_KEY", "SUMMARY", "Batch", "BatchSpec", "ChunkResult",
-    "ChunkTask", "LogPlan", "RunFolder", "Runner", "battle_seed", "check_scheduler", "default_out",
-    "default_workers", "load_run_scenario", "make_runner", "open_run", "pool_is_sooner", "run_chunk",
-    "run_serial",
+    "ChunkTask", "LogPlan", "RunFolder", "Runner", "Work", "battle_seed", "check_scheduler", "default_out",
+    "default_workers", "load_run_scenario", "make_runner", "open_run", "run_chunk", "run_serial",
     "spec_from_manifest", "start_run", "write_atomic",
 ]

@@ -10,22 +10,17 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import itertools
 import logging
 import multiprocessing
 import os
 import socket
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from sim.batch.chunk import ChunkResult, ChunkTask, LogPlan, battle_seed, run_chunk
+from sim.batch.chunk import ChunkResult, ChunkTask, run_chunk
 from sim.batch.tables import load_arrow
-from sim.day import run_day
-from sim.day_file import Day
-from sim.engine import run_battle
 from sim.errors import InputError, RunAborted
-from sim.events import to_jsonl_bytes
-from sim.model import Scenario
 from sim.shutdown import sigint_ignored, start_pool_helpers, worker_init
 from sim.yamlsrc import shorten
 
@@ -74,7 +69,12 @@ def process_runner(workers: int) -> Runner:
     def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
         context = _pool_context()
         start_pool_helpers(context)
-        load_arrow()  # while the forkserver imports the same: the first submit waits for it
+        first = next(tasks, None)
+        if first is None:
+            return
+        if not first.rows_only:  # parts to store: import their writer while the forkserver
+            load_arrow()  # imports the same (the first submit waits for it), not after
+        tasks = itertools.chain([first], tasks)
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                     initializer=worker_init, initargs=(os.getpid(),)) as pool:
             def wait_one(pending: set) -> tuple[set, set]:
@@ -195,39 +195,6 @@ def dask_runner(scheduler: str | None, workers: int) -> Runner:
                 cluster.close()
 
     return run
-
-
-
-
-# A pool's forkserver is a fresh interpreter that imports the engine and Arrow before the
-# first worker forks: about 0.2 s of wall time before any chunk runs in it (measured with
-# scenarios/road_ambush.yaml: 3000 battles take as long with two workers as with one).
-POOL_START_S = 0.2
-PROBE_S = 0.02  # battles timed to weigh a run (they are played again in their chunk)
-
-
-def pool_is_sooner(subject: Scenario | Day, seed: int, n: int, logs: LogPlan, workers: int) -> bool:
-    """Whether a pool of ``workers`` would finish ``n`` battles (or days) sooner than this
-    process alone: it plays the run's first ones for PROBE_S (logging those ``logs``
-    wants) to weigh one. ``workers`` processes take about POOL_START_S + W / workers for
-    battles of W seconds on one core. Only the wall time depends on it: results never
-    depend on where chunks run."""
-    if workers <= 1:
-        return False
-    even = POOL_START_S * workers / (workers - 1)  # the work at which both end together
-    clock, played, spent = time.perf_counter(), 0, 0.0
-    # Until PROBE_S is spent, or a few battles put the run's work well past ``even``.
-    while played < n and spent < PROBE_S and (played < 3 or spent / played * n < 2 * even):
-        logged, seed_i = logs.wants(played), battle_seed(seed, played)
-        if isinstance(subject, Day):
-            events = run_day(subject, seed_i, log=logged)[1]
-        else:
-            events = run_battle(subject, seed_i, log=logged)[1]
-        if logged:
-            to_jsonl_bytes(events)
-        played += 1
-        spent = time.perf_counter() - clock
-    return spent / played * n > even
 
 
 def make_runner(executor: str, workers: int, scheduler: str | None) -> Runner:

@@ -48,12 +48,11 @@ def _add_set(command: argparse.ArgumentParser) -> None:
                               "sides[goblins].members[goblin].count=4 (repeatable; VALUE is YAML)")
 
 
-def _add_execution(command: argparse.ArgumentParser) -> None:
+def _add_execution(command: argparse.ArgumentParser, workers: str = "one a core") -> None:
     """Where and how many battles run: shared by batch, compare and tune."""
     command.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
     command.add_argument("--workers", type=_positive, default=None,
-                         help="processes (default: one a core; a run too short to be worth"
-                              " starting them plays in this process)")
+                         help=f"processes (default: {workers})")
     command.add_argument("--executor", choices=("process", "dask"), default="process",
                          help="where chunks run: local processes (default), or a Dask cluster")
     command.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
@@ -128,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     batch = commands.add_parser("batch", help="run many battles and tell how deadly it is")
     batch.add_argument("scenario", type=pathlib.Path, nargs="?", help=SCENARIO_HELP + " (not with --resume)")
     batch.add_argument("-n", type=_positive, default=1000, help="battles to run (the cap with --precision)")
-    _add_execution(batch)
+    _add_execution(batch, "one a core, unless its first battles say the run ends sooner"
+                          " in this process")
     batch.add_argument("--out", type=pathlib.Path, help="run folder (default runs/<scenario>-s<seed>-<time>)")
     batch.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
     batch.add_argument("--logs", default="none", help="event logs to keep: none, all or sample:N")

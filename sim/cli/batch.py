@@ -13,6 +13,7 @@ from sim.batch import (
     BatchSpec,
     LogPlan,
     RunFolder,
+    Work,
     default_out,
     load_run_scenario,
     open_run,
@@ -115,23 +116,30 @@ def cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
                spec: BatchSpec) -> int:
-    runner, window = runner_of(args, (scenario, spec.seed, spec.n, LogPlan.parse(spec.logs, spec.n)))
-    batch = Batch(scenario, spec, folder, runner, window=window)
     signals = StopSignals(warn, _resume_hint(folder))
-    batch.should_stop = lambda: signals.requested
+    batch: Batch | None = None
+
+    def done() -> int:
+        return batch.aggregate.battles if batch is not None else 0
+
     try:
         with signals, battle_progress(not args.no_progress, spec.n) as progress:
-            batch.progress = progress
+            # Weighed under the signals: a Ctrl-C while the first battles are weighed stops
+            # the run as one at any other moment does.
+            work = Work(scenario, spec.seed, spec.n, spec.chunk, LogPlan.parse(spec.logs, spec.n))
+            runner, window = runner_of(args, work)
+            batch = Batch(scenario, spec, folder, runner, window=window, progress=progress,
+                          should_stop=lambda: signals.requested)
             summary = batch.run()
     except KeyboardInterrupt:
         with contextlib.suppress(InputError):  # the parts are what counts; the status is a note
             manifest = folder.read_manifest()
-            manifest.update(status="interrupted", battles_done=batch.aggregate.battles)
+            manifest.update(status="interrupted", battles_done=done())
             folder.write_manifest(manifest)
-        warn(f"interrupted after {batch.aggregate.battles} battles; {_resume_hint(folder)}")
+        warn(f"interrupted after {done()} battles; {_resume_hint(folder)}")
         return EXIT_INTERRUPTED
     except RunAborted as exc:
-        warn(f"{exc}; stopped after {batch.aggregate.battles} battles; {_resume_hint(folder)}")
+        warn(f"{exc}; stopped after {done()} battles; {_resume_hint(folder)}")
         return EXIT_INPUT
     _show_summary(summary, folder, args.json)
     if args.report:

@@ -10,10 +10,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from sim.batch import LogPlan, Runner, check_scheduler, default_workers, make_runner, pool_is_sooner
-from sim.day_file import Day
+from sim.batch import Runner, Work, check_scheduler, default_workers, make_runner
 from sim.errors import InputError
-from sim.model import Scenario
 from sim.terminal import safe
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -49,15 +47,13 @@ def check_scheduler_option(args: argparse.Namespace) -> None:
     check_scheduler(args.scheduler)
 
 
-def runner_of(args: argparse.Namespace,
-              work: tuple[Scenario | Day, int, int, LogPlan] | None = None) -> tuple[Runner, int]:
+def runner_of(args: argparse.Namespace, work: Work | None = None) -> tuple[Runner, int]:
     """The runner that --executor, --workers and --scheduler ask for, and its window: how
-    many chunks to keep in flight (two a worker). Without --workers, a run whose ``work``
-    (subject, master seed, battles, logs) ends sooner in this process than in a local pool
-    runs here."""
+    many chunks to keep in flight (two a worker). Without --workers, a batch's ``work``
+    that a local pool would not finish sooner runs in this process."""
     workers = args.workers or default_workers()
     if (args.workers is None and args.executor == "process" and work is not None
-            and not pool_is_sooner(*work, workers)):
+            and not work.pool_is_sooner(workers)):
         workers = 1
     return make_runner(args.executor, workers, args.scheduler), max(2, workers * 2)
 

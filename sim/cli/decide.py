@@ -8,7 +8,7 @@ import pathlib
 import sys
 from collections.abc import Sequence
 
-from sim.batch import LogPlan, Runner
+from sim.batch import Runner
 from sim.cli.common import (
     EXIT_OK,
     battle_progress,
@@ -28,11 +28,10 @@ from sim.terminal import quoted_text
 from sim.tune import parse_target, parse_vary, tune
 
 
-def _runner_for(args: argparse.Namespace, variants: Sequence[Variant]) -> tuple[Runner, int]:
-    """The runner for ``-n`` battles of each variant (the first one weighs them all)."""
+def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
     check_bestiary_dirs(args.bestiary)
     check_scheduler_option(args)
-    return runner_of(args, (variants[0].scenario, args.seed, args.n * len(variants), LogPlan()))
+    return runner_of(args)
 
 
 def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
@@ -64,7 +63,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         msg = f"sim compare: give 2 to {MAX_VARIANTS} variants (got {len(scenarios)})"
         raise InputError(msg)
     variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
-    runner, window = _runner_for(args, variants)
+    runner, window = _runner_for(args)
     shown = not (args.no_progress or args.json)
     with StopSignals(warn, raise_first=True), battle_progress(shown) as progress:
         result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
@@ -107,7 +106,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     scenarios = _load_all([(args.scenario, [*args.overrides, label]) for label in labels],
                           tuple(args.bestiary))
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
-    runner, window = _runner_for(args, [variant for _, variant in points])
+    runner, window = _runner_for(args)
     shown = not (args.no_progress or args.json)
     with StopSignals(warn, raise_first=True), battle_progress(shown) as progress:
         result = tune(points, target, args.seed, args.n, args.precision, runner, window,

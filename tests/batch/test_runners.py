@@ -8,13 +8,8 @@ import time
 import pytest
 
 import sim.batch.runners
-import sim.cli.common
 from sim import cli
-from sim.batch import LogPlan
-from sim.day_file import load_input
 from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, journal_records, rows
-from tests.builders import duel
-from tests.day_files import WARREN
 
 
 class TestExecutors:
@@ -123,44 +118,3 @@ class TestScheduler:
         assert resumed == 0
         batch(tmp_path, "whole", *args, "--workers", "1")
         assert rows(run) == rows(tmp_path / "whole")
-
-
-class TestPoolIsSooner:
-    """Without --workers, a run too short to be worth starting a pool plays in this process."""
-
-    def test_one_worker_never_starts_a_pool(self) -> None:
-        assert not sim.batch.runners.pool_is_sooner(duel(), 1, 10**9, LogPlan(), 1)
-
-    def test_a_battle_is_not_worth_a_pool(self) -> None:
-        """One battle takes far less than a pool's start."""
-        assert not sim.batch.runners.pool_is_sooner(duel(), 1, 1, LogPlan(), 2)
-
-    def test_a_billion_battles_are(self) -> None:
-        assert sim.batch.runners.pool_is_sooner(duel(), 1, 10**9, LogPlan(), 2)
-
-    def test_days_are_weighed_too(self) -> None:
-        day = load_input(WARREN, ())
-        assert not sim.batch.runners.pool_is_sooner(day, 1, 1, LogPlan(), 2)
-        assert sim.batch.runners.pool_is_sooner(day, 1, 10**9, LogPlan(), 2)
-
-    @pytest.mark.parametrize("start_s", [0.0, 1e9], ids=["pool", "here"])
-    def test_the_choice_never_changes_results(self, tmp_path: pathlib.Path,
-                                              monkeypatch: pytest.MonkeyPatch, start_s: float) -> None:
-        """Without --workers the probe's battles are played again in their chunks: a pool
-        (a pool that starts at once is always sooner) or this process give what --workers 1 does."""
-        args = [str(SKIRMISH), "-n", "60", "--seed", "9", "--chunk", "25", "--logs", "all"]
-        one = batch(tmp_path, "one", *args, "--workers", "1")
-        monkeypatch.setattr(sim.batch.runners, "POOL_START_S", start_s)
-        monkeypatch.setattr(sim.cli.common, "default_workers", lambda: 2)
-        made: list[int] = []
-        real = sim.cli.common.make_runner
-        monkeypatch.setattr(sim.cli.common, "make_runner",
-                            lambda executor, workers, scheduler: made.append(workers)
-                            or real(executor, workers, scheduler))
-        chosen = batch(tmp_path, "chosen", *args)
-        assert made == [2 if start_s == 0 else 1]
-        assert comparable(one) == comparable(chosen)
-        assert rows(tmp_path / "one") == rows(tmp_path / "chosen")
-        logs = sorted((tmp_path / "one" / "logs").iterdir())
-        assert [p.read_bytes() for p in logs] == [
-            (tmp_path / "chosen" / "logs" / p.name).read_bytes() for p in logs]

@@ -9,7 +9,8 @@ import threading
 
 import pytest
 
-from sim.batch import LogPlan, default_workers, run_serial
+import sim.batch.weigh
+from sim.batch import LogPlan, Work, default_workers, run_serial
 from sim.cli.common import battle_progress, runner_of, say, warn
 from tests.builders import duel
 
@@ -48,16 +49,17 @@ class TestRunnerOf:
         default = runner_of(argparse.Namespace(workers=None, executor="process", scheduler=None))
         assert default[1] == max(2, 2 * default_workers())
 
-    def test_a_short_run_plays_here_unless_workers_are_asked_for(self):
-        """No --workers: one battle plays in this process, a billion in one worker a core;
-        --workers 2 gets its two workers even for one battle."""
+    def test_a_short_run_plays_here_unless_workers_are_asked_for(self, monkeypatch):
+        """No --workers: a batch of one chunk plays in this process, a longer one in one worker a
+        core when a pool ends sooner (here one that starts at once); --workers 2 is kept."""
         default = argparse.Namespace(workers=None, executor="process", scheduler=None)
-        assert runner_of(default, (duel(), 1, 1, LogPlan())) == (run_serial, 2)
-        many = runner_of(default, (duel(), 1, 10**9, LogPlan()))
+        assert runner_of(default, Work(duel(), 1, 500, 500, LogPlan())) == (run_serial, 2)
+        monkeypatch.setattr(sim.batch.weigh, "POOL_START_S", 0.0)
+        many = runner_of(default, Work(duel(), 1, 1000, 500, LogPlan()))
         assert (many[0] is run_serial) == (default_workers() == 1)
         two = argparse.Namespace(workers=2, executor="process", scheduler=None)
-        asked = runner_of(two, (duel(), 1, 1, LogPlan()))
-        assert asked[0] is not run_serial
+        assert runner_of(two, Work(duel(), 1, 500, 500, LogPlan()))[0] is not run_serial
+
 
 
 class TestBattleProgress:

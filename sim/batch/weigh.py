@@ -1,0 +1,73 @@
+"""Whether a batch ends sooner in a pool of workers or in this process: the default
+``--workers`` choice.
+
+A pool's forkserver is a fresh interpreter that imports the engine and Arrow
+before its first worker forks, so a pool only starts playing about POOL_START_S
+after it is asked for. A short run is over before then. The run's first battles
+are played here to weigh one; they are played again in their chunk, so results
+never depend on the choice (battle i's seed depends on nothing but i).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import attrs
+
+from sim.batch.chunk import LogPlan, battle_seed
+from sim.day import run_day
+from sim.day_file import Day
+from sim.engine import run_battle
+from sim.events import to_jsonl_bytes
+from sim.model import Scenario
+
+# Measured with scenarios/road_ambush.yaml on two cores: 3000 battles in chunks of 500 take as
+# long with two workers as with one.
+POOL_START_S = 0.2
+PROBE_S = 0.02  # at most this long is spent weighing, and never less than one battle
+
+
+@attrs.frozen
+class Work:
+    """What a batch will play: ``n`` battles (or days) of ``subject`` from master ``seed``, in
+    chunks of ``chunk``, logging those ``logs`` wants."""
+
+    subject: Scenario | Day
+    seed: int
+    n: int
+    chunk: int
+    logs: LogPlan
+
+    def pool_is_sooner(self, workers: int) -> bool:
+        """Whether ``workers`` processes would finish sooner than this one alone. One chunk
+        (or one worker) never is; else the first battles are weighed until the answer holds
+        for half and for twice their cost, or PROBE_S is spent."""
+        if workers <= 1 or self.n <= self.chunk:
+            return False
+        clock, played = time.perf_counter(), 0
+        while played < self.n:
+            self._play(played)
+            played += 1
+            spent = time.perf_counter() - clock
+            each = spent / played
+            sure = played >= 3 and self._sooner(each / 2, workers) == self._sooner(each * 2, workers)
+            if sure or spent >= PROBE_S:
+                break
+        return self._sooner(each, workers)
+
+    def _sooner(self, each: float, workers: int) -> bool:
+        """With battles of ``each`` seconds: the pool starts, then plays its chunks ``workers``
+        at a time (the last round as long as a whole chunk); this process plays them all."""
+        rounds = math.ceil(math.ceil(self.n / self.chunk) / workers)
+        return POOL_START_S + rounds * self.chunk * each < self.n * each
+
+    def _play(self, index: int) -> None:
+        """Battle ``index`` as a chunk plays it, its log written when the run logs it."""
+        logged, seed = self.logs.wants(index), battle_seed(self.seed, index)
+        if isinstance(self.subject, Day):
+            events = run_day(self.subject, seed, log=logged)[1]
+        else:
+            events = run_battle(self.subject, seed, log=logged)[1]
+        if logged:
+            to_jsonl_bytes(events)
