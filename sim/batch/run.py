@@ -305,6 +305,11 @@ def spec_from_manifest(manifest: dict[str, Any]) -> BatchSpec:
 
 
 def default_out(scenario_path: pathlib.Path, seed: int) -> pathlib.Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return pathlib.Path("runs") / f"{scenario_path.stem}-s{seed}-{stamp}"
+    """runs/<scenario>-s<seed>-<time>, or the first of -2, -3... not taken: a batch can end
+    within the second, and the same command again must not be refused for its folder."""
+    base = pathlib.Path("runs") / f"{scenario_path.stem}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    taken = 1
+    while os.path.lexists(folder := base if taken == 1 else base.with_name(f"{base.name}-{taken}")):
+        taken += 1
+    return folder
 

@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import pytest
 
+import sim.batch.run
 from sim import cli
 from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
 from sim.scenario import load_scenario
@@ -347,3 +348,20 @@ class TestStalemate:
                          "--workers", "1", "--no-progress", "--out", str(tmp_path / "run")])
         assert code == 0
         assert "stalemate 3, round limit 0" in capsys.readouterr().out
+
+
+class TestDefaultFolder:
+    def test_the_same_command_within_a_second_gets_its_own_folder(
+            self, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Without --out, a run folder already taken (another run in the same second, or any
+        file of that name) moves the new run to -2, then -3: it is not refused."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setattr(sim.batch.run.time, "strftime", lambda _format: "20261201-020000")
+        (tmp_path / "runs").mkdir()
+        (tmp_path / "runs" / "duel-s4-20261201-020000-2").write_text("not a run")
+        args = ["batch", str(DUEL), "-n", "20", "--seed", "4", "--workers", "1", "--json", "--no-progress"]
+        assert cli.main(args) == 0
+        assert cli.main(args) == 0
+        runs = sorted(p.name for p in (tmp_path / "runs").iterdir())
+        assert runs == ["duel-s4-20261201-020000", "duel-s4-20261201-020000-2", "duel-s4-20261201-020000-3"]
+        assert (tmp_path / "runs" / "duel-s4-20261201-020000-3" / "summary.json").exists()
