@@ -78,7 +78,8 @@ def _steps(path_text: str) -> list[Step] | str:
             inside = path_text[i + 1:end].strip()
             if not inside:
                 return "empty brackets '[]'"
-            key: Selector = int(inside) if inside.isdigit() else inside
+            # An index is ASCII digits: '²' is a digit that int() refuses, so it is a name.
+            key: Selector = int(inside) if inside.isascii() and inside.isdigit() else inside
             steps.append(Step(key, bracket=True))
             i, expect_key = end + 1, False
         elif ch == ".":

@@ -30,7 +30,7 @@ from sim.stats import interval
 STEP = 250  # battles per undecided value per round (fixed, so results never depend on workers)
 MAX_VALUES = 100
 _TARGET = re.compile(r"\s*([A-Za-z_][\w.\[\] ]*?)\s*(<=|>=)\s*([0-9]*\.?[0-9]+)\s*%?\s*")
-_RANGE = re.compile(r"\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*")
+_RANGE = re.compile(r"\s*(-?[0-9]{1,18})\s*\.\.\s*(-?[0-9]{1,18})\s*")  # int() reads these
 
 
 @attrs.frozen

@@ -34,6 +34,11 @@ class TestPaths:
         by_index = load_scenario(AMBUSH, overrides=["sides[1].members[0].count=4"])
         assert goblins(by_name) == goblins(by_index) == [f"goblin {i}" for i in range(1, 5)]
 
+    def test_index_is_ascii_digits(self):
+        """[\u00b2] (a superscript two: a digit int() refuses) is a name, and no side has it."""
+        (line,) = problems("sides[\u00b2].members[0].count=2")
+        assert "no entry named '\u00b2'" in line
+
     def test_key_over_a_bestiary_value(self):
         """A key the entry does not write (hp comes from the bestiary) is added."""
         scenario = load_scenario(AMBUSH, overrides=["sides[heroes].members[Aria].hp=30"])

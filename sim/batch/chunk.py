@@ -29,6 +29,7 @@ from sim.stats import Aggregate
 
 DEFAULT_CHUNK = 500
 SEED_BITS = 63
+MAX_DIGITS = 18  # sample:K beyond this many digits is refused (K >= n logs every battle anyway)
 
 
 def battle_seed(master: int, index: int) -> int:
@@ -64,9 +65,11 @@ class LogPlan:
             return cls(text)
         if text.startswith("sample:"):
             count = text.removeprefix("sample:")
-            if count.isdigit() and int(count) > 0:
+            # ASCII digits only ('²' is a digit int() refuses), and few enough for int() to read
+            if count.isascii() and count.isdigit() and len(count) <= MAX_DIGITS and int(count) > 0:
                 return cls("sample", max(1, -(-n // int(count))))
-        msg = f"sim batch: --logs: must be none, all or sample:N with N > 0 (got {text[:40]!r})"
+        msg = (f"sim batch: --logs: must be none, all or sample:N with N > 0, at most {MAX_DIGITS}"
+               f" digits (got {text[:40]!r})")
         raise InputError(msg)
 
 

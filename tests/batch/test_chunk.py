@@ -6,6 +6,8 @@ import hashlib
 import json
 import pathlib
 
+import pytest
+
 from sim import cli
 from sim.batch import battle_seed
 from sim.batch.chunk import battle_seeds
@@ -67,7 +69,10 @@ class TestLogs:
         assert events[0]["batch"]["index"] == 7 and events[-1]["event"] == "battle_ended"
         assert cli.main(["replay", str(log)]) == 2  # twelve battles: which one?
 
-    def test_bad_logs_option(self, tmp_path: pathlib.Path) -> None:
-        """An unknown --logs value exits 2 before any run folder is made."""
-        code = cli.main(["batch", str(DUEL), "--logs", "some", "--out", str(tmp_path / "r")])
+    @pytest.mark.parametrize("logs", ["some", "sample:0", "sample:\u00b2", "sample:" + "9" * 5000])
+    def test_bad_logs_option(self, tmp_path: pathlib.Path, capsys, logs: str) -> None:
+        """An unknown --logs value exits 2 with one line before any run folder is made: a
+        superscript digit, or more digits than int() reads, too."""
+        code = cli.main(["batch", str(DUEL), "--logs", logs, "--out", str(tmp_path / "r")])
         assert code == 2 and not (tmp_path / "r").exists()
+        assert capsys.readouterr().err.startswith("sim batch: --logs: must be none, all or sample:N")
