@@ -33,7 +33,7 @@ from sim.batch.chunk import (
     roster_of,
 )
 from sim.batch.folder import LOGS, SUMMARY, RunFolder, write_run_file
-from sim.batch.runners import Runner
+from sim.batch.runners import Runner, run_serial
 from sim.batch.tables import part_rows, part_table
 from sim.day_file import Day, load_input
 from sim.errors import InputError
@@ -97,10 +97,13 @@ class Batch:
     scenario: Scenario | Day
     spec: BatchSpec
     folder: RunFolder
-    runner: Runner
-    window: int
+    runner: Runner = run_serial  # where chunks run, and how many may be in flight
+    window: int = 2
     progress: Callable[[int, int], None] = lambda done, total: None
     should_stop: Callable[[], bool] = lambda: False  # Ctrl-C: finish what is in flight, then stop
+    # Given the first battle still to play once stored parts are counted, the runner and window
+    # to play the rest with (the default --workers weighs what is left); None keeps ``runner``.
+    choose: Callable[[int], tuple[Runner, int]] | None = None
     aggregate: Aggregate = attrs.field(init=False)
     battles: BattlesWriter | None = attrs.field(init=False, default=None)  # battles.parquet
     elapsed: float = 0.0
@@ -151,6 +154,8 @@ class Batch:
             done = self._replay_parts(self.battles)
             plan = LogPlan.parse(self.spec.logs, self.spec.n)
             if not self._enough():
+                if self.choose is not None:
+                    self.runner, self.window = self.choose(done * self.spec.chunk)
                 self._collect(done, plan)
                 if self.should_stop() and not self._enough():
                     raise KeyboardInterrupt  # the chunks in flight are stored: resumable from here
@@ -305,11 +310,20 @@ def spec_from_manifest(manifest: dict[str, Any]) -> BatchSpec:
 
 
 def default_out(scenario_path: pathlib.Path, seed: int) -> pathlib.Path:
-    """runs/<scenario>-s<seed>-<time>, or the first of -2, -3... not taken: a batch can end
-    within the second, and the same command again must not be refused for its folder."""
+    """A new empty folder runs/<scenario>-s<seed>-<time>, or the first of -2, -3... not taken:
+    a batch can end within the second, and the same command again must not be refused.
+    Made here, at once: two runs starting in the same second never pick the same one."""
     base = pathlib.Path("runs") / f"{scenario_path.stem}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
     taken = 1
-    while os.path.lexists(folder := base if taken == 1 else base.with_name(f"{base.name}-{taken}")):
-        taken += 1
-    return folder
-
+    while True:
+        folder = base if taken == 1 else base.with_name(f"{base.name}-{taken}")
+        _check_encodable(folder)  # refused before anything is made
+        try:
+            folder.mkdir(parents=True)
+        except FileExistsError:  # a folder, a file or a dangling link: the next name
+            taken += 1
+            continue
+        except OSError as exc:
+            msg = f"{folder}: cannot create the run folder ({exc.strerror})"
+            raise InputError(msg) from exc
+        return folder

@@ -30,37 +30,51 @@ PROBE_S = 0.02  # at most this long is spent weighing, and never less than one b
 
 @attrs.frozen
 class Work:
-    """What a batch will play: ``n`` battles (or days) of ``subject`` from master ``seed``, in
-    chunks of ``chunk``, logging those ``logs`` wants."""
+    """What a batch will play: battles (or days) ``first`` to ``n`` of ``subject`` from master
+    ``seed``, in chunks of ``chunk``, logging those ``logs`` wants; with ``precision``, ``n``
+    is a cap."""
 
     subject: Scenario | Day
     seed: int
     n: int
     chunk: int
     logs: LogPlan
+    first: int = 0  # battles before it are stored already (--resume)
+    precision: float | None = None
 
     def pool_is_sooner(self, workers: int) -> bool:
         """Whether ``workers`` processes would finish sooner than this one alone. One chunk
-        (or one worker) never is; else the first battles are weighed until the answer holds
-        for half and for twice their cost, or PROBE_S is spent."""
-        if workers <= 1 or self.n <= self.chunk:
+        (or one worker) never is; else the first battles left are weighed until the answer
+        holds for half and for twice their cost, or PROBE_S is spent."""
+        left = self._left()
+        if workers <= 1 or left <= self.chunk:
             return False
         clock, played = time.perf_counter(), 0
-        while played < self.n:
-            self._play(played)
+        while played < left:
+            self._play(self.first + played)
             played += 1
             spent = time.perf_counter() - clock
             each = spent / played
-            sure = played >= 3 and self._sooner(each / 2, workers) == self._sooner(each * 2, workers)
+            sure = (played >= 3
+                    and self._sooner(left, each / 2, workers) == self._sooner(left, each * 2, workers))
             if sure or spent >= PROBE_S:
                 break
-        return self._sooner(each, workers)
+        return self._sooner(left, each, workers)
 
-    def _sooner(self, each: float, workers: int) -> bool:
-        """With battles of ``each`` seconds: the pool starts, then plays its chunks ``workers``
-        at a time (the last round as long as a whole chunk); this process plays them all."""
-        rounds = math.ceil(math.ceil(self.n / self.chunk) / workers)
-        return POOL_START_S + rounds * self.chunk * each < self.n * each
+    def _left(self) -> int:
+        """Battles still to play: to ``n``, or with --precision at most as many as a headline
+        rate of 50% needs (a 95% half-width of p takes (0.98 / p)^2 battles)."""
+        last = self.n
+        if self.precision is not None:
+            last = min(last, math.ceil((0.98 / self.precision) ** 2))
+        return max(0, last - self.first)
+
+    def _sooner(self, left: int, each: float, workers: int) -> bool:
+        """With ``left`` battles of ``each`` seconds: the pool starts, then plays its chunks
+        ``workers`` at a time (the last round as long as a whole chunk); this process plays
+        them all."""
+        rounds = math.ceil(math.ceil(left / self.chunk) / workers)
+        return POOL_START_S + rounds * self.chunk * each < left * each
 
     def _play(self, index: int) -> None:
         """Battle ``index`` as a chunk plays it, its log written when the run logs it."""

@@ -13,6 +13,7 @@ from sim.batch import (
     BatchSpec,
     LogPlan,
     RunFolder,
+    Runner,
     Work,
     default_out,
     load_run_scenario,
@@ -124,12 +125,15 @@ def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
 
     try:
         with signals, battle_progress(not args.no_progress, spec.n) as progress:
-            # Weighed under the signals: a Ctrl-C while the first battles are weighed stops
-            # the run as one at any other moment does.
-            work = Work(scenario, spec.seed, spec.n, spec.chunk, LogPlan.parse(spec.logs, spec.n))
-            runner, window = runner_of(args, work)
-            batch = Batch(scenario, spec, folder, runner, window=window, progress=progress,
-                          should_stop=lambda: signals.requested)
+            def choose(first: int) -> tuple[Runner, int]:
+                """The runner, once stored parts are counted (only what is left is weighed),
+                under the signals: a Ctrl-C while weighing stops the run as at any other moment."""
+                logs = LogPlan.parse(spec.logs, spec.n)
+                return runner_of(args, Work(scenario, spec.seed, spec.n, spec.chunk, logs, first,
+                                            spec.precision))
+
+            batch = Batch(scenario, spec, folder, progress=progress,
+                          should_stop=lambda: signals.requested, choose=choose)
             summary = batch.run()
     except KeyboardInterrupt:
         with contextlib.suppress(InputError):  # the parts are what counts; the status is a note

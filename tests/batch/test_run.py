@@ -365,3 +365,13 @@ class TestDefaultFolder:
         runs = sorted(p.name for p in (tmp_path / "runs").iterdir())
         assert runs == ["duel-s4-20261201-020000", "duel-s4-20261201-020000-2", "duel-s4-20261201-020000-3"]
         assert (tmp_path / "runs" / "duel-s4-20261201-020000-3" / "summary.json").exists()
+
+    def test_each_default_folder_is_made_when_picked(self, tmp_path: pathlib.Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+        """Two runs starting in the same second never pick the same folder: it is made as it is
+        picked, so the second pick sees it taken."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.setattr(sim.batch.run.time, "strftime", lambda _format: "20261201-020000")
+        first, second = sim.batch.run.default_out(DUEL, 4), sim.batch.run.default_out(DUEL, 4)
+        assert first != second and first.is_dir() and second.is_dir()
+        assert not any(first.iterdir()) and not any(second.iterdir())

@@ -14,8 +14,9 @@ import pytest
 import sim.batch.weigh
 import sim.cli.common
 from sim import cli
-from sim.batch import LogPlan, Work
+from sim.batch import Batch, BatchSpec, LogPlan, Work, run_serial, start_run
 from sim.day_file import load_input
+from sim.scenario import load_scenario
 from tests.batch.helpers import SKIRMISH, batch, comparable, rows
 from tests.builders import duel
 from tests.day_files import WARREN
@@ -31,6 +32,16 @@ def played(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     monkeypatch.setattr(sim.batch.weigh.time, "perf_counter", lambda: len(ticks.append(0) or ticks) * STEP_S)
     monkeypatch.setattr(Work, "_play", lambda self, index: calls.append(index))
     return calls
+
+
+def spy_on_runners(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The worker counts the command's runners are made with, as it makes them."""
+    made: list[int] = []
+    real = sim.cli.common.make_runner
+    monkeypatch.setattr(sim.cli.common, "make_runner",
+                        lambda executor, workers, scheduler: made.append(workers)
+                        or real(executor, workers, scheduler))
+    return made
 
 
 def work(n: int, chunk: int = 500, logs: LogPlan | None = None) -> Work:
@@ -60,6 +71,18 @@ class TestWeighing:
         assert work(1000).pool_is_sooner(2)
         assert played == list(range(math.ceil(sim.batch.weigh.PROBE_S / STEP_S)))
 
+    def test_only_the_battles_left_are_weighed(self, played: list[int]) -> None:
+        """A resumed run weighs from its first battle not yet stored; with one chunk left, or a
+        --precision that 1068 battles meet at worst ((0.98 / 0.03)^2: 3 chunks of 500 at
+        0.5 ms), it stays here."""
+        assert Work(duel(), 1, 10**6, 500, LogPlan(), first=1000).pool_is_sooner(2)
+        assert played == [1000, 1001, 1002]
+        played.clear()
+        assert not Work(duel(), 1, 10**6, 500, LogPlan(), first=10**6 - 500).pool_is_sooner(2)
+        assert played == []
+        assert not Work(duel(), 1, 10**6, 500, LogPlan(), precision=0.03).pool_is_sooner(2)
+        assert Work(duel(), 1, 10**6, 500, LogPlan(), precision=0.005).pool_is_sooner(2)
+
     def test_battles_weighed_are_logged_as_the_run_logs_them(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """--logs all makes a battle several times dearer: the weighed ones are logged too."""
         written: list[int] = []
@@ -85,11 +108,7 @@ class TestDefaultWorkers:
         one = batch(tmp_path, "one", *args, "--workers", "1")
         monkeypatch.setattr(sim.batch.weigh, "POOL_START_S", start_s)
         monkeypatch.setattr(sim.cli.common, "default_workers", lambda: 2)
-        made: list[int] = []
-        real = sim.cli.common.make_runner
-        monkeypatch.setattr(sim.cli.common, "make_runner",
-                            lambda executor, workers, scheduler: made.append(workers)
-                            or real(executor, workers, scheduler))
+        made = spy_on_runners(monkeypatch)
         chosen = batch(tmp_path, "chosen", *args)
         assert made == [2 if start_s == 0 else 1]
         assert comparable(one) == comparable(chosen)
@@ -97,6 +116,30 @@ class TestDefaultWorkers:
         logs = sorted((tmp_path / "one" / "logs").iterdir())
         assert [p.read_bytes() for p in logs] == [
             (tmp_path / "chosen" / "logs" / p.name).read_bytes() for p in logs]
+
+    def test_a_resume_weighs_what_is_left(self, tmp_path: pathlib.Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+        """A run stopped with one chunk left resumes in this process, though a pool would be
+        sooner for the whole run (one that starts at once), and weighs nothing."""
+        scenario, spec = load_scenario(SKIRMISH), BatchSpec(n=90, seed=9, chunk=30)
+        folder = start_run(tmp_path / "cut", scenario, spec, ["batch"])
+
+        def two_chunks(tasks, window):
+            for count, result in enumerate(run_serial(tasks, window)):
+                if count == 2:
+                    raise KeyboardInterrupt
+                yield result
+
+        with pytest.raises(KeyboardInterrupt):
+            Batch(scenario, spec, folder, two_chunks).run()
+        folder.release()
+        weighed: list[int] = []
+        monkeypatch.setattr(Work, "_play", lambda self, index: weighed.append(index))
+        monkeypatch.setattr(sim.batch.weigh, "POOL_START_S", 0.0)
+        monkeypatch.setattr(sim.cli.common, "default_workers", lambda: 2)
+        made = spy_on_runners(monkeypatch)
+        assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
+        assert (made, weighed) == ([1], [])
 
     def test_ctrl_c_while_weighing_stops_like_any_other(self, tmp_path: pathlib.Path,
                                                         monkeypatch: pytest.MonkeyPatch,
