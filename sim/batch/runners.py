@@ -129,6 +129,9 @@ def check_scheduler(address: str) -> None:
     except OSError as exc:
         msg = f"--scheduler: cannot reach {shorten(address)} ({exc.strerror or exc})"
         raise InputError(msg) from None
+    except (ValueError, OverflowError) as exc:  # a host name IDNA cannot encode, a port past 65535
+        msg = f"--scheduler: not an address like tcp://host:8786 (got {shorten(address)}: {exc})"
+        raise InputError(msg) from None
     if b"compression" not in greeting:  # a key of the scheduler's handshake
         msg = f"--scheduler: {shorten(address)} answered, but not as a Dask scheduler"
         raise InputError(msg)

@@ -65,9 +65,9 @@ class Work:
         """Battles still to play: to ``n``, or with --precision at most as many as a headline
         rate of 50% needs (a 95% half-width of p takes (0.98 / p)^2 battles)."""
         last = self.n
-        if self.precision is not None:
-            last = min(last, math.ceil((0.98 / self.precision) ** 2))
-        return max(0, last - self.first)
+        if self.precision is not None and 0.98 / self.precision < math.sqrt(self.n):
+            last = math.ceil((0.98 / self.precision) ** 2)  # else the cap comes first (and a
+        return max(0, last - self.first)  # tiny precision would square past a float)
 
     def _sooner(self, left: int, each: float, workers: int) -> bool:
         """With ``left`` battles of ``each`` seconds: the pool starts, then plays its chunks

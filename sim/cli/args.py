@@ -30,6 +30,17 @@ def _positive(text: str) -> int:
     return value
 
 
+MAX_WORKERS = 1024  # a process each: more than any machine runs at once (and a C int's limit)
+
+
+def _workers(text: str) -> int:
+    value = _positive(text)
+    if value > MAX_WORKERS:
+        msg = f"must be at most {MAX_WORKERS} (got {value})"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def _fraction(text: str) -> float:
     try:
         value = float(text)
@@ -51,7 +62,7 @@ def _add_set(command: argparse.ArgumentParser) -> None:
 def _add_execution(command: argparse.ArgumentParser, workers: str = "one a core") -> None:
     """Where and how many battles run: shared by batch, compare and tune."""
     command.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
-    command.add_argument("--workers", type=_positive, default=None,
+    command.add_argument("--workers", type=_workers, default=None,
                          help=f"processes (default: {workers})")
     command.add_argument("--executor", choices=("process", "dask"), default="process",
                          help="where chunks run: local processes (default), or a Dask cluster")

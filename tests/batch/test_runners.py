@@ -49,10 +49,12 @@ class TestScheduler:
         assert not out.exists()  # refused before any run folder is made
         return err
 
-    def test_malformed_address(self, tmp_path: pathlib.Path, capsys) -> None:
-        """`not-a-url` is not an address."""
+    @pytest.mark.parametrize("address", ["not-a-url", "tcp://a..b:1", "tcp://" + "a" * 64 + ":1"])
+    def test_malformed_address(self, tmp_path: pathlib.Path, capsys, address: str) -> None:
+        """`not-a-url` is not an address, nor a host name with an empty or 64-letter label
+        (the socket cannot encode it)."""
         pytest.importorskip("distributed")
-        err = self.refused(tmp_path, capsys, "not-a-url")
+        err = self.refused(tmp_path, capsys, address)
         assert err.startswith("--scheduler: not an address like tcp://host:8786")
 
     def test_unreachable_address(self, tmp_path: pathlib.Path, capsys) -> None:

@@ -82,6 +82,7 @@ class TestWeighing:
         assert played == []
         assert not Work(duel(), 1, 10**6, 500, LogPlan(), precision=0.03).pool_is_sooner(2)
         assert Work(duel(), 1, 10**6, 500, LogPlan(), precision=0.005).pool_is_sooner(2)
+        assert Work(duel(), 1, 10**6, 500, LogPlan(), precision=5e-324).pool_is_sooner(2)  # the cap
 
     def test_battles_weighed_are_logged_as_the_run_logs_them(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """--logs all makes a battle several times dearer: the weighed ones are logged too."""

@@ -54,6 +54,12 @@ class TestUsageErrors:
         err = usage_error(capsys, command, str(AMBUSH), "--seed", seed)
         assert f"must be between 0 and {2**63 - 1} (got {seed})" in err
 
+    @pytest.mark.parametrize("command", ["batch", "compare", "tune"])
+    def test_workers_have_a_ceiling(self, capsys, command):
+        """--workers past 1024 is refused (2**31 - 1 crashed the pool: a C int's limit)."""
+        err = usage_error(capsys, command, str(AMBUSH), "--workers", str(2**31 - 1))
+        assert f"must be at most 1024 (got {2**31 - 1})" in err
+
     @pytest.mark.parametrize("option", ["--see", "--prec", "--bes"])
     def test_abbreviated_options_are_refused(self, capsys, option):
         """Options are spelled out: an abbreviation could slip past --resume's refusal of run
