@@ -158,10 +158,14 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
 # are carried along untouched (more fields are welcome in the log contract).
 _NAMES = ("actor", "side", "first", "weapon", "kind", "cause", "effect", "resource", "reason",
           "purpose", "system", "degree", "scenario", "rules", "version", "scenario_sha256",
-          "scenario_path", "toward", "what", "skill", "characteristic", "do", "escape", "mount")
+          "scenario_path", "toward", "what", "skill", "characteristic", "do", "escape", "mount",
+          "day", "day_sha256", "day_path", "name")
 _INTS = ("round", "die", "roll", "amount", "hp_before", "hp_after", "tokens", "delta", "rounds",
          "modifier", "total", "margin", "tick", "fatigue", "spirit_before", "spirit_after",
-         "successes", "failures", "score", "heroism", "left", "advantage", "seed", "schema")
+         "successes", "failures", "score", "heroism", "left", "advantage", "seed", "schema",
+         "step", "steps", "max_hp", "unhealable_before", "unhealable_after", "psy_before",
+         "psy_after", "max_psy", "fatigue_before", "fatigue_after", "heroism_before",
+         "heroism_after", "max_heroism")
 _FIELD_TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
     **{name: ("a string", lambda v: isinstance(v, str)) for name in _NAMES},
     **{name: ("an integer", lambda v: _is_int(v)) for name in _INTS},
@@ -171,10 +175,10 @@ _FIELD_TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
     **{name: ("a number", lambda v: _is_number(v)) for name in ("t", "x_before", "x_after")},
     **{name: ("true or false", lambda v: isinstance(v, bool))
        for name in ("hit", "success", "armor_piercing", "defended", "fumble", "outnumbered", "run",
-                    "serious_wound")},
+                    "serious_wound", "completed", "survived")},
     **{name: ("a list of names", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
        for name in ("survivors", "dead", "knocked_out", "fled", "broken", "members", "targets",
-                    "bestiary")},
+                    "bestiary", "party")},
     **{name: ("a list of integers", lambda v: isinstance(v, list) and all(_is_int(x) for x in v))
        for name in ("dice", "chain")},
     "surprise": ("a side or false", lambda v: isinstance(v, bool | str)),
@@ -207,14 +211,23 @@ def event_problem(event: dict) -> str | None:
             return f"{name} must be {expected[0]} (got {shorten(value)})"
     if event["event"] == "battle_started":
         return _start_problem(event)
+    if event["event"] == "day_started":
+        return _header_problem(event)
     return None
 
 
-def _start_problem(event: dict) -> str | None:
+def _header_problem(event: dict) -> str | None:
+    """What a battle's or a day's first event must hold to re-simulate it."""
     if event["schema"] != SCHEMA:
         return f"schema must be {SCHEMA} (got {shorten(event['schema'])}): not a log this version reads"
     if not _is_int(event["seed"], 0):
         return f"seed must be an integer from 0 to {_MAX_INT}"
+    return None
+
+
+def _start_problem(event: dict) -> str | None:
+    if (problem := _header_problem(event)) is not None:
+        return problem
     combatants = event["combatants"]
     if not (isinstance(combatants, list) and all(isinstance(c, dict) for c in combatants)):
         return "combatants must be a list of objects"

@@ -12,6 +12,7 @@ import pytest
 from sim import cli
 from sim.replay import event_problem, read_log, split_battles
 from tests.batch.helpers import batch, write_journal
+from tests.day_files import MARSH
 
 DATA = pathlib.Path(__file__).parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
@@ -434,3 +435,40 @@ class TestHostileLogs:
                                                                            "scenario.yaml"))
         code, _, err = run(capsys, "replay", str(log), "--verify")
         assert code == 2 and "scenario.yaml (not a regular file" in err
+
+
+@pytest.fixture(scope="module")
+def day_log(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """The events of one day of scenarios/days/marsh_road.yaml (rests, fights, deaths)."""
+    log = tmp_path_factory.mktemp("day") / "day.jsonl"
+    assert cli.main(["run", str(MARSH), "--seed", "3", "--log", str(log)]) == 0
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+class TestHostileDayLogs:
+    """A day's log edited by hand: its own events (day_started, encounter_started and _ended,
+    rested, day_ended) are checked as a battle's are, so narrating it never crashes."""
+
+    @pytest.mark.parametrize(
+        ("kind", "field", "value", "problem"),
+        [
+            ("day_ended", "rounds", None, "missing field(s) rounds"),
+            ("encounter_started", "step", "x", "step must be an integer (got 'x')"),
+            ("day_started", "party", 5, "party must be a list of names (got 5)"),
+            ("day_started", "seed", -1, "seed must be an integer from 0 to"),
+            ("rested", "hp_after", "x", "hp_after must be an integer (got 'x')"),
+            ("day_ended", "completed", "yes", "completed must be true or false (got 'yes')"),
+        ],
+    )
+    def test_bad_day_event_exit_2(self, tmp_path: pathlib.Path, capsys, day_log: list[dict],
+                                  kind: str, field: str, value: object, problem: str) -> None:
+        events = [dict(e) for e in day_log]
+        number, event = next((k, e) for k, e in enumerate(events, start=1) if e["event"] == kind)
+        if value is None:
+            del event[field]
+        else:
+            event[field] = value
+        log = tmp_path / "day.jsonl"
+        log.write_text("".join(json.dumps(e) + "\n" for e in events))
+        code, _, err = run(capsys, "replay", str(log), "--no-interactive")
+        assert code == 2 and err.startswith(f"{log}:{number}:1: {kind}: {problem}"), err
