@@ -39,8 +39,8 @@ def plain(value: Any) -> Any:
     if attrs.has(type(value)):
         out = {}
         for field in attrs.fields(type(value)):
-            if not field.init or field.name in _HIDDEN:
-                continue
+            if not field.init or (isinstance(value, Combatant) and field.name in _HIDDEN):
+                continue  # (a timeline step's side and kind are what it does: kept)
             item = getattr(value, field.name)
             default = field.default.factory() if isinstance(field.default, attrs.Factory) else field.default
             if item != default:  # type: ignore[operator]
@@ -53,12 +53,15 @@ def plain(value: Any) -> Any:
     return value
 
 
-def combatant_data(spec: Combatant, rules: str) -> dict[str, Any]:
-    """One resolved stat block; d20 thresholds left to their default show the value used."""
+def combatant_data(spec: Combatant, rules: str, party: bool = False) -> dict[str, Any]:
+    """One resolved stat block; d20 thresholds left to their default show the value used
+    (not on a party member: it rolls its own defense, and its thresholds do nothing)."""
     data = plain(spec)
-    if rules == "d20":
+    if rules == "d20" and not party:
         data.setdefault("attack_threshold", spec.effective_attack_threshold)
         data.setdefault("defense_threshold", spec.effective_defense_threshold)
+    else:  # only d20 fights by level (a bestiary entry may carry one for a day's rests)
+        data.pop("level", None)
     data["hp"] = plain(spec.hp)  # always shown, even when it is the default
     return data
 
@@ -73,7 +76,7 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
             data[key] = value
     data["sides"] = [
         {"name": side.name, "party": side.party, "tactics": plain(side.tactics) or {"target": "random"},
-         "members": [combatant_data(member, scenario.rules) for member in side.members]}
+         "members": [combatant_data(member, scenario.rules, side.party) for member in side.members]}
         for side in scenario.sides
     ]
     return data

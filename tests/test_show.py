@@ -99,6 +99,19 @@ class TestShow:
         assert grub["defense_threshold"] == 14  # the default 10 + level, spelt out
         aria = data["sides"][0]["members"][0]
         assert (aria["hp"], aria["heroism"], data["sides"][0]["party"]) == (24, 2, True)
+        assert "attack_threshold" not in aria  # a party member rolls its own defense
+
+    def test_timeline_steps_keep_whom_and_what(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A timeline step shows its side (powder_keg's first blast hits the heroes); a d100
+        scenario shows no level (only d20 fights by level); what it shows validates."""
+        code, out, _ = run(capsys, "show", str(REPO / "scenarios" / "powder_keg.yaml"))
+        data = yaml.safe_load(out)
+        assert code == 0 and data["timeline"][0] == {"round": 2, "do": "explode", "side": "heroes",
+                                                     "damage": "2d6+2"}
+        assert not any("level" in m for side in data["sides"] for m in side["members"])
+        shown = tmp_path / "shown.yaml"
+        shown.write_text(out, encoding="utf-8")
+        assert run(capsys, "validate", str(shown))[0] == 0
 
     def test_set_edits_before_showing(self, here: pathlib.Path, capsys) -> None:
         """--set changes what is shown, as it changes what fights."""
