@@ -252,7 +252,7 @@ def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Res
         return None
     kind, hours = value["kind"], value.get("hours", 1)
     ok = True
-    if kind not in REST_KINDS:
+    if not isinstance(kind, str) or kind not in REST_KINDS:  # (a list cannot be looked up)
         hint = did_you_mean(kind, tuple(REST_KINDS)) if isinstance(kind, str) else ""
         _fail(problems, source, (*where, "kind"),
               f"no rest kind {shorten(kind)}: quick, calm, good or intensive{hint}")

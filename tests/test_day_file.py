@@ -24,11 +24,13 @@ class TestDayFile:
         assert line.startswith(f"{tmp_path / 'day.yaml'}:11:16:")
         assert "no encounter file 'nope.yaml'" in line
 
-    def test_unknown_rest_kind(self, tmp_path):
+    @pytest.mark.parametrize(("kind", "shown"), [("nap", "'nap'"), ("[]", "[]"), ("{}", "{}")])
+    def test_unknown_rest_kind(self, tmp_path, kind, shown):
+        """A rest kind that is not a name (a list, a map) is refused, not looked up."""
         body = "name: D\nrules: d20\n" + PARTY + ("steps:\n  - encounter: " + str(AMBUSH) +
-                                                   "\n  - rest: {kind: nap, hours: 1}\n")
+                                                   "\n  - rest: {kind: " + kind + ", hours: 1}\n")
         (line,) = self.problems(tmp_path, body)
-        assert "steps[1].rest.kind: no rest kind 'nap'" in line
+        assert f"steps[1].rest.kind: no rest kind {shown}" in line
 
     def test_encounter_with_other_rules(self, tmp_path):
         other = ROOT / "scenarios" / "burning_barn.yaml"

@@ -472,3 +472,32 @@ class TestHostileDayLogs:
         log.write_text("".join(json.dumps(e) + "\n" for e in events))
         code, _, err = run(capsys, "replay", str(log), "--no-interactive")
         assert code == 2 and err.startswith(f"{log}:{number}:1: {kind}: {problem}"), err
+
+
+class TestHostileBattlesFile:
+    """A battles.parquet edited by hand (its run id kept): what replay picks and the report
+    read is checked first, so a missing value or rounds out of range is one line, exit 2."""
+
+    @pytest.mark.parametrize(
+        ("column", "values", "problem"),
+        [("rounds", [-5], "its rounds must be 0 to"), ("rounds", [None], "a value is missing in 'rounds'"),
+         ("combatants", [None], "a value is missing in 'combatants'")],
+    )
+    def test_edited_battles_exit_2(self, tmp_path: pathlib.Path, capsys, column: str,
+                                   values: list, problem: str) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        batch(tmp_path, "run", str(SKIRMISH), "-n", "3", "--seed", "2", "--workers", "1")
+        path = tmp_path / "run" / "battles.parquet"
+        table = pq.read_table(path)
+        field = table.schema.field(column)
+        edited = table.set_column(table.schema.get_field_index(column), field,
+                                  pa.array(values * len(table), field.type))
+        pq.write_table(edited, path)
+        for args in (["report", str(tmp_path / "run")], ["replay", str(tmp_path / "run"), "--worst",
+                                                          "--no-interactive"]):
+            if column == "rounds" and args[0] == "replay":
+                continue  # the picks read no rounds
+            code, _, err = run(capsys, *args)
+            assert code == 2 and err.startswith(f"{path}:0:0: (document): {problem}"), err

@@ -22,7 +22,7 @@ import attrs
 
 from sim.batch import journal
 from sim.batch.battles_file import BATTLES
-from sim.batch.tables import part_identity_of, part_problem, part_table
+from sim.batch.tables import battles_problem, part_identity_of, part_problem, part_table
 from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
 from sim.manifest import check_manifest, manifest_text, read_json
@@ -153,13 +153,17 @@ class RunFolder:
         path = self.path / BATTLES
         try:
             with open_regular(path) as handle:  # refuses a FIFO or a device at once
-                table = pq.read_table(handle, columns=list(columns))
+                # One thread: a pool still starting when a refused file ends the process aborted it
+                table = pq.read_table(handle, columns=list(columns), use_threads=False)
         except Exception as exc:  # pyarrow raises several types for a missing or bad file
             msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
             raise InputError(msg) from exc
         if part_identity_of(table) != {"run_id": run_id}:
             msg = f"{path}:0:0: (document): not this run's battles (run {run_id}); it is not used"
             raise InputError(msg)
+        problem = battles_problem(table)
+        if problem is not None:
+            raise InputError(f"{path}:0:0: (document): {problem}")
         return table
 
     def remove_parts(self) -> None:

@@ -21,7 +21,9 @@ from typing import Any
 
 from sim.columns import BattleColumns, BattleRow
 from sim.day import StepResult
+from sim.day_file import MAX_STEPS
 from sim.day_stats import DayRow
+from sim.scenario.limits import MAX_ROUNDS
 
 PART_KEY = b"combat-sim"  # the schema metadata key of a part's identity
 
@@ -131,7 +133,27 @@ def part_problem(part: Any, width: int) -> str | None:
 
 # The only values a row may leave empty: a draw's winner, a survivor's cause of death, a
 # fighter's morale state, a step's winner (one not reached, or a draw).
-MAY_BE_EMPTY = frozenset({"winner", "fighters.cause", "fighters.morale", "steps.winner"})
+MAY_BE_EMPTY = frozenset({"winner", "fighters.cause", "fighters.morale", "steps.winner",
+                          "combatants.cause", "combatants.morale"})
+MAX_RUN_ROUNDS = MAX_ROUNDS * MAX_STEPS  # a day's rounds are its fights' rounds
+
+
+def battles_problem(table: Any) -> str | None:
+    """What makes columns read from battles.parquet unusable, or None: a type other than
+    this program writes, a value missing where none may be, rounds out of range."""
+    import pyarrow.compute as pc
+
+    written = day_schema()  # a battle row's columns, and a day's
+    for name in table.column_names:
+        if name not in written.names or not table.schema.field(name).type.equals(written.field(name).type):
+            return f"its column {name!r} is not what this program writes"
+        if _missing(table.column(name).combine_chunks(), name):
+            return f"a value is missing in {name!r}"
+    if "rounds" in table.column_names and len(table):
+        bounds = pc.min_max(table.column("rounds")).as_py()
+        if not 0 <= bounds["min"] <= bounds["max"] <= MAX_RUN_ROUNDS:
+            return f"its rounds must be 0 to {MAX_RUN_ROUNDS} (got {bounds['min']}..{bounds['max']})"
+    return None
 
 
 def _missing(array: Any, path: str) -> bool:

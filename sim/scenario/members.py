@@ -146,6 +146,9 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         mount = _resolve(c, dict(given_mount), mount_path, bestiary)
         if mount is INVALID:
             return INVALID
+        if "mount" in mount:  # only through use: (written here it is an unknown key)
+            return c.fail((*mount_path, "mount"), f"a mount has no mount of its own (bestiary"
+                          f" entry {shorten(mount_use)} gives it one)")
         _check_member_weapons(c, given_mount, mount, mount_path)
         if "mount" in written:  # else the entry's mount, kept quietly like all it gives
             orders.append(written_order(given_mount, mount, mount_path,

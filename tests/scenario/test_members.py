@@ -53,3 +53,42 @@ class TestUseAndCount:
         """``count:`` numbers an overridden name too."""
         scenario = arena.load(variant("count: 2}", "count: 2, name: gob}"))
         assert [m.name for m in scenario.sides[1].members] == ["gob 1", "gob 2"]
+
+
+class TestMountOfAMount:
+    def test_a_mount_from_the_bestiary_brings_no_mount(self, arena):
+        """A mount rides nothing: a bestiary entry used as a mount and carrying a mount of its
+        own (a pony on a warhorse, a wolf on itself) is refused where the mount is used."""
+        arena.write(BESTIARY_WITH_MOUNTS, "bestiary/d100/x.yaml")
+        problem = arena.one(MOUNTED)
+        assert problem.path == "sides[0].members[0].mount.mount"
+        assert problem.message == "a mount has no mount of its own (bestiary entry 'pony' gives it one)"
+
+
+BESTIARY_WITH_MOUNTS = """\
+rules: d100
+creatures:
+  warhorse: {hp: 30, skills: {melee: 40, defense: 30}, weapons: [{name: hooves, damage: 1d8}]}
+  pony: {hp: 20, skills: {melee: 30, defense: 30}, weapons: [{name: hooves, damage: 1d6}],
+         mount: {use: warhorse}}
+"""
+
+MOUNTED = """\
+name: Mount chain
+rules: d100
+sides:
+  - name: knights
+    party: true
+    members:
+      - name: Tam
+        hp: 20
+        skills: {melee: 50, defense: 40, riding: 50}
+        weapons: [{name: sword, damage: 1d8}]
+        mount: {use: pony}
+  - name: brigands
+    members:
+      - name: brigand
+        hp: 20
+        skills: {melee: 40, defense: 30}
+        weapons: [{name: club, damage: 1d6}]
+"""
