@@ -12,7 +12,7 @@ import pytest
 
 from sim import cli
 from sim.manifest import manifest_text
-from tests.batch.helpers import journal_records, write_journal
+from tests.batch.helpers import cut_run, journal_records, write_journal
 
 DATA = pathlib.Path(__file__).parent / "data"
 HOSTILE = DATA / "hostile"
@@ -123,25 +123,13 @@ class TestResumeStates:
 
     def test_part_of_another_run_is_refused(self, tmp_path: pathlib.Path, capsys) -> None:
         """A part copied in from another run (same scenario, other seed) is never merged."""
-        from sim.batch import Batch, BatchSpec, RunFolder, run_serial, start_run
+        from sim.batch import BatchSpec
         from sim.scenario import load_scenario
 
         scenario = load_scenario(SKIRMISH)
         parts = {}
         for name, seed in (("mine", 7), ("other", 9)):
-            spec = BatchSpec(n=40, seed=seed, chunk=10)
-            folder = start_run(tmp_path / name, scenario, spec, ["batch"])
-
-            def two_chunks(tasks, window):
-                for count, result in enumerate(run_serial(tasks, window)):
-                    if count == 2:
-                        raise KeyboardInterrupt
-                    yield result
-
-            with pytest.raises(KeyboardInterrupt):
-                Batch(scenario, spec, folder, two_chunks, window=2).run()
-            folder.release()
-            parts[name] = RunFolder(folder.path)
+            parts[name] = cut_run(tmp_path / name, scenario, BatchSpec(n=40, seed=seed, chunk=10), 2)
         mine, other = (journal_records(parts[name].path) for name in ("mine", "other"))
         write_journal(parts["mine"].path, [mine[0], other[1]])
         code, _, err = run(capsys, "batch", "--resume", str(tmp_path / "mine"), "--no-progress")

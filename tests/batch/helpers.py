@@ -6,9 +6,11 @@ import json
 import pathlib
 
 import pyarrow.parquet as pq
+import pytest
 
 from sim import cli
-from sim.batch import journal
+from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
+from sim.model import Scenario
 
 DATA = pathlib.Path(__file__).parent.parent / "data"
 DUEL = DATA / "duel" / "duel.yaml"
@@ -42,3 +44,19 @@ def write_journal(run: pathlib.Path, payloads: list[bytes]) -> None:
     (run / "parts.journal").unlink(missing_ok=True)
     for payload in payloads:
         journal.append(run / "parts.journal", payload)
+
+
+def cut_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, chunks: int) -> RunFolder:
+    """A run started in ``folder`` and stopped (as by Ctrl-C) after ``chunks`` chunks."""
+    run = start_run(folder, scenario, spec, ["batch"])
+
+    def stopping(tasks, window):  # a Runner that stops the run after ``chunks`` chunks
+        for count, result in enumerate(run_serial(tasks, window)):
+            if count == chunks:
+                raise KeyboardInterrupt
+            yield result
+
+    with pytest.raises(KeyboardInterrupt):
+        Batch(scenario, spec, run, stopping).run()
+    run.release()
+    return RunFolder(run.path)

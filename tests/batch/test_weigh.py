@@ -14,10 +14,10 @@ import pytest
 import sim.batch.weigh
 import sim.cli.common
 from sim import cli
-from sim.batch import Batch, BatchSpec, LogPlan, Work, run_serial, start_run
+from sim.batch import BatchSpec, LogPlan, Work
 from sim.day_file import load_input
 from sim.scenario import load_scenario
-from tests.batch.helpers import SKIRMISH, batch, comparable, rows
+from tests.batch.helpers import SKIRMISH, batch, comparable, cut_run, rows
 from tests.builders import duel
 from tests.day_files import WARREN
 
@@ -122,18 +122,7 @@ class TestDefaultWorkers:
                                           monkeypatch: pytest.MonkeyPatch) -> None:
         """A run stopped with one chunk left resumes in this process, though a pool would be
         sooner for the whole run (one that starts at once), and weighs nothing."""
-        scenario, spec = load_scenario(SKIRMISH), BatchSpec(n=90, seed=9, chunk=30)
-        folder = start_run(tmp_path / "cut", scenario, spec, ["batch"])
-
-        def two_chunks(tasks, window):
-            for count, result in enumerate(run_serial(tasks, window)):
-                if count == 2:
-                    raise KeyboardInterrupt
-                yield result
-
-        with pytest.raises(KeyboardInterrupt):
-            Batch(scenario, spec, folder, two_chunks).run()
-        folder.release()
+        folder = cut_run(tmp_path / "cut", load_scenario(SKIRMISH), BatchSpec(n=90, seed=9, chunk=30), 2)
         weighed: list[int] = []
         monkeypatch.setattr(Work, "_play", lambda self, index: weighed.append(index))
         monkeypatch.setattr(sim.batch.weigh, "POOL_START_S", 0.0)
