@@ -107,14 +107,29 @@ def _bestiary_option(parser: argparse.ArgumentParser) -> None:
                              " subfolders, or one of them such as bestiary/d20")
 
 
+class _Once(argparse._StoreAction):
+    """An option of one value, given once: argparse keeps the last of ``-n 5 -n 10`` and
+    drops the first without a word (a repeatable option says so and appends)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[override]
+        given: set[str] = namespace.__dict__.setdefault("_given", set())
+        if self.dest in given:
+            parser.error(f"argument {'/'.join(self.option_strings)}: given twice; give it once")
+        given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse echoes the arguments it refuses: shown as data, never as terminal codes. No
     abbreviated options: ``--resume`` refuses run settings by their full spelling, and an
-    abbreviation (``--see 5``) must not slip past that and be dropped."""
+    abbreviation (``--see 5``) must not slip past that and be dropped. An option of one
+    value given twice is refused (``_Once``)."""
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self.register("action", None, _Once)
+        self.register("action", "store", _Once)
 
     def error(self, message: str):  # type: ignore[override]
         super().error(safe(message))

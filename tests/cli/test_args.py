@@ -54,6 +54,21 @@ class TestUsageErrors:
         err = usage_error(capsys, command, str(AMBUSH), "--seed", seed)
         assert f"must be between 0 and {2**63 - 1} (got {seed})" in err
 
+    @pytest.mark.parametrize(("command", "option", "values"), [
+        ("batch", "-n", ("5", "10")), ("run", "--seed", ("1", "2")),
+        ("tune", "--vary", ("a=1..2", "a=1..3")), ("compare", "--precision", ("0.1", "0.2"))])
+    def test_an_option_given_twice_is_refused(self, capsys, command, option, values):
+        """argparse would keep the last value and drop the first without a word."""
+        args = [arg for value in values for arg in (option, value)]
+        err = usage_error(capsys, command, str(AMBUSH), *args)
+        assert f"argument {option}: given twice; give it once" in err
+
+    def test_repeatable_options_still_repeat(self, capsys):
+        """--set and --bestiary add up."""
+        code = main(["validate", str(AMBUSH), "--set", "sides[goblins].members[goblin].count=2",
+                     "--set", "sides[goblins].members[goblin].hp=3"])
+        assert code == 0
+
     @pytest.mark.parametrize("command", ["batch", "compare", "tune"])
     def test_workers_have_a_ceiling(self, capsys, command):
         """--workers past 1024 is refused (2**31 - 1 crashed the pool: a C int's limit)."""
