@@ -73,17 +73,23 @@ def parse_target(text: str) -> Target:
     return Target(metric, op, bound)
 
 
-def parse_vary(text: str) -> tuple[str, list[int]]:
-    """``PATH=LO..HI`` into the path and the integer values LO..HI."""
+def is_range(values: str) -> bool:
+    """Whether ``values`` is written LO..HI (whole numbers)."""
+    return _RANGE.fullmatch(values) is not None
+
+
+def parse_vary(text: str, command: str = "tune") -> tuple[str, list[int]]:
+    """``PATH=LO..HI`` into the path and the integer values LO..HI (``command`` names who
+    asks, in the messages)."""
     path, sep, span = text.rpartition("=")
     match = _RANGE.fullmatch(span)
     if not sep or not path.strip() or match is None:
-        msg = ("sim tune: --vary: must be PATH=LO..HI, e.g. sides[goblins].members[goblin].count=1..10"
-               f" (got {text[:80]!r})")
+        msg = (f"sim {command}: --vary: must be PATH=LO..HI, e.g."
+               f" sides[goblins].members[goblin].count=1..10 (got {text[:80]!r})")
         raise InputError(msg)
     lo, hi = int(match.group(1)), int(match.group(2))
     if hi < lo or hi - lo + 1 > MAX_VALUES:
-        msg = f"sim tune: --vary: LO..HI must hold 1 to {MAX_VALUES} values (got {lo}..{hi})"
+        msg = f"sim {command}: --vary: LO..HI must hold 1 to {MAX_VALUES} values (got {lo}..{hi})"
         raise InputError(msg)
     return path.strip(), list(range(lo, hi + 1))
 

@@ -97,6 +97,16 @@ class TestErrors:
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[orcs].hp=1,2", "--workers", "1"]) == 2
         assert "no entry named 'orcs'" in capsys.readouterr().err
 
+    def test_vary_range_is_compare_s(self, capsys):
+        """A bad LO..HI is told as compare's, and a value holding '..' (a path) is a value."""
+        assert cli.main(["compare", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=5..1",
+                         "--workers", "1"]) == 2
+        assert capsys.readouterr().err.startswith("sim compare: --vary: LO..HI must hold")
+        assert cli.main(["compare", str(AMBUSH), "--vary", "name=../a,../b",
+                         "-n", "5", "--workers", "1", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["variants"] == [
+            "name=../a", "name=../b"]
+
     def test_report_page(self, tmp_path, capsys):
         """--report writes an HTML page with the names escaped and a plot."""
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=4,5",

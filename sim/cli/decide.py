@@ -25,7 +25,7 @@ from sim.model import Scenario
 from sim.paired import Variant
 from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
-from sim.tune import parse_target, parse_vary, tune
+from sim.tune import is_range, parse_target, parse_vary, tune
 
 
 def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
@@ -75,8 +75,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _vary_values(text: str) -> tuple[str, list[str]]:
     """``PATH=V1,V2,...`` or ``PATH=LO..HI`` (integers)."""
     path, sep, values = text.rpartition("=")
-    if ".." in values:
-        path, numbers = parse_vary(text)
+    if sep and is_range(values):  # (a value may hold '..' itself: ../other.yaml)
+        path, numbers = parse_vary(text, "compare")
         return path, [str(v) for v in numbers]
     listed = [v.strip() for v in values.split(",") if v.strip()]
     if not sep or not path.strip() or len(listed) < 2:
