@@ -27,19 +27,14 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import pathlib
 import pstats
 import statistics
 import time
 
-from benchmarks.harness import Stopwatch, cli_batch
+from benchmarks.harness import MASTER, REFERENCE, Stopwatch, cli_batch
 from sim.batch import DEFAULT_CHUNK, ChunkResult, ChunkTask, LogPlan, battle_seed, run_chunk, runners
 from sim.engine import run_battle
 from sim.scenario import load_scenario
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-REFERENCE = ROOT / "scenarios" / "road_ambush.yaml"
-MASTER = 1
 
 
 def engine_s(scenario, seeds: list[int]) -> float:

@@ -1,6 +1,6 @@
-"""What the batch-shaped benchmarks (scaling, day_cost, batch_overhead, instructions) share:
-CPU-time bookkeeping, ``sim batch`` run in process, their common options (-n, --seed,
---chunk, --json) and the printing of their figures.
+"""What the batch-shaped benchmarks share: CPU-time bookkeeping and ``sim batch`` run in
+process (scaling, day_cost, batch_overhead, instructions), and the common options (-n,
+--seed, --chunk, --json) and printing of figures (scaling, day_cost).
 
 Ways of doing the same work alternate chunk by chunk on the same seeds and each
 way sums its CPU time (``process_time``), so a busy neighbour on the machine
@@ -24,6 +24,10 @@ from sim.batch import DEFAULT_CHUNK, ChunkTask, LogPlan, run_chunk
 from sim.day_file import Day
 from sim.errors import InputError
 from sim.model import Scenario
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "scenarios" / "road_ambush.yaml"  # the 4v6 d20 reference of issue 14
+MASTER = 1  # the master seed the overhead benchmarks play
 
 
 class Stopwatch:

@@ -59,7 +59,10 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "day_started": ("schema", "seed", "rules", "day", "version", "day_sha256", "party", "steps"),
     "encounter_started": ("step", "name"),
     "encounter_ended": ("step", "winner", "rounds"),
-    "rested": ("step", "actor", "kind", "hp_before", "hp_after", "max_hp"),
+    "rested": ("step", "actor", "kind", "hours", "hp_before", "hp_after", "max_hp",
+               "unhealable_before", "unhealable_after", "psy_before", "psy_after", "max_psy",
+               "fatigue_before", "fatigue_after", "heroism_before", "heroism_after", "max_heroism",
+               "morale_before", "morale_after"),
     "day_ended": ("winner", "completed", "survived", "rounds", "dead", "survivors"),
 }
 

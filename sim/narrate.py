@@ -146,16 +146,15 @@ def _battle_ended(e: Event) -> str:
 def _rested(e: Event) -> str:
     """A party member after one rest of a day (RULES 7): what came back."""
     parts = [f"HP {e['hp_before']} -> {e['hp_after']}/{e['max_hp']}"]
-    # Each pool is told only when the log holds all of it (a hand-edited log may not).
-    if e.get("unhealable_before") and "unhealable_after" in e:
+    if e["unhealable_before"]:
         parts.append(f"unhealable {e['unhealable_before']} -> {e['unhealable_after']}")
-    if e.get("max_psy") and {"psy_before", "psy_after"} <= e.keys():
+    if e["max_psy"]:
         parts.append(f"PSY {e['psy_before']} -> {e['psy_after']}/{e['max_psy']}")
-    if e.get("fatigue_before") and "fatigue_after" in e:
+    if e["fatigue_before"]:
         parts.append(f"fatigue {e['fatigue_before']} -> {e['fatigue_after']}")
-    if e.get("max_heroism") and {"heroism_before", "heroism_after"} <= e.keys():
+    if e["max_heroism"]:
         parts.append(f"heroism {e['heroism_before']} -> {e['heroism_after']}/{e['max_heroism']}")
-    if e.get("morale_before") is not None and "morale_after" in e:
+    if e["morale_before"] is not None:
         parts.append(f"morale {e['morale_before']} -> {e['morale_after']}")
     return f"  {e['actor']} rests: {', '.join(parts)}."
 

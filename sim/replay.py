@@ -165,13 +165,14 @@ _INTS = ("round", "die", "roll", "amount", "hp_before", "hp_after", "tokens", "d
          "successes", "failures", "score", "heroism", "left", "advantage", "seed", "schema",
          "step", "steps", "max_hp", "unhealable_before", "unhealable_after", "psy_before",
          "psy_after", "max_psy", "fatigue_before", "fatigue_after", "heroism_before",
-         "heroism_after", "max_heroism")
+         "heroism_after", "max_heroism", "hours")
 _FIELD_TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
     **{name: ("a string", lambda v: isinstance(v, str)) for name in _NAMES},
     **{name: ("an integer", lambda v: _is_int(v)) for name in _INTS},
     **{name: ("a string or null", lambda v: v is None or isinstance(v, str))
        for name in ("winner", "source")},
-    **{name: ("an integer or null", lambda v: v is None or _is_int(v)) for name in ("kept", "tie_roll")},
+    **{name: ("an integer or null", lambda v: v is None or _is_int(v))
+       for name in ("kept", "tie_roll", "morale_before", "morale_after")},
     **{name: ("a number", lambda v: _is_number(v)) for name in ("t", "x_before", "x_after")},
     **{name: ("true or false", lambda v: isinstance(v, bool))
        for name in ("hit", "success", "armor_piercing", "defended", "fumble", "outnumbered", "run",

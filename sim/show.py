@@ -57,11 +57,11 @@ def combatant_data(spec: Combatant, rules: str, party: bool = False) -> dict[str
     """One resolved stat block; d20 thresholds left to their default show the value used
     (not on a party member: it rolls its own defense, and its thresholds do nothing)."""
     data = plain(spec)
-    if rules == "d20" and not party:
+    if rules != "d20":  # only d20 fights by level (a bestiary entry may carry one for a day's rests)
+        data.pop("level", None)
+    elif not party:
         data.setdefault("attack_threshold", spec.effective_attack_threshold)
         data.setdefault("defense_threshold", spec.effective_defense_threshold)
-    else:  # only d20 fights by level (a bestiary entry may carry one for a day's rests)
-        data.pop("level", None)
     data["hp"] = plain(spec.hp)  # always shown, even when it is the default
     return data
 

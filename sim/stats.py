@@ -19,7 +19,6 @@ Z95 = 1.959963984540054  # two-sided 95% normal quantile
 DRAW_REASONS = ("no_side_left", "stalemate", "max_rounds")
 
 
-
 def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float, float]:
     """The estimate and Wilson score interval of a binomial proportion.
 

@@ -593,8 +593,6 @@ def _hazard_damage(b: Battle) -> list[tuple]:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-
-
 def duo(a: dict | None = None, b: dict | None = None, m: dict | None = None, **kwargs) -> Scenario:
     """A and B (the party, unarmed) against M (unarmed): nobody attacks unless told to."""
     def spec(name: str, fields: dict | None):
@@ -623,6 +621,5 @@ def run_scripted(spec: Scenario, *faces: tuple[int, int]):
     b.table.rng = rng
     b.run()
     return b, rng
-
 
 

@@ -17,9 +17,6 @@ from tests.builders import battle, d100, events, fighter, scenario, side
 POTION = Item(heal=dice.parse("2d4"), name="healing potion", count=2)
 
 
-
-
-
 def hurt_hero(rules: str = "d20", hp: int = 3, **fields) -> Battle:
     """A 30-HP hero carrying two potions, down to ``hp``, in reach of a monster."""
     fields.setdefault("items", (POTION,))

@@ -128,9 +128,11 @@ def test_the_checks_see_imports() -> None:
 
 def test_start_loads_no_heavy_library_it_does_not_use() -> None:
     """``sim`` starts without structlog (only logs need it), rich or the report package (only
-    tables and pages need them): together about 80 ms of every command's start."""
+    tables and pages need them), or pyarrow and numpy (only runs and reports): together well
+    over 100 ms of every command's start."""
     probe = ("import sys, sim.cli; print(sorted({m.split('.')[0] for m in sys.modules}"
-             " & {'structlog', 'rich', 'jinja2', 'textual', 'matplotlib'}), 'sim.report' in sys.modules)")
+             " & {'structlog', 'rich', 'jinja2', 'textual', 'matplotlib', 'pyarrow', 'numpy'}),"
+             " 'sim.report' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                             cwd=SIM.parent)
     assert result.stdout.split("\n")[0] == "[] False"

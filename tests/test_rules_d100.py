@@ -812,8 +812,6 @@ class TestMountedCombat:
 # -- helpers ------------------------------------------------------------------------------------
 
 
-
-
 class TestMoreRules:
     """d100 rules whose edges the mutation run found untested (RULES.md §3, §6)."""
 
@@ -931,11 +929,6 @@ def duel100(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scen
     """Hero (the party, at x = 0) against Monster, under d100."""
     return d100(side("heroes", fighter("Hero", **(hero or {})), party=True),
                 side("monsters", fighter("Monster", **(foe or {}))), **kwargs)
-
-
-
-
-
 
 
 def succeeds(roll: int, target: int) -> bool:

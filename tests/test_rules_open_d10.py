@@ -414,8 +414,6 @@ def exact_degrees(score: int, difficulty: int) -> dict[str, Fraction]:
     return out
 
 
-
-
 def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:
     """Whether a count is within ``sigmas`` standard errors of n * p."""
     se = math.sqrt(p * (1 - p) / n)

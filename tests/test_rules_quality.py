@@ -337,8 +337,6 @@ def exact_bands(sr: int, sides: int) -> dict[str, float]:
     return {degree: float(bands.probability(degree)) for degree in BANDS}
 
 
-
-
 def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:
     """Whether a count is within ``sigmas`` standard errors of n * p (exact 0 or 1 must match)."""
     se = math.sqrt(p * (1 - p) / n)

@@ -100,6 +100,7 @@ class TestShow:
         aria = data["sides"][0]["members"][0]
         assert (aria["hp"], aria["heroism"], data["sides"][0]["party"]) == (24, 2, True)
         assert "attack_threshold" not in aria  # a party member rolls its own defense
+        assert aria["level"] == 3  # and fights by its level (d20)
 
     def test_timeline_steps_keep_whom_and_what(self, tmp_path: pathlib.Path, capsys) -> None:
         """A timeline step shows its side (powder_keg's first blast hits the heroes); a d100

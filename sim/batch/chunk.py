@@ -45,7 +45,6 @@ def battle_seeds(master: int, start: int, stop: int) -> list[int]:
             for index in range(start, stop)]
 
 
-
 @attrs.frozen
 class LogPlan:
     """Which battles write an event log: none, all, or every ``every``-th."""

@@ -65,8 +65,6 @@ def write_run_file(path: pathlib.Path, data: bytes, durable: bool = True) -> Non
         raise RunAborted.cannot_write(path, exc) from exc
 
 
-
-
 @attrs.define
 class RunFolder:
     """The files of one batch run, written atomically and readable after any crash.

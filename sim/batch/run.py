@@ -55,7 +55,6 @@ class BatchSpec:
     logs: str = "none"
 
 
-
 def versions() -> dict[str, str]:
     """Versions that could change a result, for the manifest."""
     found = {"combat-sim": __version__, "python": platform.python_version()}
@@ -87,7 +86,6 @@ def new_manifest(scenario: Scenario | Day, spec: BatchSpec, argv: Sequence[str],
         "status": "running",
         "battles_done": 0,
     }
-
 
 
 @attrs.define
@@ -208,8 +206,6 @@ class Batch:
         self.battles.add(part_table(result.part))  # the worker's own part: checked by building it
         self.aggregate.merge(result.aggregate)
         self.progress(self.aggregate.battles, self.spec.n)
-
-
 
 
 def _entries(folder: pathlib.Path) -> set[str]:

@@ -16,9 +16,8 @@ import time
 import attrs
 
 from sim.batch.chunk import LogPlan, battle_seed
-from sim.day import run_day
+from sim.day import run_any
 from sim.day_file import Day
-from sim.engine import run_battle
 from sim.events import to_jsonl_bytes
 from sim.model import Scenario
 
@@ -65,9 +64,10 @@ class Work:
         """Battles still to play: to ``n``, or with --precision at most as many as a headline
         rate of 50% needs (a 95% half-width of p takes (0.98 / p)^2 battles)."""
         last = self.n
+        # Compared as square roots: a tiny precision squared would overflow a float.
         if self.precision is not None and 0.98 / self.precision < math.sqrt(self.n):
-            last = math.ceil((0.98 / self.precision) ** 2)  # else the cap comes first (and a
-        return max(0, last - self.first)  # tiny precision would square past a float)
+            last = math.ceil((0.98 / self.precision) ** 2)
+        return max(0, last - self.first)
 
     def _sooner(self, left: int, each: float, workers: int) -> bool:
         """With ``left`` battles of ``each`` seconds: the pool starts, then plays its chunks
@@ -78,10 +78,7 @@ class Work:
 
     def _play(self, index: int) -> None:
         """Battle ``index`` as a chunk plays it, its log written when the run logs it."""
-        logged, seed = self.logs.wants(index), battle_seed(self.seed, index)
-        if isinstance(self.subject, Day):
-            events = run_day(self.subject, seed, log=logged)[1]
-        else:
-            events = run_battle(self.subject, seed, log=logged)[1]
+        logged = self.logs.wants(index)
+        events = run_any(self.subject, battle_seed(self.seed, index), log=logged)[1]
         if logged:
             to_jsonl_bytes(events)

@@ -103,7 +103,6 @@ def _escape_char(ch: str) -> str:
     return ch if ch.isprintable() else repr(ch)[1:-1]
 
 
-
 def display_name(path: pathlib.Path) -> str:
     """The file name for messages: relative to here when it is below here, else as given."""
     try:

@@ -59,7 +59,8 @@ class TestParts:
              "knocked_out": False, "morale": None, "learned": [], "items_used": 0}]
 
     def test_full_table_of_a_slice_keeps_its_own_battles(self) -> None:
-        """Fighters are decoded through the list offsets, not from the start of the values."""
+        """A slice of a part (a table that does not start at its first row) decodes to its own
+        battles."""
         assert full_table(part().slice(1), ROSTER).to_pylist() == full_table(part(), ROSTER).to_pylist()[1:]
 
     def test_decoding_loads_no_compute_module(self) -> None:

@@ -94,9 +94,14 @@ class TestWeighing:
         work(10**9).pool_is_sooner(2)
         assert written == []
 
-    def test_days_are_weighed_too(self) -> None:
-        day = load_input(WARREN, ())
+    def test_days_are_weighed_too(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A day file's run weighs its first days, played as days."""
+        day, played = load_input(WARREN, ()), []
+        real = sim.batch.weigh.run_any
+        monkeypatch.setattr(sim.batch.weigh, "run_any",
+                            lambda subject, seed, log: played.append(subject) or real(subject, seed, log))
         assert Work(day, 1, 10**9, 500, LogPlan()).pool_is_sooner(2)
+        assert played and all(subject is day for subject in played)
 
 
 class TestDefaultWorkers:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from sim.cli import main
 from tests.cli.helpers import AMBUSH, usage_error
@@ -64,10 +65,13 @@ class TestUsageErrors:
         assert f"argument {option}: given twice; give it once" in err
 
     def test_repeatable_options_still_repeat(self, capsys):
-        """--set and --bestiary add up."""
-        code = main(["validate", str(AMBUSH), "--set", "sides[goblins].members[goblin].count=2",
-                     "--set", "sides[goblins].members[goblin].hp=3"])
-        assert code == 0
+        """--set and --bestiary add up: both edits show, both folders are searched."""
+        bestiary = AMBUSH.parent.parent / "bestiary"
+        code = main(["show", str(AMBUSH), "--set", "sides[goblins].members[goblin].count=2",
+                     "--set", "sides[goblins].members[goblin].hp=3",
+                     "--bestiary", str(bestiary / "d20"), "--bestiary", str(bestiary / "d100")])
+        goblins = yaml.safe_load(capsys.readouterr().out)["sides"][1]["members"]
+        assert code == 0 and [(g["name"], g["hp"]) for g in goblins] == [("goblin 1", 3), ("goblin 2", 3)]
 
     @pytest.mark.parametrize("command", ["batch", "compare", "tune"])
     def test_workers_have_a_ceiling(self, capsys, command):

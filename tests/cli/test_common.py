@@ -61,7 +61,6 @@ class TestRunnerOf:
         assert runner_of(two, Work(duel(), 1, 500, 500, LogPlan()))[0] is not run_serial
 
 
-
 class TestBattleProgress:
     def test_off_yields_a_callback_that_does_nothing(self, capsys):
         """No bar (--no-progress, --json): the callback takes (done, total) and draws nothing."""
@@ -72,10 +71,10 @@ class TestBattleProgress:
     def test_on_starts_no_thread(self):
         """The bar is drawn as battles land (at most every REDRAW_S, and at the end), never by
         a refresh thread that would take the GIL from the battles."""
-        before = threading.active_count()
+        before = set(threading.enumerate())
         with battle_progress(True, 10) as progress:
             progress(4, 10)
-            assert threading.active_count() == before
+            assert set(threading.enumerate()) - before == set()
             progress(10, 10)
 
     def test_on_takes_updates_and_lets_an_interrupt_through(self):

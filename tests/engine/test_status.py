@@ -346,8 +346,6 @@ class TestBrokenMind:
         assert hero.status == "broken" and not hero.able
 
 
-
-
 class TestSeriousWound:
     """A serious wound (RULES.md §3, d100) knocks a fighter out with HP left: it has fallen."""
 

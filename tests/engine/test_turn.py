@@ -144,8 +144,6 @@ class TestPositions:
         assert [f.x for f in b.fighters] == [0.0, 30.0]
 
 
-
-
 class TestD100Turn:
     """d100 half-actions (RULES.md §2): strike, then move; walk, then throw."""
 
