@@ -8,20 +8,25 @@ runs the same work under Valgrind's cachegrind (``valgrind`` must be on the PATH
 Debian: ``apt-get install valgrind``) and counts instructions executed (Ir), which
 repeat to about half a percent from run to run.
 
-Four child processes play master seed 1 of the 4v6 d20 reference
+Child processes play master seed 1 of the 4v6 d20 reference
 (scenarios/road_ambush.yaml). Each first runs a 20-battle ``sim batch`` in process, so
 imports and caches are warm, then does one of the following:
 
 - base:   nothing more;
 - engine: ``run_battle`` on the seeds of battles 0..n-1;
-- batch:  ``sim batch --workers 1`` of n battles, in process (``sim.cli.main``);
-- once:   the same batch of a single battle (its fixed cost: loading, folder, summary).
+- batch:  ``sim batch --workers 1`` of n battles, in process (``sim.cli.main``): on
+          two cores or more, its chunks are stored by a store process (sim.batch.store);
+- once:   the same batch of a single battle (its fixed cost: loading, folder, summary);
+- base1, batch1, once1: base, batch and once pinned to one core, where the batch stores in its
+  own process (its warm-up too: the one-core base has pyarrow loaded, the other does not).
 
 Each is counted minus base. The batch's overhead splits into a fixed cost per run
 and a cost per battle. From these two figures you can work out the overhead at any
-n. Cache misses are not counted, though time pays for them, so timed overheads come
-out a few points higher. The children run with ``PYTHONHASHSEED=0``, two at a
-time, and each takes about 50 times as long as it would without Valgrind.
+n. With a store process, both are given for the batch's own process (what the
+battles wait for) and for both processes (the work done). Cache misses are not
+counted, though time pays for them, so timed overheads come out a few points
+higher. The children run with ``PYTHONHASHSEED=0``, two at a time, and each takes
+about 50 times as long as it would without Valgrind (which follows a fork).
 Nothing here is a test: figures are printed for the issue notes, never asserted.
 """
 
@@ -38,7 +43,7 @@ import sys
 from benchmarks.harness import MASTER, REFERENCE, ROOT
 
 WARM = 20
-MODES = ("base", "engine", "batch", "once")
+MODES = ("base", "engine", "batch", "once", "base1", "batch1", "once1")
 
 
 def child(mode: str, n: int, chunk: int) -> None:
@@ -51,28 +56,33 @@ def child(mode: str, n: int, chunk: int) -> None:
     def batch(count: int) -> None:
         cli_batch(REFERENCE, count, MASTER, chunk)
 
+    if mode.endswith("1"):  # one core: no store process (warmed alike)
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     batch(WARM)
     scenario = load_scenario(REFERENCE)
     seeds = [battle_seed(MASTER, i) for i in range(n)]
     if mode == "engine":
         for seed in seeds:
             run_battle(scenario, seed)
-    elif mode in ("batch", "once"):
-        batch(n if mode == "batch" else 1)
+    elif mode not in ("base", "base1"):
+        batch(n if mode.startswith("batch") else 1)
 
 
-def counted(mode: str, n: int, chunk: int) -> int:
-    """Instructions executed by a child doing ``mode``."""
+def counted(mode: str, n: int, chunk: int) -> tuple[int, int]:
+    """Instructions executed by a child doing ``mode``: by the child itself, and by it and
+    the processes it forked (each of which Valgrind reports under its own pid)."""
     command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                sys.executable, "-m", "benchmarks.instructions", "--child", mode, "-n", str(n),
                "--chunk", str(chunk)]
     # One BLAS thread, as sim sets it: a spinning OpenBLAS thread is counted too, by chance.
     env = {**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, check=False)
-    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
-    if done.returncode != 0 or found is None:
+    first = re.search(r"==(\d+)==", done.stderr)
+    found = {pid: int(count.replace(",", ""))
+             for pid, count in re.findall(r"==(\d+)== I\s+refs:\s+([\d,]+)", done.stderr)}
+    if done.returncode != 0 or first is None or first.group(1) not in found:
         raise SystemExit(f"{mode}: valgrind failed:\n{done.stderr[-2000:]}")
-    return int(found.group(1).replace(",", ""))
+    return found[first.group(1)], sum(found.values())
 
 
 def main() -> None:
@@ -91,14 +101,17 @@ def main() -> None:
     with cf.ThreadPoolExecutor(max_workers=2) as pool:
         runs = dict(zip(MODES, pool.map(lambda mode: counted(mode, args.n, args.chunk), MODES),
                         strict=True))
-    engine = (runs["engine"] - runs["base"]) / args.n
-    per_battle = (runs["batch"] - runs["once"]) / (args.n - 1) - engine
-    fixed = runs["once"] - runs["base"] - engine - per_battle  # the one battle's own cost out
+    engine = (runs["engine"][1] - runs["base"][1]) / args.n
     print(f"engine     {engine:12,.0f} instructions a battle")
-    print(f"batch adds {per_battle:12,.0f} a battle ({100 * per_battle / engine:+.2f}%)"
-          f" and {fixed / 1e6:,.1f} M a run")
-    for n in sorted({args.n, 10_000, 100_000}):
-        print(f"  overhead at n={n:,}: {100 * (per_battle + fixed / n) / engine:+.2f}%")
+    for label, base, batch, once, which in (("batch, this process", "base", "batch", "once", 0),
+                                            ("batch, with its store", "base", "batch", "once", 1),
+                                            ("batch on one core", "base1", "batch1", "once1", 1)):
+        per_battle = (runs[batch][which] - runs[once][which]) / (args.n - 1) - engine
+        fixed = runs[once][which] - runs[base][which] - engine - per_battle  # the one battle out
+        print(f"{label}: adds {per_battle:,.0f} a battle ({100 * per_battle / engine:+.2f}%)"
+              f" and {fixed / 1e6:,.1f} M a run; at n = "
+              + ", ".join(f"{n:,}: {100 * (per_battle + fixed / n) / engine:+.2f}%"
+                          for n in sorted({args.n, 10_000, 100_000})))
 
 
 if __name__ == "__main__":

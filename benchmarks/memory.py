@@ -6,8 +6,8 @@ For the 4v6 d20 reference scenario and for an adventuring day
 (scenarios/days/goblin_warren.yaml), runs `sim batch -n SMALL` and `-n LARGE`,
 each in a fresh wrapper process whose only child is the `sim batch` process, and
 reports that child's peak RSS (``getrusage(RUSAGE_CHILDREN).ru_maxrss``, KiB;
-with several workers, the largest process of the run) and the ratio
-large / small. The issue-14 target is a ratio <= 1.25.
+with several workers or a store process (sim.batch.store), the largest process
+of the run) and the ratio large / small. The issue-14 target is a ratio <= 1.25.
 Nothing here is a test: figures are printed for the issue notes, never asserted.
 """
 

@@ -40,7 +40,8 @@ class BattleColumns:
     winners: list[str | None] = attrs.Factory(list)
     rounds: list[int] = attrs.Factory(list)
     codes: list[int] = attrs.Factory(list)  # battle after battle, ``width`` each
-    coder: defaultdict[FighterRow, int] = attrs.Factory(_coder)
+    # Fighter row -> code, in code order (a plain dict once ``sendable``)
+    coder: dict[FighterRow, int] = attrs.Factory(_coder)
 
     def add(self, index: int, seed: int, winner: str | None, rounds: int,
             fighters: Sequence[FighterRow]) -> None:
@@ -56,6 +57,11 @@ class BattleColumns:
         for row in rows:
             columns.add(*row[:5])  # a day row adds its steps after these
         return columns
+
+    def sendable(self) -> BattleColumns:
+        """These columns with a plain dict for a coder, to send to another process: the
+        coder's factory (an itertools counter) does not pickle, and no row is added now."""
+        return attrs.evolve(self, coder=dict(self.coder))
 
     def __len__(self) -> int:
         return len(self.indexes)

@@ -8,6 +8,7 @@
     journal   the parts journal: finished chunks appended to one CRC-framed file
     folder    the run folder: atomic writes, manifest, parts
     battles_file  battles.parquet, written as the parts are stored
+    store     where parts are stored (journal, battles.parquet): here, or in a store process
     weigh     whether a batch ends sooner in a pool or in this process (default --workers)
     run       Batch (chunks in, counts merged in index order, summary out), start_run,
               open_run (--resume), the manifest of a new run

@@ -6,8 +6,8 @@ so a reader never sees half of it. A run stopped before then leaves the journal
 (and, when killed, the half-written file, which resuming deletes): resuming
 replays the stored parts into a new file, then goes on. Writing
 as the parts are stored (not reading them all back at the end) spares a read and a
-check of every part, and with several workers the main process encodes while they
-play.
+check of every part, and the store (sim.batch.store: a process of its own when a
+core is free) encodes while the battles play.
 """
 
 from __future__ import annotations

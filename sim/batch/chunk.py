@@ -3,7 +3,9 @@
 Battle ``i`` of a batch with master seed ``S`` gets the seed SHA-256(S, i),
 whoever plays it. A worker plays its chunk's battles (or days), logs the ones
 the ``LogPlan`` asks for, counts them into an ``Aggregate`` and packs its columns
-as a part (an Arrow IPC file), so that the main process only merges counts and writes bytes.
+as a part (an Arrow IPC file), so that the batch only merges counts and stores bytes.
+A chunk played in the batch's own process leaves its part to the store process
+(``part_here``): the columns go there instead (``PartSource``).
 """
 
 from __future__ import annotations
@@ -87,6 +89,9 @@ class ChunkTask:
     rows_only: bool = False
     run_id: str = ""
     number: int = 0  # the chunk's number: its part is record <number> of the journal
+    # Whether the chunk's player makes its part; False leaves it to a store process
+    # (sim.batch.store), which gets the chunk's columns instead.
+    part_here: bool = True
 
     def seeds(self) -> list[tuple[int, int]]:
         """(index, seed) of the chunk's battles. Hashed all at once before any battle:
@@ -98,10 +103,6 @@ class ChunkTask:
     def identity(self) -> dict[str, Any]:
         return part_identity(self.run_id, self.master_seed, self.number, self.start, self.stop)
 
-    def part(self, table: Any) -> bytes:
-        """The chunk's part: its rows, and who it is in the file's metadata."""
-        return part_bytes(table.replace_schema_metadata({PART_KEY: json.dumps(self.identity())}))
-
 
 def part_identity(run_id: str, seed: int, number: int, start: int, stop: int) -> dict[str, Any]:
     """What a part says about itself: whose run, which chunk, which battles."""
@@ -109,20 +110,36 @@ def part_identity(run_id: str, seed: int, number: int, start: int, stop: int) ->
 
 
 @attrs.frozen
+class PartSource:
+    """A chunk's rows as its player leaves them, and who the chunk is: what its part is made of."""
+
+    identity: dict[str, Any]
+    battles: BattleColumns | None = None  # a chunk of battles
+    days: tuple[DayRow, ...] = ()  # or of days, ``width`` combatants each
+    width: int = 0
+
+    def part(self) -> bytes:
+        """The chunk's part: its rows, and who it is in the file's metadata."""
+        table = battles_part(self.battles) if self.battles is not None else day_part(self.days, self.width)
+        return part_bytes(table.replace_schema_metadata({PART_KEY: json.dumps(self.identity)}))
+
+
+@attrs.frozen
 class ChunkResult:
     """What a worker sends back: the chunk's part, its counts, and its logs.
 
-    Workers do the heavy lifting (rows into Arrow, counting) so that the main
-    process only merges counts and writes bytes: it never competes with them.
+    Workers do the heavy lifting (rows into Arrow, counting) so that the batch's
+    process only merges counts and stores bytes: it never competes with them.
     """
 
     start: int
     battles: int
-    part: bytes  # an Arrow IPC file of the chunk's rows
+    part: bytes  # an Arrow IPC file of the chunk's rows (empty when ``source`` is sent instead)
     aggregate: Aggregate
     logs: bytes  # JSON Lines of the logged battles, in index order
     tag: object = None
     rows: tuple[BattleRow, ...] = ()  # with ``rows_only`` (then ``part`` is empty)
+    source: PartSource | None = None  # without ``part_here``: what the store makes the part of
 
 
 def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
@@ -140,7 +157,7 @@ def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
     aggregate = empty_aggregate(day)
     aggregate.add_rows(rows)
     return _result(task, aggregate, len(rows), logs, lambda: tuple(row[:5] for row in rows),
-                   lambda: day_part(rows, len(day.combatants)))
+                   PartSource(task.identity(), days=tuple(rows), width=len(day.combatants)))
 
 
 def run_chunk(task: ChunkTask) -> ChunkResult:
@@ -163,15 +180,18 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     aggregate = empty_aggregate(scenario)
     aggregate.add_columns(battles)
     return _result(task, aggregate, len(battles), logs, lambda: tuple(battles.rows()),
-                   lambda: battles_part(battles))
+                   PartSource(task.identity(), battles.sendable()))
 
 
 def _result(task: ChunkTask, aggregate: Aggregate, count: int, logs: list[bytes],
-            rows: Callable[[], tuple[BattleRow, ...]], table: Callable[[], Any]) -> ChunkResult:
-    """The chunk's counts and logs, with its part, or its rows themselves (``rows_only``)."""
+            rows: Callable[[], tuple[BattleRow, ...]], source: PartSource) -> ChunkResult:
+    """The chunk's counts and logs, with its part (or what to make it of, without
+    ``part_here``), or its rows themselves (``rows_only``)."""
     if task.rows_only:
         return ChunkResult(task.start, count, b"", aggregate, b"".join(logs), task.tag, rows())
-    return ChunkResult(task.start, count, task.part(table()), aggregate, b"".join(logs), task.tag)
+    if not task.part_here:
+        return ChunkResult(task.start, count, b"", aggregate, b"".join(logs), task.tag, source=source)
+    return ChunkResult(task.start, count, source.part(), aggregate, b"".join(logs), task.tag)
 
 
 def roster_of(scenario: Scenario | Day) -> list[tuple[str, str]]:

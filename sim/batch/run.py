@@ -34,7 +34,8 @@ from sim.batch.chunk import (
 )
 from sim.batch.folder import LOGS, SUMMARY, RunFolder, write_run_file
 from sim.batch.runners import Runner, run_serial
-from sim.batch.tables import part_rows, part_table
+from sim.batch.store import LocalStore, Store, StoreProcess, can_store_apart
+from sim.batch.tables import part_rows
 from sim.day_file import Day, load_input
 from sim.errors import InputError
 from sim.manifest import file_sha256, new_run_id
@@ -102,8 +103,11 @@ class Batch:
     # Given the first battle still to play once stored parts are counted, the runner and window
     # to play the rest with (the default --workers weighs what is left); None keeps ``runner``.
     choose: Callable[[int], tuple[Runner, int]] | None = None
+    # Whether a fresh run stores in a process of its own (sim.batch.store); None: when a
+    # core is free for it.
+    store_apart: bool | None = None
     aggregate: Aggregate = attrs.field(init=False)
-    battles: BattlesWriter | None = attrs.field(init=False, default=None)  # battles.parquet
+    store: Store | None = attrs.field(init=False, default=None)  # the journal and battles.parquet
     elapsed: float = 0.0
     run_id: str = ""
 
@@ -121,13 +125,18 @@ class Batch:
         stop = min(self.spec.n, start + self.spec.chunk)
         return part_identity(self.run_id, self.spec.seed, number, start, stop)
 
-    def _replay_parts(self, battles: BattlesWriter) -> int:
+    @property
+    def stored(self) -> int:
+        """Battles whose parts are in the journal: what a stopped run resumes from."""
+        return self.store.stored if self.store is not None else 0
+
+    def _replay_parts(self, store: LocalStore) -> int:
         """Aggregate and write out the chunks already stored; returns how many are kept (a stop
         may come early)."""
         kept = 0
         for table in self.folder.read_parts(self._identity, len(self.scenario.combatants)):
             self.aggregate.add_rows(part_rows(table))
-            battles.add(table)
+            store.replayed(table)
             kept += 1
             self.progress(self.aggregate.battles, self.spec.n)
             if self._enough():
@@ -135,31 +144,46 @@ class Batch:
         return kept
 
     def _tasks(self, first_chunk: int, plan: LogPlan) -> Iterator[ChunkTask]:
+        # Chunks played in this process leave their parts to a store process, which makes
+        # them while the next chunk plays; workers make their own, side by side.
+        part_here = not (self.store is not None and self.store.apart and self.runner is run_serial)
         number = first_chunk
         while number * self.spec.chunk < self.spec.n and not self.should_stop():
             identity = self._identity(number)
             yield ChunkTask(self.scenario, self.spec.seed, identity["start"], identity["stop"], plan,
-                            run_id=self.run_id, number=number)
+                            run_id=self.run_id, number=number, part_here=part_here)
             number += 1
+
+    def _store_apart(self, replayed: int) -> bool:
+        """A store process for a run with nothing stored yet (one that resumes stored parts
+        has read them here already), when a core is free for it or when asked."""
+        wanted = can_store_apart() if self.store_apart is None else self.store_apart
+        return wanted and replayed == 0
 
     def run(self) -> dict[str, Any]:
         """Run (or finish) the batch; returns the summary written to summary.json."""
         started = time.perf_counter()
         manifest = self.folder.read_manifest()
         self.run_id = manifest["run_id"]
-        self.battles = BattlesWriter(self.folder.path, self.run_id, roster_of(self.scenario))
+        battles = BattlesWriter(self.folder.path, self.run_id, roster_of(self.scenario))
+        self.store = local = LocalStore(self.folder, battles)
         try:
-            done = self._replay_parts(self.battles)
+            done = self._replay_parts(local)
             plan = LogPlan.parse(self.spec.logs, self.spec.n)
             if not self._enough():
                 if self.choose is not None:
                     self.runner, self.window = self.choose(done * self.spec.chunk)
+                # Forked after the weighing (a fork's first battles here run slower, while the
+                # pages they write are copied) and before the runner starts any thread.
+                if self._store_apart(done):
+                    with contextlib.suppress(OSError):  # no fork to be had: stored here
+                        self.store = StoreProcess(local)
                 self._collect(done, plan)
                 if self.should_stop() and not self._enough():
                     raise KeyboardInterrupt  # the chunks in flight are stored: resumable from here
-            self.battles.finish(self.aggregate.battles)
+            self.store.finish(self.aggregate.battles)
         except BaseException:
-            self.battles.discard()
+            self.store.discard()
             raise
         self.elapsed = manifest.get("elapsed_s", 0.0) + time.perf_counter() - started
         summary = self.aggregate.summary({
@@ -201,9 +225,8 @@ class Batch:
             last = result.start + result.battles - 1
             name = f"battles-{result.start:07d}-{last:07d}.jsonl"
             write_run_file(logs_dir / name, result.logs, durable=False)
-        self.folder.append_part(result.part)
-        assert self.battles is not None  # run() opens it before any chunk is collected
-        self.battles.add(part_table(result.part))  # the worker's own part: checked by building it
+        assert self.store is not None  # run() opens it before any chunk is collected
+        self.store.add(result)
         self.aggregate.merge(result.aggregate)
         self.progress(self.aggregate.battles, self.spec.n)
 

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from sim.batch.chunk import ChunkResult, ChunkTask, run_chunk
-from sim.batch.tables import load_arrow
 from sim.errors import InputError, RunAborted
 from sim.shutdown import sigint_ignored, start_pool_helpers, worker_init
 from sim.yamlsrc import shorten
@@ -67,14 +66,12 @@ def process_runner(workers: int) -> Runner:
     """A process pool of ``workers``; workers ignore Ctrl-C and exit if this process dies."""
 
     def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+        first = next(tasks, None)
+        if first is None:  # nothing to play: no pool to start
+            return
+        tasks = itertools.chain([first], tasks)
         context = _pool_context()
         start_pool_helpers(context)
-        first = next(tasks, None)
-        if first is None:
-            return
-        if not first.rows_only:  # parts to store: import their writer while the forkserver
-            load_arrow()  # imports the same (the first submit waits for it), not after
-        tasks = itertools.chain([first], tasks)
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                     initializer=worker_init, initargs=(os.getpid(),)) as pool:
             def wait_one(pending: set) -> tuple[set, set]:

@@ -101,8 +101,8 @@ def full_table(part: Any, roster: Sequence[tuple[str, str]]) -> Any:
 
 
 def load_arrow() -> None:
-    """Import what storing parts needs (pyarrow and its Parquet writer): a process pool calls
-    it while its forkserver starts, so that this process's imports overlap the server's."""
+    """Import what storing parts needs (pyarrow and its Parquet writer): a store process
+    (sim.batch.store) calls it as it starts, while the batch plays its first chunk."""
     import pyarrow.parquet  # noqa: F401
 
 

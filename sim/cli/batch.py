@@ -120,8 +120,8 @@ def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
     signals = StopSignals(warn, _resume_hint(folder))
     batch: Batch | None = None
 
-    def done() -> int:
-        return batch.aggregate.battles if batch is not None else 0
+    def done() -> int:  # battles in the journal: what the run resumes from
+        return batch.stored if batch is not None else 0
 
     try:
         with signals, battle_progress(not args.no_progress, spec.n) as progress:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import pathlib
+import time
 
 import pyarrow.parquet as pq
 import pytest
 
 from sim import cli
 from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
+from sim.errors import InputError
 from sim.model import Scenario
+from sim.runlock import RunLock
 
 DATA = pathlib.Path(__file__).parent.parent / "data"
 DUEL = DATA / "duel" / "duel.yaml"
@@ -44,6 +47,19 @@ def write_journal(run: pathlib.Path, payloads: list[bytes]) -> None:
     (run / "parts.journal").unlink(missing_ok=True)
     for payload in payloads:
         journal.append(run / "parts.journal", payload)
+
+
+def wait_unlocked(run: pathlib.Path, within_s: float = 10.0) -> None:
+    """Wait until no process holds the run's lock (a killed batch's store process exits
+    once it sees the batch gone)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            RunLock(run).acquire().release()
+            return
+        except InputError:
+            assert time.monotonic() < deadline, f"{run} is still locked"
+            time.sleep(0.01)
 
 
 def cut_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, chunks: int) -> RunFolder:

@@ -19,6 +19,7 @@ import pytest
 import sim.batch.run
 from sim import cli
 from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
+from sim.batch.store import can_store_apart
 from sim.scenario import load_scenario
 from sim.stats import interval, wilson
 from tests.batch.helpers import (
@@ -30,6 +31,7 @@ from tests.batch.helpers import (
     comparable,
     journal_records,
     rows,
+    wait_unlocked,
     write_journal,
 )
 
@@ -62,7 +64,10 @@ class TestResume:
             time.sleep(0.02)
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
+        wait_unlocked(run)  # a store process left behind stops at once, and drops its file
         assert not (run / "summary.json").exists()
+        if can_store_apart():
+            assert sorted(p.name for p in run.iterdir()) == [".lock", "manifest.json", "parts.journal"]
         assert cli.main(["batch", "--resume", str(run), "--json", "--no-progress"]) == 0
         whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "3000", "--seed", "4",
                       "--chunk", "100", "--workers", "2")
