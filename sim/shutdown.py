@@ -1,13 +1,16 @@
 """Stopping cleanly: Ctrl-C and SIGTERM in the main process, and workers that never outlive it.
 
 A terminal's Ctrl-C reaches every process of the foreground group: the main
-process, the forkserver, the resource tracker and the workers. Only the main
-process acts on it. The first SIGINT or SIGTERM asks the batch to stop after
-the chunks in flight (their parts are kept, the run resumes from there) and
-exit 130; a second one kills the workers and exits 130 at once, without
-joining anything that could hang. Workers ignore SIGINT and watch their
-parent: if it disappears (kill -9 of the main process takes the forkserver
-with it), they exit within a second instead of holding the terminal.
+process, the forkserver, the resource tracker, the workers and the store
+process (sim.batch.store). Only the main process acts on it. The first SIGINT
+or SIGTERM asks the batch to stop after the chunks in flight (their parts are
+kept, the run resumes from there) and exit 130; a second one kills the workers
+and the store process and exits 130 at once, without joining anything that
+could hang. Workers ignore SIGINT and watch their parent: if it disappears
+(kill -9 of the main process takes the forkserver with it), they exit within a
+second instead of holding the terminal. The store process is born ignoring
+SIGINT and SIGTERM (the batch stops it once its parts are stored) and stops at
+its next message once the batch is gone.
 """
 
 from __future__ import annotations
@@ -66,7 +69,8 @@ class StopSignals:
 
 
 def hard_exit(message: str) -> None:
-    """Kill our worker processes and leave now: nothing is joined, nothing can hang."""
+    """Kill our worker processes and the store process, and leave now: nothing is joined,
+    nothing can hang."""
     for child in multiprocessing.active_children():
         with contextlib.suppress(OSError, ValueError):
             child.kill()
@@ -80,35 +84,41 @@ def hard_exit(message: str) -> None:
 
 
 def start_pool_helpers(context: multiprocessing.context.BaseContext) -> None:
-    """Start the forkserver and the resource tracker with Ctrl-C ignored.
+    """Start the forkserver and the resource tracker with Ctrl-C and SIGTERM ignored.
 
     Both are fresh interpreters that ignore Ctrl-C only once their own code runs: a
     Ctrl-C reaching the process group while one is still starting would kill it with a
-    traceback. An ignored SIGINT survives exec, and Python then installs no
-    KeyboardInterrupt handler, so they start deaf to it. The main process ignores it too
-    for the few milliseconds the two spawns take (a Ctrl-C just then is lost, not
+    traceback, and a SIGTERM to the group would kill the forkserver while it forks the
+    workers (an internal error in this process). Ignored signals survive exec, and
+    Python then installs no KeyboardInterrupt handler, so they start deaf to both; they
+    end when this process's end of their pipe closes. The workers the forkserver forks
+    are born ignoring SIGTERM as well: a SIGTERM to the group stops the batch as Ctrl-C
+    does, their chunks in flight kept. The main process ignores them too
+    for the few milliseconds the two spawns take (a signal just then is lost, not
     half-handled), in the main thread only, where handlers may be set.
     """
     if context.get_start_method() != "forkserver":
         return
     from multiprocessing import forkserver, resource_tracker
 
-    with sigint_ignored():
+    with signals_ignored(signal.SIGINT, signal.SIGTERM):
         resource_tracker.ensure_running()
         forkserver.ensure_running()
 
 
 @contextlib.contextmanager
-def sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored meanwhile (main thread only), so that processes started now inherit it."""
+def signals_ignored(*signums: int) -> Iterator[None]:
+    """These signals (SIGINT when none is named) ignored meanwhile, in the main thread only,
+    so that processes started now are born ignoring them."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in signums or (signal.SIGINT,)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 # -- in a worker process -----------------------------------------------------------------

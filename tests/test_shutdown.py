@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from sim import cli
+from sim.batch.store import can_store_apart
 from tests.batch.helpers import journal_records
 from tests.processes import LIMIT_S, group_alive, read_stream_until, start_sim, wait_until
 
@@ -19,14 +20,17 @@ SKIRMISH = DATA / "golden" / "skirmish.yaml"
 CHUNK = 300
 POOL = 5  # main, resource tracker, forkserver, 2 workers (a Ctrl-C while a worker is still
 # being born can still print that newborn's traceback: the tests wait for the whole pool)
+STORE = int(can_store_apart())  # a batch's store process, where it has one
+BATCH = {"2": POOL + STORE, "1": 1 + STORE}  # a batch's processes by --workers
 
 
-def started_batch(run: pathlib.Path, n: int = 1_000_000) -> subprocess.Popen:
-    """A 2-worker batch, returned once its first part is on disk (signal handlers are up)."""
+def started_batch(run: pathlib.Path, n: int = 1_000_000, workers: str = "2") -> subprocess.Popen:
+    """A batch (2 workers), returned once its first part is on disk (signal handlers are up)
+    and all its processes are born."""
     process = start_sim("batch", str(SKIRMISH), "-n", str(n), "--chunk", str(CHUNK), "--seed", "5",
-                        "--workers", "2", "--out", str(run), "--no-progress")
+                        "--workers", workers, "--out", str(run), "--no-progress")
     wait_until(lambda: (len(journal_records(run)) >= 1
-                        and len(group_alive(process.pid)) >= POOL) or process.poll() is not None,
+                        and len(group_alive(process.pid)) >= BATCH[workers]) or process.poll() is not None,
                "the first part and the whole pool")
     assert process.poll() is None, process.stderr.read()
     return process
@@ -47,14 +51,17 @@ def finish(process: subprocess.Popen) -> tuple[int, str]:
 class TestSignals:
     """Ctrl-C, SIGTERM and kill -9 during a batch with worker processes."""
 
-    def test_one_ctrl_c_finishes_the_chunks_in_flight(self, tmp_path: pathlib.Path) -> None:
-        """One SIGINT to the process group (a terminal's Ctrl-C): exit 130, a resumable run."""
+    @pytest.mark.parametrize("workers", ["1", "2"])
+    def test_one_ctrl_c_finishes_the_chunks_in_flight(self, tmp_path: pathlib.Path, workers: str) -> None:
+        """One SIGINT to the process group (a terminal's Ctrl-C): exit 130, a resumable run, and
+        one "stopping" line (the store process is deaf to it)."""
         run = tmp_path / "run"
-        process = started_batch(run, n=4000)
+        process = started_batch(run, n=4000, workers=workers)
         os.killpg(process.pid, signal.SIGINT)
         code, err = finish(process)
         assert code == 130, err
         assert "Traceback" not in err and f"sim batch --resume {run}" in err
+        assert err.count("stopping after the battles in flight") == 1, err
         manifest = json.loads((run / "manifest.json").read_text())
         done = len(journal_records(run))
         assert manifest["status"] == "interrupted" and manifest["battles_done"] == done * CHUNK

@@ -88,12 +88,15 @@ class BattlesWriter:
         self._attempt(lambda: os.replace(self.tmp, self.target))
 
     def discard(self) -> None:
-        """Drop what was written (the run stopped; the journal keeps its parts)."""
+        """Drop what was written (the run stopped; the journal keeps its parts). It runs as
+        the run stops: a folder that refuses it leaves the file to ``--resume``, which removes
+        it, and what stopped the run is what is told."""
         if self.writer is not None:
             with contextlib.suppress(OSError):  # a full disk: the half-written file goes anyway
                 self.writer.close()
             self.writer = None
-        self.tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            self.tmp.unlink(missing_ok=True)
 
     def _open(self, schema: Any) -> None:
         import pyarrow.parquet as pq

@@ -20,7 +20,7 @@ from typing import Any
 
 from sim.batch.chunk import ChunkResult, ChunkTask, run_chunk
 from sim.errors import InputError, RunAborted
-from sim.shutdown import sigint_ignored, start_pool_helpers, worker_init
+from sim.shutdown import signals_ignored, start_pool_helpers, worker_init
 from sim.yamlsrc import shorten
 
 Runner = Callable[[Iterator[ChunkTask], int], Iterator[ChunkResult]]
@@ -146,7 +146,7 @@ def dask_runner(scheduler: str | None, workers: int) -> Runner:
             raise InputError(msg) from exc
         cluster = None
         if scheduler is None:
-            with sigint_ignored():  # its worker processes leave Ctrl-C to us, as pool workers do
+            with signals_ignored():  # its worker processes leave Ctrl-C to us, as pool workers do
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                        dashboard_address=None)
         else:  # the command checked it answers as a Dask scheduler (cli.common.check_scheduler_option)

@@ -18,12 +18,13 @@ byte for byte.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import signal
+import traceback
 from typing import Any, Protocol
 
 import attrs
@@ -33,6 +34,7 @@ from sim.batch.chunk import ChunkResult, PartSource
 from sim.batch.folder import RunFolder
 from sim.batch.tables import load_arrow, part_table
 from sim.errors import RunAborted
+from sim.shutdown import signals_ignored
 
 WINDOW = 2  # parts sent to the store process and not yet acknowledged
 JOIN_S = 10.0  # how long the store process may take to exit once it has answered its last
@@ -86,8 +88,18 @@ def can_store_apart() -> bool:
             and "fork" in multiprocessing.get_all_start_methods())
 
 
+class StoreTraceback(Exception):
+    """Where an error raised in the store process came from: its traceback, as text (the
+    cause of the error the batch raises, as concurrent.futures does for its workers)."""
+
+
 class StoreProcess:
-    """A ``LocalStore`` run by a forked process; this side sends parts and counts answers."""
+    """A ``LocalStore`` run by a forked process; this side sends parts and counts answers.
+
+    Every answer is ``(kind, stored, failure)``: ``stored`` is the store's count of
+    battles in the journal, ``failure`` the error it met and its traceback as text (the
+    kind is then "failed"), else None.
+    """
 
     apart = True
 
@@ -96,18 +108,19 @@ class StoreProcess:
         self._conn, theirs = context.Pipe()
         self._process = context.Process(target=_serve, args=(local, theirs, self._conn, os.getpid()),
                                         name="combat-sim store", daemon=True)
-        self._process.start()
+        with signals_ignored(signal.SIGINT, signal.SIGTERM):  # born deaf to them: the batch stops it
+            self._process.start()
         theirs.close()
         self._where = local.folder.journal_path
         self._tmp = local.battles.tmp
-        self._sent: collections.deque[int] = collections.deque()  # battles of each unanswered part
+        self._in_flight = 0  # parts sent, not yet answered
         self.stored = local.stored
 
     def add(self, result: ChunkResult) -> None:
-        while len(self._sent) >= WINDOW or (self._sent and self._conn.poll()):
+        while self._in_flight >= WINDOW or (self._in_flight and self._conn.poll()):
             self._answer()  # a failure is told at the next chunk, not at the end
         self._send(("add", result.part, result.source, result.battles))
-        self._sent.append(result.battles)
+        self._in_flight += 1
 
     def finish(self, battles: int) -> None:
         self._send(("finish", battles))
@@ -124,12 +137,15 @@ class StoreProcess:
             pass
         finally:
             self._end()
-            self._tmp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # a read-only folder: resume removes it
+                self._tmp.unlink(missing_ok=True)
 
     def _send(self, message: tuple[Any, ...]) -> None:
         try:
             self._conn.send(message)
-        except OSError as exc:  # a broken pipe: the store process is gone
+        except OSError as exc:  # a broken pipe: the store process is gone, maybe telling why
+            while self._conn.poll():
+                self._answer()
             self._end()
             raise self._gone() from exc
 
@@ -141,16 +157,17 @@ class StoreProcess:
     def _answer(self) -> str:
         """The store's next answer: a part stored, its last one, or its failure raised here."""
         try:
-            answer = self._conn.recv()
+            kind, self.stored, failure = self._conn.recv()
         except (EOFError, OSError) as exc:
             self._end()
             raise self._gone() from exc
-        if answer[0] == "failed":
+        if kind == "stored":
+            self._in_flight -= 1
+        if failure is not None:
             self._end()
-            raise answer[1]
-        if answer[0] == "stored":
-            self.stored += self._sent.popleft()
-        return answer[0]
+            error, where = failure
+            raise error from StoreTraceback(where)
+        return kind
 
     def _gone(self) -> RunAborted:
         code = self._process.exitcode
@@ -170,54 +187,65 @@ def _serve(local: LocalStore, conn: multiprocessing.connection.Connection,
     """The store process: store what the batch (process ``batch``) sends, in order, and
     answer each. Nothing it meets is printed: a failure is the batch's to tell."""
     batch_end.close()  # the batch's end, inherited: closed, so that its death reads as the end
-    for signum in (signal.SIGINT, signal.SIGTERM):  # the batch stops us when it has stored
-        signal.signal(signum, signal.SIG_IGN)
+    failure = None
     try:
         load_arrow()  # now, while the first chunk plays; not when it arrives
-        _store_all(local, conn, batch)
-    except OSError:  # the pipe broke: the batch is gone
-        local.discard()
-    except Exception as exc:  # a bug here, or a message cut short: the batch raises it
-        local.discard()
-        with contextlib.suppress(OSError):
-            conn.send(("failed", _sendable(exc)))
+    except Exception as exc:  # a broken install: told at the first part
+        failure = _told(exc)
+    try:
+        store_parts(local, conn, batch, failure)
+    except Exception:  # the pipe broke (the batch is gone), or the folder fails us on the way out
+        with contextlib.suppress(Exception):
+            local.discard()
 
 
-def _store_all(local: LocalStore, conn: multiprocessing.connection.Connection, batch: int) -> None:
-    failed = False
+def store_parts(local: LocalStore, conn: multiprocessing.connection.Connection, batch: int,
+               failure: tuple[Exception, str] | None) -> None:
+    """Store and answer each part until the batch finishes, discards or is gone. After a
+    failure no part is stored (the journal stays in order): it is told once, and the
+    batch, which raises it, then discards."""
+    told = False
     while True:
         try:
             message = conn.recv()
         except EOFError:  # the batch is gone: a resume remakes what it did not send
-            message = ("gone",)
-        if os.getppid() != batch or message[0] == "gone":  # killed: store no part it left behind
+            message = None
+        except Exception as exc:  # a message cut short: nothing after it can be read
+            message, failure = None, failure or _told(exc)
+        if message is None or os.getppid() != batch:  # gone: store nothing it left behind
+            if failure is not None and not told:
+                with contextlib.suppress(OSError):
+                    conn.send(("failed", local.stored, failure))
             local.discard()  # (this process holds the run's lock until it exits: no resume yet)
             return
-        if message[0] == "discard":
+        kind = message[0]
+        if kind == "discard":
             local.discard()
-            conn.send(("discarded",))
+            conn.send(("discarded", local.stored, None))
             return
-        if failed:
-            continue  # parts after a failed one are never stored: the journal stays in order
-        try:
-            if message[0] == "add":
-                local.add_part(*message[1:])
-                conn.send(("stored",))
-            else:
-                local.finish(message[1])
-                conn.send(("finished",))
+        if failure is None:
+            try:
+                if kind == "add":
+                    local.add_part(*message[1:])
+                else:
+                    local.finish(message[1])
+            except Exception as exc:  # a full disk, say: the batch raises it
+                failure = _told(exc)
+        if failure is None:
+            conn.send(("stored" if kind == "add" else "finished", local.stored, None))
+            if kind == "finish":
                 return
-        except Exception as exc:  # a full disk, say: told to the batch, which raises it
-            failed = True
-            conn.send(("failed", _sendable(exc)))
+        elif not told:
+            conn.send(("failed", local.stored, failure))
+            told = True
 
 
-def _sendable(exc: Exception) -> Exception:
-    """``exc`` if it survives pickling (RunAborted does), else a RuntimeError that tells it."""
-    import pickle
-
+def _told(exc: Exception) -> tuple[Exception, str]:
+    """What the batch raises for ``exc`` (``exc``, or a RuntimeError naming it when it does
+    not survive pickling), and this process's traceback, its cause (a cause is not pickled)."""
+    where = "".join(traceback.format_exception(exc))
     try:
         pickle.loads(pickle.dumps(exc))
     except Exception:
-        return RuntimeError(f"storing the run's parts failed: {exc!r}")
-    return exc
+        exc = RuntimeError(f"storing the run's parts failed: {exc!r}")
+    return exc, where

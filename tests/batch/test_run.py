@@ -54,6 +54,23 @@ class TestResume:
 
     def test_resume_after_kill(self, tmp_path: pathlib.Path) -> None:
         """SIGKILL mid-run leaves a folder that --resume completes to the same results."""
+        run = self._killed(tmp_path)
+        assert not (run / "summary.json").exists()
+        assert cli.main(["batch", "--resume", str(run), "--json", "--no-progress"]) == 0
+        whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "3000", "--seed", "4",
+                      "--chunk", "100", "--workers", "2")
+        assert comparable(json.loads((run / "summary.json").read_text())) == comparable(whole)
+
+    @pytest.mark.skipif(not can_store_apart(), reason="one core: no store process")
+    def test_store_process_of_a_killed_run_leaves_only_the_journal(self, tmp_path: pathlib.Path) -> None:
+        """The store process of a killed batch stores nothing more, drops battles.parquet's
+        half-written file and exits, freeing the run's lock."""
+        run = self._killed(tmp_path)
+        assert sorted(p.name for p in run.iterdir()) == [".lock", "manifest.json", "parts.journal"]
+
+    @staticmethod
+    def _killed(tmp_path: pathlib.Path) -> pathlib.Path:
+        """A `sim batch --workers 1` killed (SIGKILL) once 3 parts are stored, its lock free."""
         run = tmp_path / "killed"
         command = [sys.executable, "-m", "sim", "batch", str(SKIRMISH), "-n", "3000", "--seed",
                    "4", "--chunk", "100", "--workers", "1", "--out", str(run), "--no-progress"]
@@ -64,14 +81,8 @@ class TestResume:
             time.sleep(0.02)
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
-        wait_unlocked(run)  # a store process left behind stops at once, and drops its file
-        assert not (run / "summary.json").exists()
-        if can_store_apart():
-            assert sorted(p.name for p in run.iterdir()) == [".lock", "manifest.json", "parts.journal"]
-        assert cli.main(["batch", "--resume", str(run), "--json", "--no-progress"]) == 0
-        whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "3000", "--seed", "4",
-                      "--chunk", "100", "--workers", "2")
-        assert comparable(json.loads((run / "summary.json").read_text())) == comparable(whole)
+        wait_unlocked(run)  # a store process left behind stops at once
+        return run
 
     def _cut(self, tmp_path: pathlib.Path, chunks: int) -> RunFolder:
         """A run of 200 battles (chunks of 30) of SKIRMISH stopped after ``chunks`` chunks."""

@@ -5,20 +5,29 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import pickle
 import subprocess
 import sys
+import time
 
 import pytest
 
 import sim.batch.run
 from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
-from sim.batch.battles_file import BATTLES
+from sim.batch.battles_file import BATTLES, BattlesWriter
 from sim.batch.chunk import PartSource
-from sim.batch.store import WINDOW, LocalStore, StoreProcess, can_store_apart
+from sim.batch.store import (
+    WINDOW,
+    LocalStore,
+    StoreProcess,
+    StoreTraceback,
+    can_store_apart,
+    store_parts,
+)
 from sim.day_file import load_input
 from sim.errors import RunAborted
 from sim.scenario import load_scenario
-from tests.batch.helpers import SKIRMISH, journal_records, rows
+from tests.batch.helpers import SKIRMISH, comparable, journal_records, rows
 from tests.day_files import WARREN
 
 SPEC = BatchSpec(n=120, seed=5, chunk=25)
@@ -29,7 +38,7 @@ def left_in(folder: pathlib.Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
-def run_batch(folder: pathlib.Path, apart: bool, subject: pathlib.Path = SKIRMISH,
+def run_batch(folder: pathlib.Path, apart: bool | None, subject: pathlib.Path = SKIRMISH,
               spec: BatchSpec = SPEC, runner=run_serial) -> Batch:
     scenario = load_input(subject, ())
     run = start_run(folder, scenario, spec, ["batch"])
@@ -67,15 +76,14 @@ class TestBothStores:
     @pytest.mark.parametrize("subject", [SKIRMISH, WARREN], ids=["battles", "days"])
     def test_same_run_either_way(self, tmp_path: pathlib.Path, subject: pathlib.Path) -> None:
         """A store process and this process store the same battles.parquet rows and summary,
-        and the store process really stored this run (its parts made there, not here)."""
+        and count every battle stored."""
         spec = BatchSpec(n=12, seed=3, chunk=5) if subject == WARREN else SPEC
         apart = run_batch(tmp_path / "apart", True, subject, spec)
         here = run_batch(tmp_path / "here", False, subject, spec)
         assert isinstance(apart.store, StoreProcess) and isinstance(here.store, LocalStore)
         assert rows(tmp_path / "apart") == rows(tmp_path / "here")
         summaries = [json.loads((tmp_path / name / "summary.json").read_text()) for name in ("apart", "here")]
-        assert [{k: v for k, v in s.items() if k != "elapsed_s"} for s in summaries] == [
-            {k: v for k, v in summaries[1].items() if k != "elapsed_s"}] * 2
+        assert comparable(summaries[0]) == comparable(summaries[1])
         assert apart.stored == here.stored == spec.n
 
     def test_chunks_played_here_send_their_columns(self, tmp_path: pathlib.Path, monkeypatch) -> None:
@@ -111,11 +119,13 @@ class TestBothStores:
 
 
 class TestChoice:
-    def test_one_core_stores_here(self, monkeypatch) -> None:
+    def test_one_core_stores_here(self, tmp_path: pathlib.Path, monkeypatch) -> None:
+        """Where this process may use one core, the run stores in it (no process to take
+        turns with the battles)."""
         monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0}, raising=False)
         assert not can_store_apart()
-        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
-        assert can_store_apart() == ("fork" in __import__("multiprocessing").get_all_start_methods())
+        batch = run_batch(tmp_path / "one", None)
+        assert isinstance(batch.store, LocalStore) and batch.stored == SPEC.n
 
     def test_no_fork_to_be_had_stores_here(self, tmp_path: pathlib.Path, monkeypatch) -> None:
         """A fork refused (no memory, too many processes): the run stores here, to the end."""
@@ -167,12 +177,21 @@ class TestStoreProcess:
 
     def test_a_bug_there_is_raised_here(self, tmp_path: pathlib.Path, monkeypatch, capfd) -> None:
         """An error in the store process that is not the run's (a bug) is raised by the batch,
-        as it would be here; the store process prints nothing of it."""
+        with the store's traceback as its cause; the store process prints nothing of it."""
+        batch_pid = os.getpid()
+
         def broken(_source):
+            assert os.getpid() != batch_pid, "a part was made in the batch's process"
             raise ValueError("a bug in making parts")
 
         monkeypatch.setattr(PartSource, "part", broken)
-        stopped_batch(tmp_path / "bug", ValueError, "a bug in making parts")
+        scenario = load_scenario(SKIRMISH)
+        run = start_run(tmp_path / "bug", scenario, SPEC, ["batch"])
+        with pytest.raises(ValueError, match="a bug in making parts") as raised:
+            Batch(scenario, SPEC, run, run_serial, store_apart=True).run()
+        run.release()
+        assert isinstance(raised.value.__cause__, StoreTraceback)
+        assert "in broken" in str(raised.value.__cause__)
         assert capfd.readouterr().err == ""
         assert left_in(tmp_path / "bug") == [".lock", "manifest.json"]
 
@@ -200,16 +219,133 @@ class TestStoreProcess:
 
         def send(self, message):
             if message[0] == "add":
-                seen.append(len(self._sent))
+                seen.append(self._in_flight)
             real(self, message)
 
         monkeypatch.setattr(StoreProcess, "_send", send)
         slow = LocalStore.add_part
 
         def add_part(self, *args):  # in the store process: slower than a chunk here
-            __import__("time").sleep(0.05)
+            time.sleep(0.05)
             slow(self, *args)
 
         monkeypatch.setattr(LocalStore, "add_part", add_part)
         run_batch(tmp_path / "slow", True)
         assert max(seen) == WINDOW - 1 and len(seen) == 5
+
+    @pytest.mark.parametrize("apart", [True, False], ids=["store process", "here"])
+    def test_folder_turned_read_only_at_the_end_is_one_error(self, tmp_path: pathlib.Path, monkeypatch,
+                                                             capfd, apart: bool) -> None:
+        """battles.parquet cannot take its name, nor its half-written file be removed (the folder
+        turned read-only): the naming's error is raised, every battle counted, and nothing printed
+        besides (the store process has no traceback to show)."""
+        def refused(*_args, **_kwargs):
+            raise PermissionError(13, "Permission denied")
+
+        scenario = load_scenario(SKIRMISH)
+        run = start_run(tmp_path / "ro", scenario, SPEC, ["batch"])
+        batch = Batch(scenario, SPEC, run, run_serial, store_apart=apart)
+        monkeypatch.setattr(os, "replace", refused)  # once the run's manifest is written
+        monkeypatch.setattr(pathlib.Path, "unlink", refused)
+        with pytest.raises(RunAborted, match=r"battles\.parquet:0:0: .*cannot write \(Permission"):
+            batch.run()
+        run.release()
+        assert batch.stored == SPEC.n and capfd.readouterr().err == ""
+
+    @pytest.mark.parametrize("apart", [True, False], ids=["store process", "here"])
+    def test_parquet_failure_counts_the_part_journaled(self, tmp_path: pathlib.Path, monkeypatch,
+                                                       apart: bool) -> None:
+        """battles.parquet failing on the second part, after its journal record: that part
+        is stored (the run resumes from it), and both stores count it."""
+        real, calls = BattlesWriter.add, []
+
+        def fail_second(self, part):
+            calls.append(part)
+            if len(calls) == 2:
+                raise RunAborted("battles.parquet:0:0: (document): cannot write (No space left on device)")
+            real(self, part)
+
+        monkeypatch.setattr(BattlesWriter, "add", fail_second)
+        scenario = load_scenario(SKIRMISH)
+        run = start_run(tmp_path / "full", scenario, SPEC, ["batch"])
+        batch = Batch(scenario, SPEC, run, run_serial, store_apart=apart)
+        with pytest.raises(RunAborted, match="No space left"):
+            batch.run()
+        run.release()
+        assert batch.stored == 50 and len(journal_records(tmp_path / "full")) == 2
+
+
+class FakeConnection:
+    """The store's end of the pipe: the batch's messages (an exception is raised as read),
+    then EOF; what the store answers."""
+
+    def __init__(self, *messages) -> None:
+        self.messages, self.answers = list(messages), []
+
+    def recv(self):
+        if not self.messages:
+            raise EOFError
+        message = self.messages.pop(0)
+        if isinstance(message, Exception):
+            raise message
+        return message
+
+    def send(self, answer) -> None:
+        self.answers.append(answer)
+
+
+class FakeLocal:
+    """A LocalStore that keeps what it is given; a part b"bad" fails as a full disk does."""
+
+    def __init__(self) -> None:
+        self.stored, self.parts, self.discarded = 0, [], False
+
+    def add_part(self, part, _source, battles) -> None:
+        if part == b"bad":
+            raise RunAborted("parts.journal:0:0: (document): cannot write (No space left on device)")
+        self.parts.append(part)
+        self.stored += battles
+
+    def discard(self) -> None:
+        self.discarded = True
+
+
+def kinds(conn: FakeConnection) -> list[tuple[str, int]]:
+    return [(kind, stored) for kind, stored, _ in conn.answers]
+
+
+class TestStoreLoop:
+    """The store process's loop (``store_parts``), on a fake pipe."""
+
+    def test_nothing_more_is_stored_once_the_batch_is_gone(self) -> None:
+        """Parts the batch left in the pipe when it died are not stored (a resume plays them)."""
+        local, conn = FakeLocal(), FakeConnection(("add", b"a", None, 5), ("add", b"b", None, 5))
+        store_parts(local, conn, batch=-1, failure=None)  # -1: never this process's parent
+        assert local.parts == [] and local.discarded and conn.answers == []
+
+    def test_after_a_failure_nothing_is_stored_and_it_is_told_once(self) -> None:
+        local = FakeLocal()
+        conn = FakeConnection(("add", b"a", None, 5), ("add", b"bad", None, 5), ("add", b"c", None, 5),
+                              ("discard",))
+        store_parts(local, conn, batch=os.getppid(), failure=None)
+        assert local.parts == [b"a"] and local.discarded
+        assert kinds(conn) == [("stored", 5), ("failed", 5), ("discarded", 5)]
+        error, where = conn.answers[1][2]
+        assert isinstance(error, RunAborted) and "add_part" in where
+
+    def test_a_failure_before_the_first_part_is_told_at_it(self) -> None:
+        """pyarrow that cannot load: the first part is answered with it, none is stored."""
+        local, conn = FakeLocal(), FakeConnection(("add", b"a", None, 5), ("discard",))
+        failure = (ImportError("no pyarrow"), "Traceback ...")
+        store_parts(local, conn, batch=os.getppid(), failure=failure)
+        assert local.parts == [] and kinds(conn) == [("failed", 0), ("discarded", 0)]
+        assert conn.answers[0][2] == failure
+
+    def test_a_message_cut_short_is_told_and_ends_the_store(self) -> None:
+        local = FakeLocal()
+        conn = FakeConnection(("add", b"a", None, 5), pickle.UnpicklingError("pickle data was truncated"),
+                              ("add", b"b", None, 5))
+        store_parts(local, conn, batch=os.getppid(), failure=None)
+        assert local.parts == [b"a"] and local.discarded
+        assert kinds(conn) == [("stored", 5), ("failed", 5)]
+        assert isinstance(conn.answers[1][2][0], pickle.UnpicklingError)
