@@ -3,7 +3,8 @@
 Battle ``i`` of a batch with master seed ``S`` gets the seed SHA-256(S, i),
 whoever plays it. A worker plays its chunk's battles (or days), logs the ones
 the ``LogPlan`` asks for, counts them into an ``Aggregate`` and packs its columns
-as a part (an Arrow IPC file), so that the batch only merges counts and stores bytes.
+as a part (an Arrow IPC file), so that the batch only merges counts and hands the
+bytes to its store (sim.batch.store).
 A chunk played in the batch's own process leaves its part to the store process
 (``part_here``): the columns go there instead (``PartSource``).
 """
@@ -129,7 +130,8 @@ class ChunkResult:
     """What a worker sends back: the chunk's part, its counts, and its logs.
 
     Workers do the heavy lifting (rows into Arrow, counting) so that the batch's
-    process only merges counts and stores bytes: it never competes with them.
+    process only merges counts and hands the bytes to its store: it never competes
+    with them.
     """
 
     start: int

@@ -74,6 +74,7 @@ def new_manifest(scenario: Scenario | Day, spec: BatchSpec, argv: Sequence[str],
         "scenario": scenario.name,
         "run_id": new_run_id(),
         "scenario_path": os.path.abspath(scenario.path),
+        "scenario_given": scenario.path,  # as the command gave it: what the logs record
         "scenario_sha256": scenario.sha256,
         "resolved_sha256": scenario.resolved_sha256,  # bestiary entries included
         "bestiary": [os.path.abspath(folder) for folder in bestiary],
@@ -145,7 +146,8 @@ class Batch:
 
     def _tasks(self, first_chunk: int, plan: LogPlan) -> Iterator[ChunkTask]:
         # Chunks played in this process leave their parts to a store process, which makes
-        # them while the next chunk plays; workers make their own, side by side.
+        # them while the next chunk plays; workers make their own, side by side. (A runner
+        # wrapping run_serial, as tests do, is taken for workers: parts made here, the same.)
         part_here = not (self.store is not None and self.store.apart and self.runner is run_serial)
         number = first_chunk
         while number * self.spec.chunk < self.spec.n and not self.should_stop():
@@ -305,6 +307,11 @@ def load_run_scenario(folder: RunFolder, manifest: dict[str, Any],
     file or a device is refused without showing any of it.
     """
     path = pathlib.Path(manifest["scenario_path"])
+    given = manifest.get("scenario_given")
+    if isinstance(given, str) and os.path.abspath(given) == str(path):
+        # Resumed from the same folder: loaded by the same name, the logs it writes now
+        # name the scenario as the run's first logs do.
+        path = pathlib.Path(given)
     changed = f"{path}:0:0: (document): the scenario changed since the run began (SHA-256 differs)"
     if file_sha256(path, MAX_BYTES, "the run's scenario") != manifest["scenario_sha256"]:
         raise InputError(changed)

@@ -8,12 +8,13 @@ the first battles are played, and then stores each chunk while the next one play
 The batch's own process never imports pyarrow, and a chunk played here leaves its
 part to the store (its columns travel instead: ``ChunkResult.source``).
 
-The store acknowledges each part once it is in the journal; ``stored`` counts
-those battles, what an interrupted or failed run reports and resumes from. At most
-``WINDOW`` parts are in flight, so a store slower than the battles holds the batch
-back instead of its memory growing. A run that resumes stored parts, or a machine
-with one core, stores in this process (``LocalStore``): the parts end the same,
-byte for byte.
+The store answers each part once it is stored (the journal, then battles.parquet),
+and every answer carries its count of battles in the journal (``stored``): what an
+interrupted or failed run reports and resumes from. At most ``WINDOW`` parts are in
+flight, so a store slower than the battles holds the batch back instead of its
+memory growing. A run that resumes stored parts, a machine with one core, or one
+without fork (macOS, Windows), stores in this process (``LocalStore``): the parts
+end the same, byte for byte.
 """
 
 from __future__ import annotations

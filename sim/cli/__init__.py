@@ -14,8 +14,9 @@
 import os
 
 # pyarrow imports numpy, whose OpenBLAS starts a thread per core that spins for about 0.1 s of
-# CPU in every process importing it (this one, and the worker pool's server), taking a core
-# from the battles while workers start. sim does no linear algebra: one BLAS thread does.
+# CPU in every process importing it (the store process, the worker pool's server, this one
+# when it stores or reports), taking a core from the battles while workers start. sim does
+# no linear algebra: one BLAS thread does.
 # Set before anything imports numpy; a value the user set is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

@@ -95,6 +95,15 @@ def _refuse_settings_on_resume(args: argparse.Namespace, argv: Sequence[str]) ->
         raise InputError(msg)
 
 
+def _note_stopped(folder: RunFolder, battles: int) -> None:
+    """The manifest says the run stopped, and after how many battles stored. The parts are
+    what counts: a manifest that cannot be written now (a full disk) stays as it was."""
+    with contextlib.suppress(InputError):
+        manifest = folder.read_manifest()
+        manifest.update(status="interrupted", battles_done=battles)
+        folder.write_manifest(manifest)
+
+
 def _resume_hint(folder: RunFolder) -> str:
     return f"finish with: sim batch --resume {folder.path}"
 
@@ -136,13 +145,11 @@ def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
                           should_stop=lambda: signals.requested, choose=choose)
             summary = batch.run()
     except KeyboardInterrupt:
-        with contextlib.suppress(InputError):  # the parts are what counts; the status is a note
-            manifest = folder.read_manifest()
-            manifest.update(status="interrupted", battles_done=done())
-            folder.write_manifest(manifest)
+        _note_stopped(folder, done())
         warn(f"interrupted after {done()} battles; {_resume_hint(folder)}")
         return EXIT_INTERRUPTED
     except RunAborted as exc:
+        _note_stopped(folder, done())
         warn(f"{exc}; stopped after {done()} battles; {_resume_hint(folder)}")
         return EXIT_INPUT
     _show_summary(summary, folder, args.json)

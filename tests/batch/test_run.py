@@ -20,6 +20,7 @@ import sim.batch.run
 from sim import cli
 from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
 from sim.batch.store import can_store_apart
+from sim.day_file import load_input
 from sim.scenario import load_scenario
 from sim.stats import interval, wilson
 from tests.batch.helpers import (
@@ -29,11 +30,13 @@ from tests.batch.helpers import (
     SKIRMISH,
     batch,
     comparable,
+    cut_run,
     journal_records,
     rows,
     wait_unlocked,
     write_journal,
 )
+from tests.day_files import WARREN
 
 
 class TestResume:
@@ -60,6 +63,22 @@ class TestResume:
         whole = batch(tmp_path, "whole", str(SKIRMISH), "-n", "3000", "--seed", "4",
                       "--chunk", "100", "--workers", "2")
         assert comparable(json.loads((run / "summary.json").read_text())) == comparable(whole)
+
+    @pytest.mark.parametrize("subject", [SKIRMISH, WARREN], ids=["battles", "days"])
+    def test_resumed_logs_are_the_whole_runs_bytes(self, tmp_path: pathlib.Path, monkeypatch,
+                                                   subject: pathlib.Path) -> None:
+        """A run given a relative path and resumed from the same folder: its logs name the
+        scenario as an uninterrupted run's do, byte for byte."""
+        monkeypatch.chdir(subject.parent)
+        given = pathlib.Path(subject.name)
+        spec = BatchSpec(n=12, seed=3, chunk=4, logs="all")
+        folder = cut_run(tmp_path / "cut", load_input(given, ()), spec, 2)
+        assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
+        batch(tmp_path, "whole", str(given), "-n", "12", "--seed", "3", "--chunk", "4", "--logs", "all",
+              "--workers", "1")
+        logs = [sorted((p.name, p.read_bytes()) for p in (run / "logs").iterdir())
+                for run in (folder.path, tmp_path / "whole")]
+        assert logs[0] == logs[1] and b'"scenario_path":"' + given.name.encode() in logs[0][0][1]
 
     @pytest.mark.skipif(not can_store_apart(), reason="one core: no store process")
     def test_store_process_of_a_killed_run_leaves_only_the_journal(self, tmp_path: pathlib.Path) -> None:

@@ -66,7 +66,9 @@ class TestEnvironmentErrors:
         code, _, err = run(capsys, "batch", str(AMBUSH), "-n", "40", "--chunk", "10",
                            "--workers", "1", "--out", str(out), "--no-progress")
         assert code == 2 and "No space left on device" in err and "Traceback" not in err
-        assert f"sim batch --resume {out}" in err
+        assert f"stopped after 10 battles; finish with: sim batch --resume {out}" in err
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert (manifest["status"], manifest["battles_done"]) == ("interrupted", 10)
         monkeypatch.setattr(journal, "append", real)
         code, _, _ = run(capsys, "batch", "--resume", str(out), "--json", "--no-progress")
         assert code == 0 and json.loads((out / "summary.json").read_text())["battles"] == 40
