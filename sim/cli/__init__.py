@@ -20,6 +20,9 @@ import os
 # Set before anything imports numpy; a value the user set is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from sim.cli.entry import main  # after the environment above
+try:
+    from sim.cli.entry import main  # after the environment above
+except KeyboardInterrupt:  # Ctrl-C while the command loads (a tenth of a second): nothing begun
+    raise SystemExit(130) from None
 
 __all__ = ["main"]

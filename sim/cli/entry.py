@@ -18,13 +18,12 @@ from sim.errors import InputError, ScenarioError
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 internal error, 2 bad input)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)  # exits 2 on usage errors
     handlers = {"run": cmd_run, "validate": cmd_validate, "replay": cmd_replay,
                 "report": cmd_report, "compare": cmd_compare, "tune": cmd_tune,
                 "show": cmd_show, "bestiary": cmd_bestiary,
                 "batch": lambda a: cmd_batch(a, list(argv if argv is not None else sys.argv[1:]))}
     try:
+        args = build_parser().parse_args(argv)  # exits 2 on usage errors
         return handlers[args.command](args)
     except ScenarioError as exc:
         for problem in exc.problems:

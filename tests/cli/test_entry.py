@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -122,3 +124,29 @@ class TestEnvironmentErrors:
         monkeypatch.setattr(target, interrupted)
         code, _, err = run(capsys, *argv)
         assert (code, err) == (130, "sim: interrupted\n")
+
+
+class TestEarlyCtrlC:
+    """Ctrl-C before a command has begun anything: exit 130, no traceback."""
+
+    def test_while_the_command_loads(self) -> None:
+        """A KeyboardInterrupt while sim.cli imports its commands (a tenth of a second)."""
+        probe = ("import builtins\n"
+                 "real = builtins.__import__\n"
+                 "def importing(name, *args, **kwargs):\n"
+                 "    if name == 'sim.cli.entry':\n"
+                 "        raise KeyboardInterrupt\n"
+                 "    return real(name, *args, **kwargs)\n"
+                 "builtins.__import__ = importing\n"
+                 "import sim.cli\n")
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                              cwd=pathlib.Path(__file__).parents[2])
+        assert (done.returncode, done.stderr) == (130, "")
+
+    def test_while_the_parser_is_built(self, capsys, monkeypatch) -> None:
+        def interrupted():
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr("sim.cli.entry.build_parser", interrupted)
+        code, _, err = run(capsys, "validate", str(AMBUSH))
+        assert code == 130 and err == "sim: interrupted\n"
