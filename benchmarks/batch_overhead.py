@@ -31,17 +31,15 @@ Nothing here is a test: figures are printed for the issue notes, never asserted.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
 import os
 import pstats
 import statistics
 import time
-from collections.abc import Iterator
 
 import attrs
 
-from benchmarks.harness import MASTER, REFERENCE, Stopwatch, cli_batch
+from benchmarks.harness import MASTER, REFERENCE, Stopwatch, cli_batch, one_core
 from sim.batch import DEFAULT_CHUNK, ChunkResult, ChunkTask, LogPlan, battle_seed, run_chunk, runners
 from sim.engine import run_battle
 from sim.scenario import load_scenario
@@ -111,20 +109,6 @@ def batch_s(n: int) -> tuple[Times, float]:
     finally:
         runners.run_chunk = real_run_chunk
     return taken, taken.cpu - in_chunks
-
-
-@contextlib.contextmanager
-def one_core() -> Iterator[None]:
-    """This process pinned to one of its cores, where it can be."""
-    if not hasattr(os, "sched_setaffinity"):
-        yield
-        return
-    cores = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(cores)})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, cores)
 
 
 def profile_chunk(scenario, n: int, top: int = 25) -> None:

@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import pathlib
 import sys
 import tempfile
@@ -51,6 +52,20 @@ class Stopwatch:
     def ratio(self, way: str, over: str) -> float:
         """The time ``way`` took over the time ``over`` took (2.0: twice as long)."""
         return round(self.seconds[way] / self.seconds[over], 3)
+
+
+@contextlib.contextmanager
+def one_core() -> Iterator[None]:
+    """This process pinned to one of its cores, where it can be."""
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cores)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, cores)
 
 
 def cli_batch(path: pathlib.Path, n: int, seed: int, chunk: int = DEFAULT_CHUNK) -> None:
