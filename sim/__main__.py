@@ -1,5 +1,5 @@
 """Entry point for ``python -m sim``."""
 
-from sim.cli import main
+from sim.launch import main
 
 raise SystemExit(main())

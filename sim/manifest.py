@@ -105,7 +105,8 @@ def _precision_ok(value: object) -> bool:
     return isinstance(value, float | int) and not isinstance(value, bool) and 0 < value < 0.5
 
 
-# Every key a resume or a replay reads, and what it must hold.
+# Every key a resume or a replay reads, and what it must hold (scenario_given, the path as the
+# command gave it, is optional: it is used only when it names the file scenario_path does).
 _CHECKS: dict[str, tuple[Any, str]] = {
     "schema": (lambda v: v == 1, "must be 1 (a manifest of this program)"),
     "run_id": (lambda v: isinstance(v, str) and re.fullmatch(r"[0-9a-f]{32}", v) is not None,

@@ -91,9 +91,8 @@ def start_pool_helpers(context: multiprocessing.context.BaseContext) -> None:
     traceback, and a SIGTERM to the group would kill the forkserver while it forks the
     workers (an internal error in this process). Ignored signals survive exec, and
     Python then installs no KeyboardInterrupt handler, so they start deaf to both; they
-    end when this process's end of their pipe closes. The workers the forkserver forks
-    are born ignoring SIGTERM as well: a SIGTERM to the group stops the batch as Ctrl-C
-    does, their chunks in flight kept. The main process ignores them too
+    end when this process's end of their pipe closes. (Its workers take SIGTERM back:
+    ``worker_init``.) The main process ignores them too
     for the few milliseconds the two spawns take (a signal just then is lost, not
     half-handled), in the main thread only, where handlers may be set.
     """
@@ -125,8 +124,13 @@ def signals_ignored(*signums: int) -> Iterator[None]:
 
 
 def worker_init(main_pid: int) -> None:
-    """Pool initializer: leave Ctrl-C to the main process; exit when the parent goes."""
+    """Pool initializer: leave Ctrl-C to the main process; exit when the parent goes.
+
+    SIGTERM kills a worker again (the forkserver it forks from ignores it): a pool whose
+    worker died terminates the others with it, and waits for them.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     parent = os.getppid()
     threading.Thread(target=_watch, args=(parent, main_pid), name="parent-watch",
                      daemon=True).start()

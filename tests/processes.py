@@ -49,6 +49,29 @@ def group_alive(pgid: int) -> list[int]:
     return alive
 
 
+def children(pid: int) -> list[int]:
+    """Live processes whose parent is ``pid``, found in /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
+        if int(ppid) == pid and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def pool_workers(main: int) -> list[int]:
+    """The pool workers of a sim process: the children of its forkserver."""
+    servers = [child for child in children(main)
+               if b"forkserver" in pathlib.Path(f"/proc/{child}/cmdline").read_bytes()]
+    return [worker for server in servers for worker in children(server)]
+
+
 def read_stream_until(stream, wanted: bytes | None, limit: float = LIMIT_S) -> bytes:
     """Read a pipe until ``wanted`` appears (or until EOF when None); fails past ``limit``."""
     got = b""

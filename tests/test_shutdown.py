@@ -13,7 +13,7 @@ import pytest
 from sim import cli
 from sim.batch.store import can_store_apart
 from tests.batch.helpers import journal_records
-from tests.processes import LIMIT_S, group_alive, read_stream_until, start_sim, wait_until
+from tests.processes import LIMIT_S, group_alive, pool_workers, read_stream_until, start_sim, wait_until
 
 DATA = pathlib.Path(__file__).parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
@@ -69,6 +69,20 @@ class TestSignals:
         assert cli.main(["batch", "--resume", str(run), "--workers", "1", "--json",
                          "--no-progress"]) == 0
         assert json.loads((run / "summary.json").read_text())["battles"] == 4000
+
+    def test_a_dead_worker_stops_the_run(self, tmp_path: pathlib.Path) -> None:
+        """A pool worker killed (the OOM killer, a crash): exit 2 with one line and the resume
+        command, the run marked interrupted, nothing left running (the pool terminates the
+        other worker: it must not ignore SIGTERM as the forkserver does)."""
+        run = tmp_path / "run"
+        process = started_batch(run)
+        os.kill(pool_workers(process.pid)[0], signal.SIGKILL)
+        code, err = finish(process)
+        assert code == 2 and "a worker process died" in err and "Traceback" not in err, err
+        assert err.count("\n") == 1 and f"sim batch --resume {run}" in err
+        manifest = json.loads((run / "manifest.json").read_text())
+        assert manifest["status"] == "interrupted"
+        assert manifest["battles_done"] == len(journal_records(run)) * CHUNK
 
     def test_second_ctrl_c_stops_at_once(self, tmp_path: pathlib.Path) -> None:
         """A second SIGINT while the first waits for the workers exits 130 at once."""

@@ -188,6 +188,8 @@ def _serve(local: LocalStore, conn: multiprocessing.connection.Connection,
     """The store process: store what the batch (process ``batch``) sends, in order, and
     answer each. Nothing it meets is printed: a failure is the batch's to tell."""
     batch_end.close()  # the batch's end, inherited: closed, so that its death reads as the end
+    for signum in (signal.SIGINT, signal.SIGTERM):  # again: a batch run from a thread other
+        signal.signal(signum, signal.SIG_IGN)  # than the main one forks it unable to ignore them
     failure = None
     try:
         load_arrow()  # now, while the first chunk plays; not when it arrives

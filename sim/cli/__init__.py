@@ -1,4 +1,4 @@
-"""The ``sim`` command (console script ``sim = sim.cli:main``, and ``python -m sim``).
+"""The ``sim`` command (console script ``sim = sim.launch:main``, and ``python -m sim``).
 
 ::
 
@@ -20,9 +20,6 @@ import os
 # Set before anything imports numpy; a value the user set is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-try:
-    from sim.cli.entry import main  # after the environment above
-except KeyboardInterrupt:  # Ctrl-C while the command loads (a tenth of a second): nothing begun
-    raise SystemExit(130) from None
+from sim.cli.entry import main  # after the environment above
 
 __all__ = ["main"]

@@ -349,3 +349,56 @@ class TestStoreLoop:
         assert local.parts == [b"a"] and local.discarded
         assert kinds(conn) == [("stored", 5), ("failed", 5)]
         assert isinstance(conn.answers[1][2][0], pickle.UnpicklingError)
+
+
+class BrokenPipe:
+    """The batch's end of a pipe whose store process told a failure, then exited."""
+
+    def __init__(self, *answers) -> None:
+        self.answers = list(answers)
+
+    def send(self, _message) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def poll(self) -> bool:
+        return bool(self.answers)
+
+    def recv(self):
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+    def close(self) -> None:
+        pass
+
+
+class Exited:
+    exitcode = 0
+
+    def join(self, _timeout=None) -> None:
+        pass
+
+    def is_alive(self) -> bool:
+        return False
+
+
+class TestStoreProcessEnd:
+    """The batch's side when the store process has gone (``StoreProcess._send``)."""
+
+    def store(self, conn: BrokenPipe) -> StoreProcess:
+        store = StoreProcess.__new__(StoreProcess)  # no process: its end is what is tested
+        store._conn, store._process, store._in_flight, store.stored = conn, Exited(), 1, 0
+        store._where = pathlib.Path("run/parts.journal")
+        return store
+
+    def test_a_failure_told_before_the_pipe_broke_is_raised(self) -> None:
+        error = RunAborted("run/parts.journal:0:0: (document): cannot write (No space left on device)")
+        store = self.store(BrokenPipe(("failed", 25, (error, "Traceback ..."))))
+        with pytest.raises(RunAborted, match="No space left on device"):
+            store.finish(120)
+        assert store.stored == 25
+
+    def test_a_store_gone_without_a_word_is_told_as_gone(self) -> None:
+        store = self.store(BrokenPipe())
+        with pytest.raises(RunAborted, match=r"stopped \(exit 0\)"):
+            store.finish(120)

@@ -130,18 +130,19 @@ class TestEarlyCtrlC:
     """Ctrl-C before a command has begun anything: exit 130, no traceback."""
 
     def test_while_the_command_loads(self) -> None:
-        """A KeyboardInterrupt while sim.cli imports its commands (a tenth of a second)."""
+        """A KeyboardInterrupt while the command loads its modules (a tenth of a second); a
+        program importing sim.cli gets the KeyboardInterrupt itself."""
         probe = ("import builtins\n"
                  "real = builtins.__import__\n"
                  "def importing(name, *args, **kwargs):\n"
                  "    if name == 'sim.cli.entry':\n"
                  "        raise KeyboardInterrupt\n"
                  "    return real(name, *args, **kwargs)\n"
-                 "builtins.__import__ = importing\n"
-                 "import sim.cli\n")
-        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                              cwd=pathlib.Path(__file__).parents[2])
-        assert (done.returncode, done.stderr) == (130, "")
+                 "builtins.__import__ = importing\n")
+        for module, code, last in (("sim.launch", 130, ""), ("sim.cli", -2, "KeyboardInterrupt\n")):
+            done = subprocess.run([sys.executable, "-c", f"{probe}import {module}\n"], capture_output=True,
+                                  text=True, cwd=pathlib.Path(__file__).parents[2])
+            assert done.returncode == code and done.stderr.endswith(last), (module, done.stderr)
 
     def test_while_the_parser_is_built(self, capsys, monkeypatch) -> None:
         def interrupted():
