@@ -8,7 +8,7 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 ROOT = pathlib.Path(__file__).parent.parent
 LIMIT_S = 90  # "did not hang": generous, for a loaded 2-core machine
@@ -33,9 +33,9 @@ def wait_until(condition: Callable[[], bool], what: str, limit: float = LIMIT_S)
         time.sleep(0.05)
 
 
-def group_alive(pgid: int) -> list[int]:
-    """Live (non-zombie) processes of a process group, found in /proc (no psutil)."""
-    alive = []
+def _live() -> Iterator[tuple[int, int, int]]:
+    """(pid, parent pid, process group) of every live (non-zombie) process, from /proc
+    (no psutil)."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -43,26 +43,19 @@ def group_alive(pgid: int) -> list[int]:
             stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        state, _ppid, pgrp = stat[stat.rindex(")") + 2:].split()[:3]
-        if int(pgrp) == pgid and state != "Z":
-            alive.append(int(entry))
-    return alive
+        state, ppid, pgrp = stat[stat.rindex(")") + 2:].split()[:3]
+        if state != "Z":
+            yield int(entry), int(ppid), int(pgrp)
+
+
+def group_alive(pgid: int) -> list[int]:
+    """Live processes of a process group."""
+    return [pid for pid, _, group in _live() if group == pgid]
 
 
 def children(pid: int) -> list[int]:
-    """Live processes whose parent is ``pid``, found in /proc."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
-        if int(ppid) == pid and state != "Z":
-            found.append(int(entry))
-    return found
+    """Live processes whose parent is ``pid``."""
+    return [child for child, parent, _ in _live() if parent == pid]
 
 
 def pool_workers(main: int) -> list[int]:
