@@ -37,7 +37,7 @@ from sim.batch.runners import Runner, run_serial
 from sim.batch.store import LocalStore, Store, StoreProcess, can_store_apart
 from sim.batch.tables import part_rows
 from sim.day_file import Day, load_input
-from sim.errors import InputError
+from sim.errors import InputError, RunAborted
 from sim.manifest import file_sha256, new_run_id
 from sim.model import Scenario
 from sim.runlock import LOCK, RunLock
@@ -215,6 +215,10 @@ class Batch:
                     next_chunk += 1
                     if self._enough():
                         return
+        except RunAborted:
+            if self.should_stop():  # a SIGTERM to the process group ends workers too: a
+                raise KeyboardInterrupt from None  # stop that was asked for, not a failure
+            raise
         finally:
             close = getattr(results, "close", None)
             if close is not None:

@@ -21,6 +21,7 @@ from sim import cli
 from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
 from sim.batch.store import can_store_apart
 from sim.day_file import load_input
+from sim.errors import RunAborted
 from sim.scenario import load_scenario
 from sim.stats import interval, wilson
 from tests.batch.helpers import (
@@ -410,3 +411,26 @@ class TestDefaultFolder:
         first, second = sim.batch.run.default_out(DUEL, 4), sim.batch.run.default_out(DUEL, 4)
         assert first != second and first.is_dir() and second.is_dir()
         assert not any(first.iterdir()) and not any(second.iterdir())
+
+
+class TestWorkersLostWhileStopping:
+    """A worker lost while a stop is asked for (a SIGTERM to the process group ends the
+    workers too) is the stop, not a failure: the run is interrupted, its parts kept."""
+
+    @pytest.mark.parametrize("stopping", [True, False])
+    def test_worker_lost(self, tmp_path: pathlib.Path, stopping: bool) -> None:
+        scenario, spec = load_scenario(SKIRMISH), BatchSpec(n=100, seed=2, chunk=25)
+        run = start_run(tmp_path / "run", scenario, spec, ["batch"])
+        asked = []
+
+        def losing(tasks, window):  # one chunk, then the stop is asked and a worker dies
+            for result in run_serial(tasks, window):
+                yield result
+                asked.append(stopping)
+                raise RunAborted("a worker process died")
+
+        batch = Batch(scenario, spec, run, losing, should_stop=lambda: any(asked))
+        with pytest.raises(KeyboardInterrupt if stopping else RunAborted):
+            batch.run()
+        run.release()
+        assert batch.stored == 25 and len(journal_records(run.path)) == 1
