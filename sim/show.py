@@ -11,7 +11,7 @@ import yaml
 
 from sim.dice import Dice
 from sim.errors import Problem, ScenarioError
-from sim.model import Combatant, Scenario
+from sim.model import Combatant, Options, Scenario, Side
 from sim.scenario.bestiary import (
     BESTIARY_ENV,
     Entry,
@@ -66,17 +66,45 @@ def combatant_data(spec: Combatant, rules: str, party: bool = False) -> dict[str
     return data
 
 
+def options_data(options: Options) -> dict[str, Any]:
+    """``options:`` as a scenario writes them: morale as ``morale: true|false`` or
+    ``morale: {wound_divisor: K}`` (on), not as the fields it is kept in."""
+    data = plain(options)
+    on, divisor = data.pop("morale_on", None), data.pop("wound_divisor", None)
+    if divisor is not None:  # only a written morale mapping sets it, and turns morale on
+        data["morale"] = {"wound_divisor": divisor}
+    elif on is not None:
+        data["morale"] = on
+    return data
+
+
+def members_data(side: Side, rules: str) -> list[dict[str, Any]]:
+    """A side's members; a mount under its rider's ``mount:``, by the name it was given
+    (its combatant is named "NAME of RIDER")."""
+    mounts = {member.name: member for member in side.members if member.rider is not None}
+    out = []
+    for member in side.members:
+        if member.rider is not None:
+            continue
+        data = combatant_data(member, rules, side.party)
+        if member.mount is not None:
+            data["mount"] = combatant_data(mounts[member.mount], rules, side.party)
+            data["mount"]["name"] = member.mount.removesuffix(f" of {member.name}")
+        out.append(data)
+    return out
+
+
 def scenario_data(scenario: Scenario) -> dict[str, Any]:
     """The whole scenario after ``use:``, overrides and ``count:``: every combatant spelt out."""
     data: dict[str, Any] = {"name": scenario.name, "rules": scenario.rules,
                             "max_rounds": scenario.max_rounds, "distance": scenario.distance}
     for key in ("surprise", "options", "hazards", "timeline"):
-        value = plain(getattr(scenario, key))
+        value = options_data(scenario.options) if key == "options" else plain(getattr(scenario, key))
         if value not in (None, {}, []):
             data[key] = value
     data["sides"] = [
         {"name": side.name, "party": side.party, "tactics": plain(side.tactics) or {"target": "random"},
-         "members": [combatant_data(member, scenario.rules, side.party) for member in side.members]}
+         "members": members_data(side, scenario.rules)}
         for side in scenario.sides
     ]
     return data
