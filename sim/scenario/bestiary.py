@@ -35,7 +35,9 @@ class Entry:
 
 
 def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str, Entry]:
-    """Validate one bestiary file (``rules:`` and ``creatures:``) into its entries."""
+    """Validate one bestiary file (``rules:`` and ``creatures:``) into its entries. A file
+    in a folder named after a rule system must be of that system: ``use:`` looks there for
+    that system's entries, and another system's stat block would fight with keys ignored."""
     try:
         source = load_yaml(path, display_name(path))
     except ScenarioError as exc:
@@ -45,6 +47,11 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
     data = source.data
     rules = validate_header(c, data, RULE_SYSTEMS)
     if rules is INVALID:
+        return {}
+    folder = path.parent.name
+    if folder in RULE_SYSTEMS and rules != folder:
+        c.fail(("rules",), f"must be {folder}, the rules of the folder it is in (got {rules}):"
+                           f" move the file to a '{rules}' bestiary folder")
         return {}
     c.rules = rules
     assert isinstance(data, dict)

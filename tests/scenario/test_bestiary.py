@@ -63,6 +63,17 @@ class TestBestiary:
             "bestiary/d20/x.yaml:6:24: creatures.goblin.defense_threshold: must be an integer"
             " (got 'lots')")
 
+    def test_file_of_other_rules_in_a_rules_folder_is_refused(self, arena):
+        """A d100 file in bestiary/d20 would give a d20 scenario a d100 stat block (its skills
+        doing nothing): refused where `rules:` says so, by validate and by the scenario."""
+        arena.write("rules: d100\ncreatures:\n  spearman: {hp: 12, skills: {melee: 50}}\n",
+                    "bestiary/d20/odd.yaml")
+        message = ("bestiary/d20/odd.yaml:1:8: rules: must be d20, the rules of the folder it is in"
+                   " (got d100): move the file to a 'd100' bestiary folder")
+        assert message in [str(p) for p in arena.problems(BASE)]
+        code, _, err = arena.cli("validate", "bestiary/d20/odd.yaml")
+        assert (code, err) == (2, message + "\n")
+
     def test_invalid_entry_not_called_missing(self, arena):
         """An entry that exists but is invalid is not reported as missing."""
         bad = variant("defense_threshold: 11", "defense_threshold: lots", text=BESTIARY)
