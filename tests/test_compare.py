@@ -6,6 +6,8 @@ import json
 import pathlib
 import shutil
 
+import pytest
+
 from sim import cli
 from sim.paired import HEADLINE
 
@@ -114,6 +116,26 @@ class TestErrors:
         page = (tmp_path / "compare.html").read_text()
         assert "<svg" in page and "Content-Security-Policy" in page
         assert "count=5" in page
+
+
+    @pytest.mark.parametrize("command", [
+        ["compare", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=4,5"],
+        ["tune", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=4..5", "--target",
+         "party.tpk<=0.5"],
+    ], ids=["compare", "tune"])
+    def test_report_that_cannot_be_written_is_refused_first(self, tmp_path, capsys, monkeypatch,
+                                                            command):
+        """--report naming a file (not a folder) is refused before any battle is played."""
+        def no_battles(*_args, **_kwargs):
+            raise AssertionError("battles played before --report was checked")
+
+        monkeypatch.setattr("sim.cli.decide.compare", no_battles)
+        monkeypatch.setattr("sim.cli.decide.tune", no_battles)
+        taken = tmp_path / "page.html"
+        taken.write_text("mine")
+        code = cli.main([*command, "-n", "60", "--workers", "1", "--no-progress", "--report", str(taken)])
+        assert code == 2 and capsys.readouterr().err == f"{taken}:0:0: --report: cannot write (File exists)\n"
+        assert taken.read_text() == "mine"
 
 
 class TestPageIsInert:

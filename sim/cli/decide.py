@@ -29,9 +29,23 @@ from sim.tune import is_range, parse_target, parse_vary, tune
 
 
 def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
+    """The runner, once every option that could fail after the battles is checked."""
     check_bestiary_dirs(args.bestiary)
     check_scheduler_option(args)
+    _check_report_folder(args.report)
     return runner_of(args)
+
+
+def _check_report_folder(folder: pathlib.Path | None) -> None:
+    """--report DIR is written after the battles: a folder that cannot be made (a file is
+    there, no permission) is refused before them, not after."""
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        msg = f"{folder}:0:0: --report: cannot write ({exc.strerror})"
+        raise InputError(msg) from exc
 
 
 def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
