@@ -116,8 +116,10 @@ class TestSignals:
     def test_ctrl_c_during_compare(self, twice: bool) -> None:
         """compare has no parts to keep: Ctrl-C exits 130 once the workers' chunks return;
         a second Ctrl-C exits at once. Nothing is left running either way."""
+        # Chunks long enough (about a second) that the second Ctrl-C comes while the first
+        # still waits for them: with short ones the pool could end first (exit 130 either way).
         process = start_sim("compare", str(SKIRMISH), str(DATA / "duel" / "duel.yaml"),
-                            "-n", "1000000", "--chunk", "200", "--workers", "2", "--no-progress")
+                            "-n", "1000000", "--chunk", "5000", "--workers", "2", "--no-progress")
         wait_until(lambda: len(group_alive(process.pid)) >= POOL or process.poll() is not None,
                    "the worker pool")
         assert process.poll() is None, process.stderr.read()

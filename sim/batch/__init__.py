@@ -35,13 +35,20 @@ from sim.batch.run import (
     spec_from_manifest,
     start_run,
 )
-from sim.batch.runners import Runner, check_scheduler, default_workers, make_runner, run_serial
+from sim.batch.runners import (
+    Runner,
+    check_scheduler,
+    default_workers,
+    kept_pool,
+    make_runner,
+    run_serial,
+)
 from sim.batch.tables import PART_KEY
 from sim.batch.weigh import Work
 
 __all__ = [
     "BATTLES", "DEFAULT_CHUNK", "PART_KEY", "SUMMARY", "Batch", "BatchSpec", "ChunkResult",
     "ChunkTask", "LogPlan", "RunFolder", "Runner", "Work", "battle_seed", "check_scheduler", "default_out",
-    "default_workers", "load_run_scenario", "make_runner", "open_run", "run_chunk", "run_serial",
+    "default_workers", "kept_pool", "load_run_scenario", "make_runner", "open_run", "run_chunk", "run_serial",
     "spec_from_manifest", "start_run", "write_atomic",
 ]

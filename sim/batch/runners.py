@@ -62,37 +62,74 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def process_runner(workers: int) -> Runner:
-    """A process pool of ``workers``; workers ignore Ctrl-C and exit if this process dies."""
+class ProcessRunner:
+    """A process pool of ``workers`` (a Runner); workers ignore Ctrl-C and exit if this
+    process dies. The pool starts with the first chunk and ends with the call, unless it is
+    ``kept``: compare and tune play in steps (--precision), and a pool started for each
+    step would cost its start (about 0.2 s) every step."""
 
-    def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self._kept = False
+
+    @contextlib.contextmanager
+    def kept(self) -> Iterator[ProcessRunner]:
+        """One pool for every call in the block, ended with it."""
+        self._kept = True
+        try:
+            yield self
+        finally:
+            self._kept = False
+            self._end()
+
+    def __call__(self, tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
         first = next(tasks, None)
         if first is None:  # nothing to play: no pool to start
             return
-        tasks = itertools.chain([first], tasks)
+        if self._pool is None:
+            self._pool = self._start()
+        pool = self._pool
+        try:
+            yield from _windowed(lambda t: pool.submit(run_chunk, t), _wait_one, _pool_result,
+                                 _cancel, itertools.chain([first], tasks), window)
+        finally:
+            if not self._kept:
+                self._end()
+
+    def _start(self) -> cf.ProcessPoolExecutor:
         context = _pool_context()
         start_pool_helpers(context)
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                    initializer=worker_init, initargs=(os.getpid(),)) as pool:
-            def wait_one(pending: set) -> tuple[set, set]:
-                done, rest = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-                return set(done), set(rest)
+        return cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
+                                      initializer=worker_init, initargs=(os.getpid(),))
 
-            def cancel(pending: set) -> None:
-                for future in pending:
-                    future.cancel()
+    def _end(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            pool.shutdown(wait=True)
 
-            def result(future: cf.Future) -> ChunkResult:
-                try:
-                    return future.result()
-                except cf.process.BrokenProcessPool as exc:
-                    msg = f"a worker process died ({exc})"
-                    raise RunAborted(msg) from exc
 
-            yield from _windowed(lambda t: pool.submit(run_chunk, t), wait_one, result,
-                                 cancel, tasks, window)
+def kept_pool(runner: Runner) -> contextlib.AbstractContextManager[Runner]:
+    """``runner`` with its pool kept for the block, when it has one to keep."""
+    return runner.kept() if isinstance(runner, ProcessRunner) else contextlib.nullcontext(runner)
 
-    return run
+
+def _wait_one(pending: set) -> tuple[set, set]:
+    done, rest = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+    return set(done), set(rest)
+
+
+def _cancel(pending: set) -> None:
+    for future in pending:
+        future.cancel()
+
+
+def _pool_result(future: cf.Future) -> ChunkResult:
+    try:
+        return future.result()
+    except cf.process.BrokenProcessPool as exc:
+        msg = f"a worker process died ({exc})"
+        raise RunAborted(msg) from exc
 
 
 DASK_CONNECT_S = 5  # a scheduler answers at once: 5 s to connect, 5 more for its greeting
@@ -202,7 +239,7 @@ def make_runner(executor: str, workers: int, scheduler: str | None) -> Runner:
         return dask_runner(scheduler, workers)
     if workers <= 1:
         return run_serial
-    return process_runner(workers)
+    return ProcessRunner(workers)
 
 
 def default_workers() -> int:

@@ -8,7 +8,7 @@ import pathlib
 import sys
 from collections.abc import Sequence
 
-from sim.batch import Runner
+from sim.batch import Runner, kept_pool
 from sim.cli.common import (
     EXIT_OK,
     battle_progress,
@@ -79,7 +79,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
     runner, window = _runner_for(args)
     shown = not (args.no_progress or args.json)
-    with StopSignals(warn, raise_first=True), battle_progress(shown) as progress:
+    with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
+          kept_pool(runner) as runner):  # one pool for every --precision step
         result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
                          args.precision, progress)
     _decision_output(result, args, "compare")
@@ -122,7 +123,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
     runner, window = _runner_for(args)
     shown = not (args.no_progress or args.json)
-    with StopSignals(warn, raise_first=True), battle_progress(shown) as progress:
+    with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
+          kept_pool(runner) as runner):  # one pool for every step
         result = tune(points, target, args.seed, args.n, args.precision, runner, window,
                       min(args.chunk, args.n), progress)
     _decision_output(result, args, "tune")

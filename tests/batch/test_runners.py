@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import time
 
@@ -9,6 +10,9 @@ import pytest
 
 import sim.batch.runners
 from sim import cli
+from sim.batch import ChunkTask, LogPlan, kept_pool
+from sim.batch.runners import ProcessRunner
+from sim.scenario import load_scenario
 from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, journal_records, rows
 
 
@@ -120,3 +124,41 @@ class TestScheduler:
         assert resumed == 0
         batch(tmp_path, "whole", *args, "--workers", "1")
         assert rows(run) == rows(tmp_path / "whole")
+
+
+class TestKeptPool:
+    """compare and tune play in steps: one pool serves them all, and ends with them."""
+
+    def count_starts(self, monkeypatch) -> list[int]:
+        starts: list[int] = []
+        real = ProcessRunner._start
+
+        def counted(self):
+            starts.append(self.workers)
+            return real(self)
+
+        monkeypatch.setattr(ProcessRunner, "_start", counted)
+        return starts
+
+    def test_one_pool_for_every_call(self, monkeypatch) -> None:
+        starts = self.count_starts(monkeypatch)
+        runner, scenario = ProcessRunner(2), load_scenario(DUEL)
+
+        def chunks(first: int) -> list:
+            tasks = [ChunkTask(scenario, 7, i, i + 5, LogPlan(), rows_only=True)
+                     for i in range(first, first + 20, 5)]
+            return sorted(r.start for r in runner(iter(tasks), 4))
+
+        with kept_pool(runner):
+            assert chunks(0) == [0, 5, 10, 15] and chunks(20) == [20, 25, 30, 35]
+            assert starts == [2]
+        assert runner._pool is None  # ended with the block
+        chunks(40)
+        assert starts == [2, 2] and runner._pool is None  # not kept: a pool for the call
+
+    def test_compare_steps_share_one_pool(self, monkeypatch, capsys) -> None:
+        """--precision plays 1000 battles a variant a step: 3 steps here, one pool."""
+        starts = self.count_starts(monkeypatch)
+        assert cli.main(["compare", str(DUEL), str(SKIRMISH), "-n", "3000", "--precision", "0.0001",
+                         "--workers", "2", "--json", "--no-progress"]) == 0
+        assert json.loads(capsys.readouterr().out)["battles"] == 3000 and starts == [2]
