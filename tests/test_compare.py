@@ -137,6 +137,14 @@ class TestErrors:
         assert code == 2 and capsys.readouterr().err == f"{taken}:0:0: --report: cannot write (File exists)\n"
         assert taken.read_text() == "mine"
 
+        def read_only(*_args, **_kwargs):  # a folder that is there, on a read-only disk
+            raise OSError(30, "Read-only file system")
+
+        monkeypatch.setattr("sim.cli.decide.tempfile.TemporaryFile", read_only)
+        code = cli.main([*command, "-n", "60", "--workers", "1", "--no-progress", "--report", str(tmp_path)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.endswith("--report: cannot write (Read-only file system)\n")
+
 
 class TestPageIsInert:
     """Names reach the page as text, never as markup."""

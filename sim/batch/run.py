@@ -207,7 +207,7 @@ class Batch:
         next_chunk = first_chunk
         results = self.runner(self._tasks(first_chunk, plan), self.window)
         try:
-            for result in results:  # in the order workers finish
+            for result in self._played(results):  # in the order workers finish
                 waiting[result.start // self.spec.chunk] = result
                 while next_chunk in waiting:
                     ready = waiting.pop(next_chunk)
@@ -215,14 +215,25 @@ class Batch:
                     next_chunk += 1
                     if self._enough():
                         return
-        except RunAborted:
-            if self.should_stop():  # a SIGTERM to the process group ends workers too: a
-                raise KeyboardInterrupt from None  # stop that was asked for, not a failure
-            raise
         finally:
             close = getattr(results, "close", None)
             if close is not None:
                 close()  # cancels what is still in flight
+
+    def _played(self, results: Iterator[ChunkResult]) -> Iterator[ChunkResult]:
+        """The runner's results. A worker lost while a stop is asked for is the stop, not a
+        failure: a SIGTERM to the process group ends the workers too. (What storing meets,
+        a full disk say, is told as it is.)"""
+        while True:
+            try:
+                result = next(results)
+            except StopIteration:
+                return
+            except RunAborted:
+                if self.should_stop():
+                    raise KeyboardInterrupt from None
+                raise
+            yield result
 
     def _store(self, result: ChunkResult) -> None:
         if result.logs:

@@ -91,8 +91,11 @@ class ProcessRunner:
             self._pool = self._start()
         pool = self._pool
         try:
-            yield from _windowed(lambda t: pool.submit(run_chunk, t), _wait_one, _pool_result,
+            yield from _windowed(lambda t: _submit(pool, t), _wait_one, _pool_result,
                                  _cancel, itertools.chain([first], tasks), window)
+        except RunAborted:
+            self._end()  # a broken pool serves no further call
+            raise
         finally:
             if not self._kept:
                 self._end()
@@ -124,12 +127,22 @@ def _cancel(pending: set) -> None:
         future.cancel()
 
 
+def _submit(pool: cf.ProcessPoolExecutor, task: ChunkTask) -> cf.Future:
+    try:
+        return pool.submit(run_chunk, task)
+    except cf.process.BrokenProcessPool as exc:  # a kept pool that lost a worker between calls
+        raise _worker_died(exc) from exc
+
+
 def _pool_result(future: cf.Future) -> ChunkResult:
     try:
         return future.result()
     except cf.process.BrokenProcessPool as exc:
-        msg = f"a worker process died ({exc})"
-        raise RunAborted(msg) from exc
+        raise _worker_died(exc) from exc
+
+
+def _worker_died(exc: BaseException) -> RunAborted:
+    return RunAborted(f"a worker process died ({exc})")
 
 
 DASK_CONNECT_S = 5  # a scheduler answers at once: 5 s to connect, 5 more for its greeting

@@ -6,6 +6,7 @@ import argparse
 import json
 import pathlib
 import sys
+import tempfile
 from collections.abc import Sequence
 
 from sim.batch import Runner, kept_pool
@@ -37,12 +38,14 @@ def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
 
 
 def _check_report_folder(folder: pathlib.Path | None) -> None:
-    """--report DIR is written after the battles: a folder that cannot be made (a file is
-    there, no permission) is refused before them, not after."""
+    """--report DIR is written after the battles: a folder that cannot be made or written
+    (a file is there, no permission, a read-only disk) is refused before them, not after."""
     if folder is None:
         return
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
     except OSError as exc:
         msg = f"{folder}:0:0: --report: cannot write ({exc.strerror})"
         raise InputError(msg) from exc

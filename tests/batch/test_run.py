@@ -434,3 +434,19 @@ class TestWorkersLostWhileStopping:
             batch.run()
         run.release()
         assert batch.stored == 25 and len(journal_records(run.path)) == 1
+
+    def test_storing_failure_while_stopping_is_told(self, tmp_path: pathlib.Path, monkeypatch) -> None:
+        """A full disk met while a stop is asked for is the full disk, not the stop."""
+        scenario, spec = load_scenario(SKIRMISH), BatchSpec(n=100, seed=2, chunk=25)
+        run = start_run(tmp_path / "run", scenario, spec, ["batch"])
+        asked = []
+
+        def full(_batch, _result) -> None:
+            asked.append(True)
+            raise RunAborted.cannot_write(run.journal_path, OSError(28, "No space left on device"))
+
+        monkeypatch.setattr(Batch, "_store", full)
+        batch = Batch(scenario, spec, run, run_serial, should_stop=lambda: any(asked))
+        with pytest.raises(RunAborted, match="No space left on device"):
+            batch.run()
+        run.release()

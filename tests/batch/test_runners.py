@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import signal
 import time
 
 import pytest
@@ -12,8 +14,10 @@ import sim.batch.runners
 from sim import cli
 from sim.batch import ChunkTask, LogPlan, kept_pool
 from sim.batch.runners import ProcessRunner
+from sim.errors import RunAborted
 from sim.scenario import load_scenario
 from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, journal_records, rows
+from tests.processes import pool_workers, wait_until
 
 
 class TestExecutors:
@@ -162,3 +166,16 @@ class TestKeptPool:
         assert cli.main(["compare", str(DUEL), str(SKIRMISH), "-n", "3000", "--precision", "0.0001",
                          "--workers", "2", "--json", "--no-progress"]) == 0
         assert json.loads(capsys.readouterr().out)["battles"] == 3000 and starts == [2]
+
+    def test_a_worker_lost_between_calls_is_one_error(self) -> None:
+        """A kept pool whose worker died while it waited for the next step: the next call is
+        a RunAborted (one line, exit 2), not the pool's own error (a traceback, exit 1)."""
+        runner, scenario = ProcessRunner(2), load_scenario(DUEL)
+        tasks = [ChunkTask(scenario, 7, i, i + 5, LogPlan(), rows_only=True) for i in range(0, 20, 5)]
+        with kept_pool(runner):
+            assert len(list(runner(iter(tasks), 4))) == 4
+            os.kill(pool_workers(os.getpid())[0], signal.SIGKILL)
+            wait_until(lambda: runner._pool._broken, "the pool to see its worker gone")
+            with pytest.raises(RunAborted, match="a worker process died"):
+                list(runner(iter(tasks), 4))  # refused at its first submit
+            assert runner._pool is None  # dropped: a broken pool serves no further call
