@@ -144,6 +144,17 @@ class TestEarlyCtrlC:
                                   text=True, cwd=pathlib.Path(__file__).parents[2])
             assert done.returncode == code and done.stderr.endswith(last), (module, done.stderr)
 
+    def test_after_the_command_ended(self) -> None:
+        """A Ctrl-C once the command has returned (its output printed) leaves its exit code."""
+        probe = ("import os, signal, sim.launch\n"
+                 "sim.launch.run_command = lambda: 0\n"
+                 "code = sim.launch.main()\n"
+                 "os.kill(os.getpid(), signal.SIGINT)\n"
+                 "raise SystemExit(code)\n")
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                              cwd=pathlib.Path(__file__).parents[2])
+        assert (done.returncode, done.stderr) == (0, "")
+
     def test_while_the_parser_is_built(self, capsys, monkeypatch) -> None:
         def interrupted():
             raise KeyboardInterrupt
