@@ -62,26 +62,48 @@ def _pool_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-class ProcessRunner:
-    """A process pool of ``workers`` (a Runner); workers ignore Ctrl-C and exit if this
-    process dies. The pool starts with the first chunk and ends with the call, unless it is
-    ``kept``: compare and tune play in steps (--precision), and a pool started for each
-    step would cost its start (about 0.2 s) every step."""
+class _Keepable:
+    """A runner whose workers (a pool, a Dask client) start with its first chunk and end
+    with the call, unless ``kept``: compare and tune play in steps (--precision), and
+    workers started for each step would cost their start every step."""
+
+    _kept = False
+
+    @contextlib.contextmanager
+    def kept(self) -> Iterator[Runner]:
+        """The same workers for every call in the block, ended with it."""
+        self._kept = True
+        try:
+            yield self  # type: ignore[misc]
+        finally:
+            self._kept = False
+            self._end()
+
+    def _windowed(self, submit: Callable[[ChunkTask], Any], wait_one: Callable[[set], tuple[set, set]],
+                  result: Callable[[Any], ChunkResult], cancel: Callable[[set], None],
+                  tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+        """``_windowed``'s results; workers that failed (a RunAborted) serve no further call,
+        and workers not kept end with the call."""
+        try:
+            yield from _windowed(submit, wait_one, result, cancel, tasks, window)
+        except RunAborted:
+            self._end()
+            raise
+        finally:
+            if not self._kept:
+                self._end()
+
+    def _end(self) -> None:
+        raise NotImplementedError
+
+
+class ProcessRunner(_Keepable):
+    """A process pool of ``workers`` (a Runner; a pool starts in about 0.2 s); workers
+    ignore Ctrl-C and exit if this process dies."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._pool: cf.ProcessPoolExecutor | None = None
-        self._kept = False
-
-    @contextlib.contextmanager
-    def kept(self) -> Iterator[ProcessRunner]:
-        """One pool for every call in the block, ended with it."""
-        self._kept = True
-        try:
-            yield self
-        finally:
-            self._kept = False
-            self._end()
 
     def __call__(self, tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
         first = next(tasks, None)
@@ -90,15 +112,8 @@ class ProcessRunner:
         if self._pool is None:
             self._pool = self._start()
         pool = self._pool
-        try:
-            yield from _windowed(lambda t: _submit(pool, t), _wait_one, _pool_result,
-                                 _cancel, itertools.chain([first], tasks), window)
-        except RunAborted:
-            self._end()  # a broken pool serves no further call
-            raise
-        finally:
-            if not self._kept:
-                self._end()
+        yield from self._windowed(lambda t: _submit(pool, t), _wait_one, _pool_result, _cancel,
+                                  itertools.chain([first], tasks), window)
 
     def _start(self) -> cf.ProcessPoolExecutor:
         context = _pool_context()
@@ -113,8 +128,10 @@ class ProcessRunner:
 
 
 def kept_pool(runner: Runner) -> contextlib.AbstractContextManager[Runner]:
-    """``runner`` with its pool kept for the block, when it has one to keep."""
-    return runner.kept() if isinstance(runner, ProcessRunner) else contextlib.nullcontext(runner)
+    """``runner`` with its pool (or Dask client) kept for the block, when it has one."""
+    if isinstance(runner, _Keepable):
+        return runner.kept()
+    return contextlib.nullcontext(runner)
 
 
 def _wait_one(pending: set) -> tuple[set, set]:
@@ -184,72 +201,95 @@ def check_scheduler(address: str) -> None:
         raise InputError(msg)
 
 
-def dask_runner(scheduler: str | None, workers: int) -> Runner:
-    """Chunks as tasks of a Dask cluster at ``scheduler`` (a local cluster when None)."""
+class DaskRunner(_Keepable):
+    """Chunks as tasks of a Dask cluster at ``scheduler`` (a local cluster when None), a
+    Runner; its client is what is kept."""
 
-    def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+    def __init__(self, scheduler: str | None, workers: int) -> None:
+        self.scheduler = scheduler
+        self.workers = workers
+        self._client: Any = None
+        self._cluster: Any = None
+
+    def __call__(self, tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
         try:  # heavy and optional: imported only for --executor dask
-            from distributed import Client, LocalCluster, wait
-            from distributed.client import FutureCancelledError, FuturesCancelledError
+            from distributed import wait
         except ImportError as exc:
             msg = "--executor dask needs dask.distributed: pip install 'combat-sim[dask]'"
             raise InputError(msg) from exc
-        cluster = None
-        if scheduler is None:
+        if self._client is None:
+            self._start()
+        client, lost = self._client, _dask_lost()
+
+        def wait_one(pending: set) -> tuple[set, set]:
+            try:
+                done_and_not = wait(list(pending), return_when="FIRST_COMPLETED")
+            except lost as exc:
+                raise _dask_gone(exc) from exc
+            return set(done_and_not.done), set(done_and_not.not_done)
+
+        def cancel(pending: set) -> None:
+            if pending:
+                with contextlib.suppress(*lost):
+                    client.cancel(list(pending))
+
+        def result(future: Any) -> ChunkResult:
+            try:
+                return future.result()
+            except lost as exc:
+                raise _dask_gone(exc) from exc
+
+        yield from self._windowed(lambda t: client.submit(run_chunk, t, pure=False), wait_one,
+                                  result, cancel, tasks, window)
+
+    def _start(self) -> None:
+        from distributed import Client, LocalCluster
+
+        if self.scheduler is None:
             with signals_ignored():  # its worker processes leave Ctrl-C to us, as pool workers do
-                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                       dashboard_address=None)
+                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                             dashboard_address=None)
         else:  # the command checked it answers as a Dask scheduler (cli.common.check_scheduler_option)
-            # Losing the scheduler is reported below in one line: not as Dask's tracebacks.
+            # Losing the scheduler is reported in one line: not as Dask's tracebacks.
             logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         try:
-            client = Client(cluster if cluster is not None else scheduler, timeout=DASK_CONNECT_S)
+            self._client = Client(self._cluster if self._cluster is not None else self.scheduler,
+                                  timeout=DASK_CONNECT_S)
         except (OSError, ValueError, TypeError) as exc:
-            msg = f"--scheduler: cannot reach a Dask scheduler at {shorten(scheduler)} ({exc})"
+            self._end()
+            msg = f"--scheduler: cannot reach a Dask scheduler at {shorten(self.scheduler)} ({exc})"
             raise InputError(msg) from exc
-        lost = (OSError, TimeoutError, cf.CancelledError, FutureCancelledError,
-                FuturesCancelledError)
 
-        def gone(exc: BaseException) -> RunAborted:
-            msg = f"--scheduler: lost the Dask scheduler or its workers ({type(exc).__name__})"
-            return RunAborted(msg)
-
-        try:
-            def wait_one(pending: set) -> tuple[set, set]:
-                try:
-                    done_and_not = wait(list(pending), return_when="FIRST_COMPLETED")
-                except lost as exc:
-                    raise gone(exc) from exc
-                return set(done_and_not.done), set(done_and_not.not_done)
-
-            def cancel(pending: set) -> None:
-                if pending:
-                    with contextlib.suppress(*lost):
-                        client.cancel(list(pending))
-
-            def result(future: Any) -> ChunkResult:
-                try:
-                    return future.result()
-                except lost as exc:
-                    raise gone(exc) from exc
-
-            yield from _windowed(lambda t: client.submit(run_chunk, t, pure=False), wait_one,
-                                 result, cancel, tasks, window)
-        finally:
-            # The run is over (done, interrupted or lost, each already told in one line):
-            # what Dask logs while it tears down is noise, tracebacks of cancelled comms.
-            logging.getLogger("distributed").setLevel(logging.CRITICAL)
-            with contextlib.suppress(*lost):
+    def _end(self) -> None:
+        """The client and local cluster closed. The run is over (done, interrupted or lost,
+        each already told in one line): what Dask logs while it tears down is noise,
+        tracebacks of cancelled comms."""
+        client, cluster, self._client, self._cluster = self._client, self._cluster, None, None
+        if client is None and cluster is None:
+            return
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        if client is not None:
+            with contextlib.suppress(*_dask_lost()):
                 client.close(timeout=DASK_CONNECT_S)
-            if cluster is not None:
-                cluster.close()
+        if cluster is not None:
+            cluster.close()
 
-    return run
+
+def _dask_lost() -> tuple[type[BaseException], ...]:
+    """What losing the scheduler or its workers raises (distributed is imported already)."""
+    from distributed.client import FutureCancelledError, FuturesCancelledError
+
+    return (OSError, TimeoutError, cf.CancelledError, FutureCancelledError, FuturesCancelledError)
+
+
+def _dask_gone(exc: BaseException) -> RunAborted:
+    msg = f"--scheduler: lost the Dask scheduler or its workers ({type(exc).__name__})"
+    return RunAborted(msg)
 
 
 def make_runner(executor: str, workers: int, scheduler: str | None) -> Runner:
     if executor == "dask":
-        return dask_runner(scheduler, workers)
+        return DaskRunner(scheduler, workers)
     if workers <= 1:
         return run_serial
     return ProcessRunner(workers)

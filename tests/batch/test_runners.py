@@ -13,7 +13,7 @@ import pytest
 import sim.batch.runners
 from sim import cli
 from sim.batch import ChunkTask, LogPlan, kept_pool
-from sim.batch.runners import ProcessRunner
+from sim.batch.runners import DaskRunner, ProcessRunner
 from sim.errors import RunAborted
 from sim.scenario import load_scenario
 from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, journal_records, rows
@@ -133,15 +133,15 @@ class TestScheduler:
 class TestKeptPool:
     """compare and tune play in steps: one pool serves them all, and ends with them."""
 
-    def count_starts(self, monkeypatch) -> list[int]:
+    def count_starts(self, monkeypatch, kind: type = ProcessRunner) -> list[int]:
         starts: list[int] = []
-        real = ProcessRunner._start
+        real = kind._start
 
         def counted(self):
             starts.append(self.workers)
             return real(self)
 
-        monkeypatch.setattr(ProcessRunner, "_start", counted)
+        monkeypatch.setattr(kind, "_start", counted)
         return starts
 
     def test_one_pool_for_every_call(self, monkeypatch) -> None:
@@ -160,11 +160,15 @@ class TestKeptPool:
         chunks(40)
         assert starts == [2, 2] and runner._pool is None  # not kept: a pool for the call
 
-    def test_compare_steps_share_one_pool(self, monkeypatch, capsys) -> None:
-        """--precision plays 1000 battles a variant a step: 3 steps here, one pool."""
-        starts = self.count_starts(monkeypatch)
+    @pytest.mark.parametrize("executor", ["process", "dask"])
+    def test_compare_steps_share_one_pool(self, monkeypatch, capsys, executor: str) -> None:
+        """--precision plays 1000 battles a variant a step: 3 steps here, one pool (or one
+        local Dask cluster), ended with the command."""
+        if executor == "dask":
+            pytest.importorskip("distributed")
+        starts = self.count_starts(monkeypatch, ProcessRunner if executor == "process" else DaskRunner)
         assert cli.main(["compare", str(DUEL), str(SKIRMISH), "-n", "3000", "--precision", "0.0001",
-                         "--workers", "2", "--json", "--no-progress"]) == 0
+                         "--workers", "2", "--executor", executor, "--json", "--no-progress"]) == 0
         assert json.loads(capsys.readouterr().out)["battles"] == 3000 and starts == [2]
 
     def test_a_worker_lost_between_calls_is_one_error(self) -> None:
