@@ -6,9 +6,9 @@ Only the command's entry points import this module: a program or a test that imp
 ``sim.cli`` gets its own KeyboardInterrupt, not an exit.
 """
 
-import signal
-
 try:
+    import signal
+
     from sim.cli import main as run_command
 except KeyboardInterrupt:  # nothing begun: exit as interrupted, without a traceback
     raise SystemExit(130) from None

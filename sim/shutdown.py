@@ -84,23 +84,23 @@ def hard_exit(message: str) -> None:
 
 
 def start_pool_helpers(context: multiprocessing.context.BaseContext) -> None:
-    """Start the forkserver and the resource tracker with Ctrl-C and SIGTERM ignored.
+    """Start the forkserver and the resource tracker with Ctrl-C ignored.
 
     Both are fresh interpreters that ignore Ctrl-C only once their own code runs: a
     Ctrl-C reaching the process group while one is still starting would kill it with a
-    traceback, and a SIGTERM to the group would kill the forkserver while it forks the
-    workers (an internal error in this process). Ignored signals survive exec, and
-    Python then installs no KeyboardInterrupt handler, so they start deaf to both; they
-    end when this process's end of their pipe closes. (Its workers take SIGTERM back:
-    ``worker_init``.) The main process ignores them too
-    for the few milliseconds the two spawns take (a signal just then is lost, not
-    half-handled), in the main thread only, where handlers may be set.
+    traceback. An ignored SIGINT survives exec, and Python then installs no
+    KeyboardInterrupt handler, so they start deaf to it. The main process ignores it too
+    for the few milliseconds the two spawns take (a Ctrl-C just then is lost, not
+    half-handled), in the main thread only, where handlers may be set. SIGTERM is left
+    alone: a worker deaf to it would hang a pool that terminates its workers (one lost
+    while the pool starts); a forkserver ended by a SIGTERM to the group is a worker
+    pool lost (``sim.batch.runners``), which a stop asked for makes the stop.
     """
     if context.get_start_method() != "forkserver":
         return
     from multiprocessing import forkserver, resource_tracker
 
-    with signals_ignored(signal.SIGINT, signal.SIGTERM):
+    with signals_ignored():
         resource_tracker.ensure_running()
         forkserver.ensure_running()
 
@@ -124,13 +124,8 @@ def signals_ignored(*signums: int) -> Iterator[None]:
 
 
 def worker_init(main_pid: int) -> None:
-    """Pool initializer: leave Ctrl-C to the main process; exit when the parent goes.
-
-    SIGTERM kills a worker again (the forkserver it forks from ignores it): a pool whose
-    worker died terminates the others with it, and waits for them.
-    """
+    """Pool initializer: leave Ctrl-C to the main process; exit when the parent goes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     parent = os.getppid()
     threading.Thread(target=_watch, args=(parent, main_pid), name="parent-watch",
                      daemon=True).start()

@@ -149,6 +149,8 @@ def _submit(pool: cf.ProcessPoolExecutor, task: ChunkTask) -> cf.Future:
         return pool.submit(run_chunk, task)
     except cf.process.BrokenProcessPool as exc:  # a kept pool that lost a worker between calls
         raise _worker_died(exc) from exc
+    except (EOFError, OSError) as exc:  # its server ended while it started a worker (a SIGTERM
+        raise _worker_died(exc) from exc  # to the process group)
 
 
 def _pool_result(future: cf.Future) -> ChunkResult:
