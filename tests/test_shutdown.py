@@ -73,7 +73,7 @@ class TestSignals:
     def test_a_dead_worker_stops_the_run(self, tmp_path: pathlib.Path) -> None:
         """A pool worker killed (the OOM killer, a crash): exit 2 with one line and the resume
         command, the run marked interrupted, nothing left running (the pool terminates the
-        other worker: it must not ignore SIGTERM as the forkserver does)."""
+        other worker with SIGTERM: workers must not ignore it)."""
         run = tmp_path / "run"
         process = started_batch(run)
         os.kill(pool_workers(process.pid)[0], signal.SIGKILL)
