@@ -79,9 +79,9 @@ class _Keepable:
             self._kept = False
             self._end()
 
-    def _windowed(self, submit: Callable[[ChunkTask], Any], wait_one: Callable[[set], tuple[set, set]],
-                  result: Callable[[Any], ChunkResult], cancel: Callable[[set], None],
-                  tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+    def _results(self, submit: Callable[[ChunkTask], Any], wait_one: Callable[[set], tuple[set, set]],
+                 result: Callable[[Any], ChunkResult], cancel: Callable[[set], None],
+                 tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
         """``_windowed``'s results; workers that failed (a RunAborted) serve no further call,
         and workers not kept end with the call."""
         try:
@@ -112,8 +112,8 @@ class ProcessRunner(_Keepable):
         if self._pool is None:
             self._pool = self._start()
         pool = self._pool
-        yield from self._windowed(lambda t: _submit(pool, t), _wait_one, _pool_result, _cancel,
-                                  itertools.chain([first], tasks), window)
+        yield from self._results(lambda t: _submit(pool, t), _wait_one, _pool_result, _cancel,
+                                 itertools.chain([first], tasks), window)
 
     def _start(self) -> cf.ProcessPoolExecutor:
         context = _pool_context()
@@ -241,8 +241,8 @@ class DaskRunner(_Keepable):
             except lost as exc:
                 raise _dask_gone(exc) from exc
 
-        yield from self._windowed(lambda t: client.submit(run_chunk, t, pure=False), wait_one,
-                                  result, cancel, tasks, window)
+        yield from self._results(lambda t: client.submit(run_chunk, t, pure=False), wait_one,
+                                 result, cancel, tasks, window)
 
     def _start(self) -> None:
         from distributed import Client, LocalCluster

@@ -26,7 +26,7 @@ import os
 import pickle
 import signal
 import traceback
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import attrs
 
@@ -57,7 +57,7 @@ class LocalStore:
     folder: RunFolder
     battles: BattlesWriter
     stored: int = 0
-    apart: bool = False
+    apart: ClassVar[bool] = False
 
     def add(self, result: ChunkResult) -> None:
         self.add_part(result.part, result.source, result.battles)
