@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
 import os
 import re
 import shutil
@@ -47,7 +48,15 @@ MODES = ("base", "engine", "batch", "once", "base1", "batch1", "once1")
 
 
 def child(mode: str, n: int, chunk: int) -> None:
-    """What one counted process does (``--child``)."""
+    """What one counted process does (``--child``); a mode ending in 1 on one core (no store
+    process), its warm-up too."""
+    from benchmarks.harness import one_core
+
+    with one_core() if mode.endswith("1") else contextlib.nullcontext():
+        played(mode, n, chunk)
+
+
+def played(mode: str, n: int, chunk: int) -> None:
     from benchmarks.harness import cli_batch
     from sim.batch import battle_seed
     from sim.engine import run_battle
@@ -56,8 +65,6 @@ def child(mode: str, n: int, chunk: int) -> None:
     def batch(count: int) -> None:
         cli_batch(REFERENCE, count, MASTER, chunk)
 
-    if mode.endswith("1"):  # one core: no store process (warmed alike)
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     batch(WARM)
     scenario = load_scenario(REFERENCE)
     seeds = [battle_seed(MASTER, i) for i in range(n)]

@@ -15,6 +15,9 @@ from sim.scenario import load_scenario
 from sim.show import options_data, plain
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+# Examples with a terror creature given count: at a time: shown one by one, each member is a
+# kind of its own and frightens on its own (RULES 3), so their battles differ.
+TERROR_BY_COUNT = frozenset({"haunted_crypt.yaml"})
 
 BESTIARY = """\
 rules: d20
@@ -172,8 +175,8 @@ class TestShow:
         shown = tmp_path / "shown.yaml"
         shown.write_text(out, encoding="utf-8")
         again = load_scenario(shown)
-        if not any(c.terror for c in scenario.combatants):
-            assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+        same = all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+        assert same == (path.name not in TERROR_BY_COUNT)
 
 
 class TestBestiary:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import time
 
 import pyarrow.parquet as pq
 import pytest
@@ -14,6 +13,7 @@ from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_ru
 from sim.errors import InputError
 from sim.model import Scenario
 from sim.runlock import RunLock
+from tests.processes import wait_until
 
 DATA = pathlib.Path(__file__).parent.parent / "data"
 DUEL = DATA / "duel" / "duel.yaml"
@@ -49,30 +49,35 @@ def write_journal(run: pathlib.Path, payloads: list[bytes]) -> None:
         journal.append(run / "parts.journal", payload)
 
 
-def wait_unlocked(run: pathlib.Path, within_s: float = 10.0) -> None:
+def unlocked(run: pathlib.Path) -> bool:
+    """Whether no process holds the run's lock."""
+    try:
+        RunLock(run).acquire().release()
+    except InputError:
+        return False
+    return True
+
+
+def wait_unlocked(run: pathlib.Path) -> None:
     """Wait until no process holds the run's lock (a killed batch's store process exits
     once it sees the batch gone)."""
-    deadline = time.monotonic() + within_s
-    while True:
-        try:
-            RunLock(run).acquire().release()
-            return
-        except InputError:
-            assert time.monotonic() < deadline, f"{run} is still locked"
-            time.sleep(0.01)
+    wait_until(lambda: unlocked(run), f"{run} to be unlocked", 10)
+
+
+def stopping_after(chunks: int):
+    """A serial Runner that stops the run (as Ctrl-C does) after ``chunks`` chunks."""
+    def runner(tasks, window):
+        for count, result in enumerate(run_serial(tasks, window)):
+            if count == chunks:
+                raise KeyboardInterrupt
+            yield result
+    return runner
 
 
 def cut_run(folder: pathlib.Path, scenario: Scenario, spec: BatchSpec, chunks: int) -> RunFolder:
     """A run started in ``folder`` and stopped (as by Ctrl-C) after ``chunks`` chunks."""
     run = start_run(folder, scenario, spec, ["batch"])
-
-    def stopping(tasks, window):  # a Runner that stops the run after ``chunks`` chunks
-        for count, result in enumerate(run_serial(tasks, window)):
-            if count == chunks:
-                raise KeyboardInterrupt
-            yield result
-
     with pytest.raises(KeyboardInterrupt):
-        Batch(scenario, spec, run, stopping).run()
+        Batch(scenario, spec, run, stopping_after(chunks)).run()
     run.release()
     return RunFolder(run.path)

@@ -106,19 +106,8 @@ class TestResume:
 
     def _cut(self, tmp_path: pathlib.Path, chunks: int) -> RunFolder:
         """A run of 200 battles (chunks of 30) of SKIRMISH stopped after ``chunks`` chunks."""
-        scenario, spec = load_scenario(SKIRMISH), BatchSpec(n=200, seed=9, chunk=30)
-        folder = start_run(tmp_path / "cut", scenario, spec, ["batch"])
-
-        def interrupted(tasks, window):
-            for count, result in enumerate(run_serial(tasks, window)):
-                if count == chunks:
-                    raise KeyboardInterrupt
-                yield result
-
-        with pytest.raises(KeyboardInterrupt):
-            Batch(scenario, spec, folder, interrupted, window=2).run()
-        folder.release()
-        return folder
+        return cut_run(tmp_path / "cut", load_scenario(SKIRMISH), BatchSpec(n=200, seed=9, chunk=30),
+                       chunks)
 
     def test_torn_or_damaged_record_is_played_again(self, tmp_path: pathlib.Path) -> None:
         """A journal cut short, or with a flipped byte in its last record (a crash mid-append, a

@@ -27,8 +27,9 @@ from sim.batch.store import (
 from sim.day_file import load_input
 from sim.errors import RunAborted
 from sim.scenario import load_scenario
-from tests.batch.helpers import SKIRMISH, comparable, journal_records, rows
+from tests.batch.helpers import SKIRMISH, comparable, journal_records, rows, stopping_after
 from tests.day_files import WARREN
+from tests.processes import ROOT
 
 SPEC = BatchSpec(n=120, seed=5, chunk=25)
 JOURNAL_ONLY = [".lock", "manifest.json", "parts.journal"]  # a stopped run: no battles.parquet, no .tmp
@@ -60,16 +61,6 @@ def stopped_batch(folder: pathlib.Path, error: type[BaseException], match: str |
         batch.run()
     run.release()
     return batch
-
-
-def stopping_after(chunks: int):
-    """A serial runner that stops the run (as Ctrl-C does) after ``chunks`` chunks."""
-    def runner(tasks, window):
-        for count, result in enumerate(run_serial(tasks, window)):
-            if count == chunks:
-                raise KeyboardInterrupt
-            yield result
-    return runner
 
 
 class TestBothStores:
@@ -113,7 +104,7 @@ class TestBothStores:
                 f" '--workers', '1', '--out', {str(tmp_path / 'run')!r}, '--json', '--no-progress'])\n"
                 "print(code, 'pyarrow' in sys.modules)")
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                              cwd=pathlib.Path(__file__).parents[2])
+                              cwd=ROOT)
         assert done.stdout.split() == ["0", "False"]
         assert (tmp_path / "run" / BATTLES).exists()
 

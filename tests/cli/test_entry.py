@@ -13,6 +13,7 @@ import pytest
 
 from sim.cli import main
 from tests.cli.helpers import AMBUSH, run
+from tests.processes import ROOT
 
 
 class TestEnvironmentErrors:
@@ -139,10 +140,13 @@ class TestEarlyCtrlC:
                  "        raise KeyboardInterrupt\n"
                  "    return real(name, *args, **kwargs)\n"
                  "builtins.__import__ = importing\n")
-        for module, code, last in (("sim.launch", 130, ""), ("sim.cli", -2, "KeyboardInterrupt\n")):
-            done = subprocess.run([sys.executable, "-c", f"{probe}import {module}\n"], capture_output=True,
-                                  text=True, cwd=pathlib.Path(__file__).parents[2])
-            assert done.returncode == code and done.stderr.endswith(last), (module, done.stderr)
+        def loaded(module: str) -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, "-c", f"{probe}import {module}\n"], capture_output=True,
+                                  text=True, cwd=ROOT)
+
+        launched, imported = loaded("sim.launch"), loaded("sim.cli")
+        assert (launched.returncode, launched.stderr) == (130, "")
+        assert imported.returncode == -2 and imported.stderr.endswith("KeyboardInterrupt\n")
 
     def test_after_the_command_ended(self) -> None:
         """A Ctrl-C once the command has returned (its output printed) leaves its exit code."""
@@ -152,7 +156,7 @@ class TestEarlyCtrlC:
                  "os.kill(os.getpid(), signal.SIGINT)\n"
                  "raise SystemExit(code)\n")
         done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                              cwd=pathlib.Path(__file__).parents[2])
+                              cwd=ROOT)
         assert (done.returncode, done.stderr) == (0, "")
 
     def test_while_the_parser_is_built(self, capsys, monkeypatch) -> None:
