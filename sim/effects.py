@@ -188,7 +188,9 @@ class InFire(OngoingEffect):
 
 
 class KnockedOut(OngoingEffect):
-    """A serious wound: unconscious for 1d4 of its turns, then weakened (-20) for the battle."""
+    """A serious wound: unconscious for 1d4 rounds, that is 1d4 of its turns, then weakened
+    (-20) for the battle. A wound dealt by one of its own effects ticking at the start of its
+    turn (fire, poison, water) costs that turn: it is the first of the 1d4."""
 
     name = "unconscious"
 
@@ -196,13 +198,16 @@ class KnockedOut(OngoingEffect):
         super().__init__(host, owner)
         self.rounds = rounds
         self.cause = cause
+        # The tick (of its turns to come) at which it wakes: one sooner when the turn now
+        # starting is already lost to the wound.
+        self.wakes_at = rounds if host.table.ticking is owner else rounds + 1
 
     def start(self, **fields: object) -> None:
         self.host.set_unconscious(self.owner, self.cause)
         super().start(rounds=self.rounds, **fields)
 
     def tick(self) -> None:
-        if self.ticks <= self.rounds:
+        if self.ticks < self.wakes_at:
             return
         self.end("woke up")
         if self.owner.hp > 0 and self.owner.status == UNCONSCIOUS:

@@ -27,7 +27,7 @@ class Table:
     time (``t``) events are stamped with, the side whose surprise round this is, and the
     listener every check passes through once rolled (morale's reroll, when morale is on)."""
 
-    __slots__ = ("log", "on_check", "rng", "round", "surprising", "t")
+    __slots__ = ("log", "on_check", "rng", "round", "surprising", "t", "ticking")
 
     def __init__(self, seed: int, log: bool) -> None:
         self.rng = random.Random(seed)
@@ -36,6 +36,9 @@ class Table:
         self.t = 0.0
         self.surprising: str | None = None  # the surprise side, during round 1 only
         self.on_check: CheckListener | None = None
+        # The fighter whose ongoing effects are ticking at the start of its turn, else None:
+        # a serious wound dealt by such a tick costs that very turn (sim.effects.KnockedOut).
+        self.ticking: Fighter | None = None
 
     def emit(self, event: str, **fields: object) -> None:
         """Append one event; callers guard with ``if table.log is not None``."""

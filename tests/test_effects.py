@@ -576,6 +576,20 @@ class TestSeriousWoundWaking:
         weak = events(b.log, "effect_started")[-1]
         assert (weak["target"], weak["effect"]) == ("A", "weakened")
 
+    @pytest.mark.parametrize("rounds", [1, 3])
+    def test_serious_wound_from_its_own_tick_lasts_its_rounds(self, rounds: int) -> None:
+        """Serious wound (RULES 3, d100): a fire tick at the start of its turn that knocks it
+        out for N rounds costs N of its turns, that one included (not N + 1)."""
+        spec = attrs.evolve(duo(a={"hp": 10, "characteristics": {"physique": 40}}, max_rounds=6),
+                            timeline=(Scripted(round=1, do="ignite", targets=("A",)),))
+        # Party first each round; the ignite check fails; A's turn: 5 fire (half its 10 HP),
+        # the wound's physique fails, out for `rounds`, then the fire goes out.
+        b, _ = run_scripted(spec, INITIATIVE, (80, 100), (5, 6), (90, 100), (rounds, 4),
+                            (30, 100), *[INITIATIVE] * 5)
+        turns = [e["round"] for e in events(b.log, "turn_started") if e["actor"] == "A"]
+        woke = [e["round"] for e in events(b.log, "effect_ended") if e["effect"] == "unconscious"]
+        assert woke == [1 + rounds] and turns[:rounds + 1] == list(range(1, rounds + 2))
+
     def test_no_waking_at_zero_hp(self) -> None:
         """A knocked-out fighter that reached 0 HP meanwhile stays unconscious: 0 HP is out."""
         b, target = self._knocked_out(5)

@@ -119,7 +119,9 @@ class Clock:
         if self.log is not None:
             self.emit("turn_started", actor=fighter.name)
         if fighter.start_turn():
+            self.table.ticking = fighter
             yield self.env.timeout(0)  # effect processes waiting on the turn run first
+            self.table.ticking = None
             if self._decided():
                 return
         self._take_turn(fighter, announced=True)
