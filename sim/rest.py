@@ -97,7 +97,10 @@ class Member:
         self.cause = fighter.cause
         status = fighter.status
         if status == UNCONSCIOUS and fighter.hp > 0:
-            status = ACTIVE  # a serious-wound knock-out ends with the fight
+            # A serious-wound knock-out ends with the fight: it wakes weakened, as in the fight,
+            # and stays so until a good or intensive rest (RULES 3, 7).
+            status = ACTIVE
+            self.weakened = True
         self.status = status
         # A won fight leaves its unconscious at 0 HP: stabilised, as they are.
         if status in (DEAD, BROKEN, UNCONSCIOUS):

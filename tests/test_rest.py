@@ -157,6 +157,21 @@ class TestHandOver:
         m.hand_over(after)
         assert (after.hp, after.status, after.able) == (0, "unconscious", False)
 
+    def test_a_serious_wound_still_out_at_the_end_wakes_weakened(self):
+        """Serious wound (RULES 3, 7): knocked out with HP left when a won fight ends, the member
+        wakes after it, weakened until a good or intensive rest, as it would have in the fight."""
+        before, after = self.fighters()
+        before.hp, before.status, before.able = 9, "unconscious", False
+        m = member()
+        m.take_back(before)
+        assert (m.hp, m.status, m.weakened) == (9, "active", True)
+        m.hand_over(after)
+        assert (after.status, after.able, after.weakened) == ("active", True, True)
+        rest(m, "calm", 1, random.Random(1))
+        assert m.weakened
+        rest(m, "good", 1, random.Random(1))
+        assert not m.weakened
+
     def test_a_broken_mind_carries_its_cause(self):
         """A mind broken in an earlier fight enters the next one broken, out of the fight, and
         keeps its cause (terror): it dies of it if its side loses (RULES 3, 5)."""
