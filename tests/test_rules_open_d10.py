@@ -360,11 +360,11 @@ class TestAttackSkills:
 
 
 class TestMountBonus:
-    """Mounted combat in d10 (README Conventions): riding adds half the mount's strength."""
+    """Mounted combat in d10 (RULES 6): riding adds floor(mount force / 10), force being strength."""
 
-    @pytest.mark.parametrize(("strength", "bonus"), [(9, 4), (12, 6), (1, 0)])
-    def test_half_the_mount_strength(self, strength: int, bonus: int) -> None:
-        """The riding bonus is strength // 2."""
+    @pytest.mark.parametrize(("strength", "bonus"), [(9, 0), (12, 1), (20, 2), (1, 0)])
+    def test_a_tenth_of_the_mount_strength(self, strength: int, bonus: int) -> None:
+        """The riding bonus is strength // 10."""
         b = battle(duel10(foe={"attributes": {"strength": strength, "physique": 15}}))
         assert system_for("d10").mount_bonus(b.fighters[1]) == bonus
 

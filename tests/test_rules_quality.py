@@ -306,12 +306,12 @@ class TestScores:
 
 
 class TestMountBonus:
-    """Mounted combat in 2d10 (README Conventions): riding adds half the mount's force."""
+    """Mounted combat in 2d10 (RULES 6): riding adds floor(mount force / 10)."""
 
     @pytest.mark.parametrize(("characteristics", "bonus"), [
-        ({"force": 9, "physique": 14}, 4), ({"physique": 13}, 6), ({}, 2)])
-    def test_half_the_mount_force_else_physique(self, characteristics: dict, bonus: int) -> None:
-        """The riding bonus is force // 2, or physique // 2 for a mount without force."""
+        ({"force": 9, "physique": 14}, 0), ({"force": 12, "physique": 4}, 1), ({"physique": 13}, 1), ({}, 0)])
+    def test_a_tenth_of_the_mount_force_else_physique(self, characteristics: dict, bonus: int) -> None:
+        """The riding bonus is force // 10, or physique // 10 for a mount without force."""
         b = battle(duel2d10(foe={"characteristics": characteristics}))
         assert QUALITY.mount_bonus(b.fighters[1]) == bonus
 

@@ -136,5 +136,5 @@ class OpenD10(ScoreSystem):
                                   weapon.armor_piercing)
 
     def mount_bonus(self, mount: Fighter) -> int:
-        """Convention: half the mount's strength."""
-        return attribute(mount, "strength") // 2
+        """RULES 6: a tenth of the mount's force (strength, this system's force), rounded down."""
+        return attribute(mount, "strength") // 10

@@ -118,6 +118,7 @@ class Quality(ScoreSystem):
                                   weapon.armor_piercing, extra_die=attack.critical)
 
     def mount_bonus(self, mount: Fighter) -> int:
-        """Convention: half the mount's force (else physique), in this system's scale."""
+        """RULES 6: a tenth of the mount's force, rounded down (its physique for a mount
+        without force)."""
         return characteristic(mount, "force" if "force" in mount.spec.characteristics
-                              else "physique") // 2
+                              else "physique") // 10
