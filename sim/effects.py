@@ -41,7 +41,7 @@ class Host(Protocol):
 
     def deal_damage(self, target: Fighter, amount: int, source: Fighter | None, kind: str,
                     armor_piercing: bool = False, dice: tuple[int, ...] = (), bonus: int = 0,
-                    ) -> None:
+                    cost: bool = False) -> None:
         """Take HP; at 0 the target drops."""
         ...
 
@@ -145,10 +145,6 @@ class Asphyxiating(OngoingEffect):
         self.escape = escape
         self.failed = False
 
-    @property
-    def damage_kind(self) -> str:
-        return "drowning" if self.kind == "water" else "asphyxia"
-
     def tick(self) -> None:
         host, owner = self.host, self.owner
         if not self.failed:
@@ -157,7 +153,9 @@ class Asphyxiating(OngoingEffect):
                 return
             self.failed = True
         amount = roll_die(host.table.rng, 6)
-        host.deal_damage(owner, amount, None, self.damage_kind, True, (amount,))
+        # Kind drowning in water and smoke alike: the event log's one kind for this rule (RULES 6,
+        # "asphyxia / drowning"); effect_started says which zone it was.
+        host.deal_damage(owner, amount, None, "drowning", True, (amount,))
 
 
 class Poisoned(OngoingEffect):

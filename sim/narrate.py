@@ -103,7 +103,7 @@ def _dice(e: Event) -> str:
 def _damage(e: Event) -> str:
     """The amount as rolled with its dice, and the HP it took (less when it hit 0)."""
     before, after = e["hp_before"], e["hp_after"]
-    if e["kind"] == "spell_cost":  # the caster's own price, not a blow
+    if e.get("cost") is True:  # the caster's own price for a spell, not a blow
         return f"  {e['target']} pays {e['amount']} HP for the spell ({before} -> {after} HP)."
     by = f" from {e['source']}" if e.get("source") else ""
     took = f"  {e['target']} takes {e['amount']}{_dice(e)} {e['kind']} damage{by}"

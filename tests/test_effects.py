@@ -157,11 +157,13 @@ class TestAsphyxia:
         assert rng.unused == 0 and b.fighters[0].hp == 50 - 10
 
     def test_smoke_is_asphyxia(self) -> None:
-        """Asphyxia: a smoke zone works like water, its damage kind is `asphyxia`."""
+        """Asphyxia: a smoke zone works like water, and its damage has the event log's one kind
+        for this rule, `drowning` (ARCHITECTURE: damage_dealt kinds); effect_started says smoke."""
         spec = swimmer_scenario(Hazard("smoke", ("Swimmer",), escape="none"), max_rounds=2)
         b, rng = run_scripted(spec, INITIATIVE, (80, 100), (4, 6), INITIATIVE, (2, 6))
         hurt = events(b.log, "damage_dealt")
-        assert [(e["amount"], e["kind"]) for e in hurt] == [(4, "asphyxia"), (2, "asphyxia")]
+        assert [(e["amount"], e["kind"]) for e in hurt] == [(4, "drowning"), (2, "drowning")]
+        assert [e["kind"] for e in events(b.log, "effect_started")] == ["smoke"]
         assert len(events(b.log, "check_rolled")) == 1 and rng.unused == 0
 
     def test_escape_by_move(self) -> None:

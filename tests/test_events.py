@@ -68,13 +68,23 @@ class TestDeterminism:
         assert random.random() == expected
 
 
+# The values ARCHITECTURE.md's event table lists for these fields: nothing else may appear.
+CONTRACT_VALUES = {
+    ("damage_dealt", "kind"): {"weapon", "fire", "poison", "drowning", "fall", "explosion", "spell"},
+    ("resource_spent", "resource"): {"heroism", "morale", "destiny", "psy"},
+    ("morale_changed", "reason"): {"exploit", "disaster", "kill", "ally_fell", "wound", "despair"},
+    ("initiative_rolled", "die"): {6, 8},
+}
+
+
 class TestContract:
     """Every event carries its required fields and every check obeys its rule."""
 
     @pytest.mark.parametrize("path", [*SCENARIOS, GOLDEN / "skirmish.yaml"], ids=lambda p: p.name)
     def test_logs_follow_contract(self, path: pathlib.Path) -> None:
-        """For 30 seeds: required fields present, first/last events, check_rolled arithmetic
-        (kept die + modifier = total; success iff total > target; margin = total - target)."""
+        """For 30 seeds: required fields present, the listed values only (a damage kind, a
+        resource...), first/last events, check_rolled arithmetic (kept die + modifier = total;
+        success iff total > target; margin = total - target)."""
         for seed in range(30):
             events = list(read_jsonl(io.StringIO(log_text(path, seed))))
             assert events[0]["event"] == "battle_started" and events[0]["schema"] == 1
@@ -83,6 +93,8 @@ class TestContract:
                 assert event["event"] in REQUIRED_FIELDS, event["event"]
                 assert not missing_fields(event), (event, missing_fields(event))
                 assert isinstance(event["round"], int) and isinstance(event["t"], float)
+                for (name, field), allowed in CONTRACT_VALUES.items():
+                    assert event["event"] != name or event[field] in allowed, (event, field)
                 if event["event"] == "check_rolled":
                     check_obeys_its_rule(event)
 

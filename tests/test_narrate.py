@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import re
 
 from sim.engine import run_battle
 from sim.narrate import narrate
@@ -78,7 +79,7 @@ class TestDamageLines:
 
     def test_spell_price(self) -> None:
         """HP paid for a spell is a price, not damage from oneself."""
-        line = next(narrate([_hit(target="Mara", source="Mara", kind="spell_cost", amount=3,
+        line = next(narrate([_hit(target="Mara", source="Mara", kind="spell", cost=True, amount=3,
                                   hp_before=10, hp_after=7, dice=[], bonus=0)]))
         assert line == "  Mara pays 3 HP for the spell (10 -> 7 HP)."
 
@@ -153,7 +154,8 @@ class TestStoryOrder:
             "== The battle is a draw after 1 round(s): stalemate, nobody can hurt anybody any more. ==")
 
     def test_caster_pays_for_spells(self) -> None:
-        """A caster out of PSY pays HP for the spell; never "spell_cost damage from herself"."""
+        """A caster out of PSY pays HP for the spell; never "spell damage from herself"."""
         _, events = run_battle(load_scenario(SCENARIOS / "witch_wolves.yaml"), 1, log=True)
         text = "\n".join(narrate(events))
-        assert "HP for the spell" in text and "spell_cost" not in text
+        assert "HP for the spell" in text
+        assert not re.search(r"(\w+) takes \d+ spell damage from \1\b", text)

@@ -536,7 +536,8 @@ class TestSpells:
         assert len(paid) == 1
         assert (paid[0]["target"], paid[0]["amount"], paid[0]["source"],
                 paid[0]["armor_piercing"]) == ("Hero", 2, "Hero", True)
-        assert paid[0]["kind"] == "spell_cost"  # the price of casting, not a hit
+        # the price of casting, not a hit: the contract's kind spell, marked as a cost
+        assert (paid[0]["kind"], paid[0]["cost"]) == ("spell", True)
         assert (caster.psy, caster.hp, caster.unhealable) == (0, 18, 2)
 
     def test_spell_roll_uses_magic(self, scripted) -> None:

@@ -262,7 +262,7 @@ class TestRangedAndSpells:
         spec = d100(side("h", fighter("Mage", weapons=(bolt,), hp=12), party=True),
                     side("m", fighter("Rock", hp=1000, weapons=())), max_rounds=10)
         b = played(spec)
-        paid = [e for e in b.log if e["event"] == "damage_dealt" and e["kind"] == "spell_cost"]
+        paid = [e for e in b.log if e["event"] == "damage_dealt" and e.get("cost") is True]
         assert [e["hp_after"] for e in paid] == [9]  # 12 -> 9; a second cast would leave 6
         assert b.fighters[0].hp == 9
 

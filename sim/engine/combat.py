@@ -128,9 +128,9 @@ class Combat:
                 self.emit("resource_spent", actor=caster.name, resource="psy", amount=paid,
                           left=caster.psy)
         owed = cost - paid
-        if owed:  # kind spell_cost: not the harm a spell does, the price of casting it
+        if owed:  # kind spell, marked cost: not the harm a spell does, the price of casting it
             caster.unhealable += owed
-            self.deal_damage(caster, owed, caster, "spell_cost", True, ())
+            self.deal_damage(caster, owed, caster, "spell", True, (), cost=True)
 
     def deal_damage(
         self,
@@ -141,9 +141,11 @@ class Combat:
         armor_piercing: bool = False,
         dice: tuple[int, ...] = (),
         bonus: int = 0,
+        cost: bool = False,
     ) -> None:
         """Take ``amount`` HP from the target (never below 0); at 0 it drops. ``dice`` and
-        ``bonus`` (the flat part, before armor) are only logged: the narration shows them."""
+        ``bonus`` (the flat part, before armor) are only logged: the narration shows them;
+        ``cost`` marks HP a caster pays for its spell (logged ``cost: true``)."""
         before = target.hp
         target.hp = after = before - amount if before > amount else 0
         log = self.log
@@ -155,6 +157,8 @@ class Combat:
                 "armor_piercing": armor_piercing, "hp_before": before, "hp_after": after,
                 "dice": list(dice), "bonus": bonus,
             })
+            if cost:  # the HP a caster pays for a spell (RULES 3), told apart from a spell's harm
+                log[-1]["cost"] = True
         if before > 0 and after == 0 and target.present:
             self._drop(target, kind, source)
         elif amount > 0 and self._after_hit:

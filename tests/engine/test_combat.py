@@ -109,8 +109,9 @@ class TestSpellPrice:
         b.attack(caster, foe, bolt)  # 3 HP
         spent = [(e["resource"], e["amount"], e["left"]) for e in events(b.log, "resource_spent")]
         assert spent == [("psy", 1, 0)]
-        paid = [(e["amount"], e["kind"], e["dice"], e["bonus"]) for e in events(b.log, "damage_dealt")]
-        assert paid == [(2, "spell_cost", [], 0), (3, "spell_cost", [], 0)]
+        paid = [(e["amount"], e["kind"], e["cost"], e["dice"], e["bonus"])
+                for e in events(b.log, "damage_dealt")]
+        assert paid == [(2, "spell", True, [], 0), (3, "spell", True, [], 0)]
         assert (caster.psy, caster.hp, caster.unhealable) == (0, 15, 5)
 
 
