@@ -220,6 +220,20 @@ class TestGainsAndLosses:
                                           ("X", 2, "kill", 8)]
         assert (a.morale, c.morale) == (6, 6)
 
+    def test_an_ally_falls_once(self) -> None:
+        """Losses: one knocked out by a serious wound has fallen; brought to 0 HP while out, it
+        does not fall again (allies lose 4 once, the kill is gained once, one knocked_out)."""
+        b = battle(attrs.evolve(scenario(side("heroes", fighter("A", hp=20), fighter("B"), party=True),
+                                         side("monsters", fighter("X")), morale_on=True), rules="d100"))
+        a, _ally, x = b.fighters
+        for f in b.fighters:
+            f.morale = 6
+        b.set_unconscious(a, "weapon")  # a serious wound: out with HP left
+        b.deal_damage(a, 99, x, "fire")  # then its fire takes the rest
+        assert a.hp == 0 and a.status == "unconscious"
+        assert changes(b.log) == [("B", -4, "ally_fell", 2)]
+        assert [e["target"] for e in b.log if e["event"] == "knocked_out"] == ["A"]
+
     def test_broken_mind_loses_no_morale_when_an_ally_falls(self) -> None:
         """Losses: a broken mind (d20 spirit at 0) is out of the fight, not a conscious ally:
         it loses nothing when an ally falls; the conscious ones lose 4."""

@@ -25,7 +25,12 @@ class Status:
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
         """At 0 HP: unconscious (RULES 5). With destiny points a party member (a player
         character, not its horse) dies outright unless the party spends a point to keep it
-        alive, unconscious; everyone else follows the normal rule."""
+        alive, unconscious; everyone else follows the normal rule.
+
+        One already knocked out by a serious wound (d100) fell then: its allies lost their
+        tokens and its knocker got the kill (RULES 4). Reaching 0 HP while out is no second
+        fall: no morale change, no second ``knocked_out``; destiny still rules its fate."""
+        fell_before = fighter.status == UNCONSCIOUS
         fighter.cause = cause
         lethal = self._destiny and fighter.party and fighter.counts
         if lethal and self.destiny_left == 0:
@@ -37,12 +42,14 @@ class Status:
                 if self.log is not None:
                     self.emit("resource_spent", actor=fighter.name, resource="destiny", amount=1,
                               left=self.destiny_left)
+            if fell_before:
+                return
             self._set_status(fighter, UNCONSCIOUS)
             self._ever_down.add(fighter.name)
             if self.log is not None:
                 self.emit("knocked_out", target=fighter.name, cause=cause,
                           source=None if source is None else source.name)
-        if self.morale_on:
+        if self.morale_on and not fell_before:
             fallen(self.table, self._by_side[fighter.side], fighter, source)
         self._unseat(fighter, "mount fell")
 
