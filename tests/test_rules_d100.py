@@ -292,6 +292,27 @@ class TestActionEconomy:
         assert (moved["x_before"], moved["x_after"], "run" in moved) == (0.0, 8.0, False)
         assert rng.unused == 0
 
+    @pytest.mark.parametrize("distance", [9, 10])
+    def test_no_run_when_one_move_reaches_melee(self, scripted, distance: int) -> None:
+        """Distance: melee needs a gap of at most 2 m, so from 10 m one move (8 m, a half-action)
+        brings the target in reach and the other half-action attacks; running would waste it."""
+        b = battle(duel100(distance=distance))
+        rng = scripted(b, (90, 100))
+        b._take_turn(b.fighters[0])
+        moved = events(b.log, "moved")
+        assert len(moved) == 1 and "run" not in moved[0] and moved[0]["x_after"] == 8.0
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+
+    def test_two_handed_runs_when_one_move_leaves_no_half_action_to_strike(self, scripted) -> None:
+        """Distance: a two-handed blow is a full action, so after a move it could not strike:
+        from 10 m it runs to contact instead."""
+        b = battle(duel100(hero={"weapons": (GREATSWORD,)}, distance=10))
+        rng = scripted(b)
+        b._take_turn(b.fighters[0])
+        moved = events(b.log, "moved")
+        assert len(moved) == 1 and moved[0]["run"] is True and moved[0]["x_after"] == 10.0
+        assert events(b.log, "attack_resolved") == [] and rng.unused == 0
+
     @pytest.mark.parametrize(("distance", "reached"), [(12, 12.0), (30, 16.0)])
     def test_run_when_one_move_falls_short(self, scripted, distance: int, reached: float) -> None:
         """Running is a full action covering 2 x Movement (16 m), taken when one move does not reach."""

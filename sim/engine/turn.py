@@ -176,11 +176,19 @@ class Turns:
 
     def _should_run(self, fighter: Fighter, target: Fighter, budget: int, moves: int,
                     stop_at: float) -> bool:
-        """Run (a full action, twice the movement) when one move would not reach the target."""
-        run_cost = self.economy.run_cost
+        """Run (a full action, twice the movement) when one move would not reach the target:
+        when it falls short of where the fighter stops, unless it ends within reach of a
+        weapon the other half-action can strike with (melee reaches 2 m short of contact,
+        RULES.md §2: from 10 m a human moves 8 m and strikes rather than run 10 m)."""
+        economy = self.economy
+        run_cost = economy.run_cost
         if run_cost is None or budget < run_cost or moves:
             return False
-        return abs(target.x - fighter.x) - stop_at > self._movement(fighter)
+        gap, movement = abs(target.x - fighter.x), self._movement(fighter)
+        if gap - stop_at <= movement:
+            return False
+        chosen = choose_weapon(fighter, gap - movement)
+        return chosen is None or chosen[1] > budget - economy.move_cost
 
     def _movement(self, fighter: Fighter) -> float:
         """Metres per move: a rider uses its mount's Movement."""
