@@ -17,6 +17,8 @@ from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_DAMAGE, MAX_HP, MAX_TOKENS
 from sim.yamlsrc import Path, shorten
 
+QUALITY_DEFENSE = 10  # 2d10 defense reads on the ladder: 10 is "impossible" (-10)
+
 
 def system_only(c: Checker, table: dict[str, Callable[[object, Path], Any]],
                 systems: dict[str, tuple[str, ...]], why: dict[str, str]
@@ -165,7 +167,9 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
         seeds: dict[str, Callable[[object, Path], Any]] = {
             scores: lambda v, p: _scores(c, v, p, None, 30),
             "skills": lambda v, p: _scores(c, v, p, None, 30),
-            "defense": lambda v, p: c.integer(v, p, 0, 40),
+            # 2d10: "defense 0..10 read on the difficulty ladder" (RULES 3); d10: a difficulty.
+            "defense": lambda v, p: c.integer(v, p, 0, QUALITY_DEFENSE if c.rules == "2d10"
+                                              else 40),
         }
         table = {**common, **seeds}
     elif c.rules == "d100":

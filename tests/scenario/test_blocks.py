@@ -112,3 +112,24 @@ class TestTacticsAndItems:
         code, _, err = arena.cli("validate", "bestiary/d20/x.yaml")
         assert code == 2
         assert "creatures.hobgoblin.tactics.potion_at: does nothing without items" in err
+
+
+class TestDefense:
+    """``defense`` of 2d10 and d10 stat blocks (RULES.md §3)."""
+
+    QUALITY = ("rules: 2d10\nsides:\n  - name: heroes\n    party: true\n    members:\n"
+               "      - {name: A, hp: 10, defense: DEF, weapons: [{name: s, damage: 1d6}]}\n"
+               "  - name: foes\n    members: [{name: B, hp: 10, weapons: [{name: s, damage: 1d6}]}]\n")
+
+    def test_quality_defense_is_read_on_the_ladder(self, arena):
+        """2d10 defense: "defense 0..10 read on the difficulty ladder" (impossible is -10), so
+        11 is refused, not silently made harder than impossible."""
+        p = arena.one("name: t\n" + self.QUALITY.replace("DEF", "11"))
+        assert where(p) == (7, 36, "sides[0].members[0].defense")
+        assert p.message.startswith("must be between 0 and 10 (got 11)")
+        assert arena.load("name: t\n" + self.QUALITY.replace("DEF", "10"))
+
+    def test_open_d10_defense_is_a_difficulty(self, arena):
+        """d10 defense is the attack's difficulty, on the seed's open scale: 25 is a master's."""
+        text = "name: t\n" + self.QUALITY.replace("2d10", "d10").replace("DEF", "25")
+        assert arena.load(text).sides[0].members[0].defense == 25
