@@ -188,6 +188,9 @@ class Context:
     rolls_initiative: bool  # its side rolls initiative (the party, else the first side)
     group_check: str | None  # the surprise group check its side makes, if any
     rests: bool = False  # a day's party member: the day's rests heal by its level (RULES 7)
+    # Something may make it roll a check besides its attacks: a hazard or the timeline, its
+    # side's surprise group check, an enemy's fire or poison weapon, a mount (riding).
+    checked: bool = True
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
@@ -213,6 +216,11 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
             if not ctx.party_side:
                 refuse("terror", "does nothing: no side is the party (party: true), and"
                                  " terror frightens only the party; remove it")
+        if not ctx.party and ctx.enemies_all_party and not ctx.checked:
+            refuse("heroism", "does nothing: it never rolls (its enemies are all party members,"
+                              " who roll both the attacks on it and their defenses against it,"
+                              " RULES 3) and nothing here makes it roll a check (a hazard, the"
+                              " timeline, a surprise group check, fire or poison); remove it")
         if not fields.get("heroism"):
             refuse("aspects", "does nothing without heroism dice (aspects choose the rolls a"
                               " heroism die may help); add heroism: N, or remove it")

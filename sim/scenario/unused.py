@@ -25,11 +25,16 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
     home = next((side for side in sides if side.party), sides[0] if sides else None)
     for member, side in resolved:
         group_check = surprise.group_check if surprise and surprise.side == side.name else None
+        # What makes it roll a check besides its attacks (its heroism may help there).
+        checked = perils or group_check is not None or member.mount is not None or any(
+            w.fire or w.poison for other in sides if other is not side
+            for m in other.members for w in m.weapons)
         ctx = ignored.Context(
             rules=rules, options=options, morale_on=morale_on, party=side.party,
             party_side=party_side,
             enemies_all_party=all(other.party for other in sides if other is not side),
-            rolls_initiative=side is home, group_check=group_check, rests=rests and side.party)
+            rolls_initiative=side is home, group_check=group_check, rests=rests and side.party,
+            checked=checked)
         checks = [((), member.fields, member.path, member.use, member.written)]
         if member.mount is not None and "mount" in member.written:
             checks.append(((), member.mount, (*member.path, "mount"), member.mount_use,

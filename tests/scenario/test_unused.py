@@ -65,3 +65,17 @@ class TestKeysThatMatter:
             assert code == 2
             assert err.startswith("s.yaml:11:9: sides[0].members[0].spirit: does nothing without")
         assert not (tmp_path / "out").exists()
+
+    def test_heroism_of_a_creature_that_rolls_a_check(self, arena):
+        """d20: a creature facing only the party rolls nothing in combat, yet its heroism helps
+        the checks something makes it roll: a party weapon's fire, a second non-party side it
+        attacks, its side's surprise group check (RULES 3: heroism after a failed roll)."""
+        creature = "{use: goblin, count: 2, heroism: 2}"
+        fire = variant("{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, fire: true}",
+                       "{use: goblin, count: 2}", creature)
+        rivals = variant("{use: goblin, count: 2}",
+                         creature + "\n  - name: rats\n    members: [{use: hobgoblin}]")
+        group = variant("rules: d20\n", "rules: d20\nsurprise: {side: goblins, group_check: stealth}\n",
+                        "{use: goblin, count: 2}", creature)
+        for text in (fire, rivals, group):
+            assert arena.load(text).sides[1].members[0].heroism == 2
