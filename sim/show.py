@@ -11,7 +11,8 @@ import yaml
 
 from sim.dice import Dice
 from sim.errors import Problem, ScenarioError
-from sim.model import Combatant, Options, Scenario, Side
+from sim.ignored import Context, unused_in_block
+from sim.model import Combatant, Options, Scenario, Side, Weapon
 from sim.scenario.bestiary import (
     BESTIARY_ENV,
     Entry,
@@ -21,6 +22,7 @@ from sim.scenario.bestiary import (
     where_searched,
 )
 from sim.scenario.checker import did_you_mean
+from sim.scenario.unused import member_context
 from sim.terminal import quoted_text, safe, unsafe
 from sim.yamlsrc import display_name
 
@@ -78,20 +80,55 @@ def options_data(options: Options) -> dict[str, Any]:
     return data
 
 
-def members_data(side: Side, rules: str) -> list[dict[str, Any]]:
+def members_data(side: Side, scenario: Scenario) -> list[dict[str, Any]]:
     """A side's members; a mount under its rider's ``mount:``, by the name it was given
     (its combatant is named "NAME of RIDER")."""
+    rules = scenario.rules
     mounts = {member.name: member for member in side.members if member.rider is not None}
     out = []
     for member in side.members:
         if member.rider is not None:
             continue
-        data = combatant_data(member, rules, side.party)
+        ctx = member_context(rules, scenario.options, scenario.sides, side, scenario.surprise,
+                             perils=perilous(scenario), mounted=member.mount is not None)
+        data = without_idle(combatant_data(member, rules, side.party), member, ctx)
         if member.mount is not None:
-            data["mount"] = combatant_data(mounts[member.mount], rules, side.party)
+            mount = mounts[member.mount]
+            data["mount"] = without_idle(combatant_data(mount, rules, side.party), mount, ctx)
             data["mount"]["name"] = member.mount.removesuffix(f" of {member.name}")
         out.append(data)
     return out
+
+
+def perilous(scenario: Scenario) -> bool:
+    """Whether hazards or the timeline make anyone roll a check (all but explode do)."""
+    return bool(scenario.hazards) or any(step.do != "explode" for step in scenario.timeline)
+
+
+def without_idle(data: dict[str, Any], spec: Combatant, ctx: Context) -> dict[str, Any]:
+    """``data`` less the keys that do nothing in this scenario: a bestiary entry's, kept
+    quietly where ``use:`` brings them (it serves other scenarios too) but refused when
+    written, as ``sim show`` writes them (a d20 creature's weapon bonus against the party,
+    say), or the default thresholds it spells out where no side is the party."""
+    while True:  # again: one key dropped may idle another (heroism, then its aspects)
+        fields = {key: getattr(spec, key) for key in data if hasattr(spec, key)}
+        if "weapons" in fields:  # as shown: a weapon's key dropped is back to its default
+            fields["weapons"] = tuple(_as_shown(w, shown) for w, shown in
+                                      zip(fields["weapons"], data["weapons"], strict=True))
+        dropped = False
+        for *parents, key in (u.path for u in unused_in_block(ctx, fields)):
+            holder: Any = data
+            for step in parents:
+                holder = holder[step]
+            dropped = holder.pop(key, None) is not None or dropped
+        if not dropped:
+            return data
+
+
+def _as_shown(weapon: Weapon, shown: Mapping[str, Any]) -> Weapon:
+    """The weapon with every field ``shown`` leaves out back to its default."""
+    defaults = {f.name: f.default for f in attrs.fields(Weapon) if f.init}
+    return attrs.evolve(weapon, **{key: defaults[key] for key in plain(weapon) if key not in shown})
 
 
 def scenario_data(scenario: Scenario) -> dict[str, Any]:
@@ -104,7 +141,7 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
             data[key] = value
     data["sides"] = [
         {"name": side.name, "party": side.party, "tactics": plain(side.tactics) or {"target": "random"},
-         "members": members_data(side, scenario.rules)}
+         "members": members_data(side, scenario)}
         for side in scenario.sides
     ]
     return data

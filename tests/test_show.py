@@ -178,6 +178,36 @@ class TestShow:
         same = all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
         assert same == (path.name not in TERROR_BY_COUNT)
 
+    @pytest.mark.parametrize("party", [True, False])
+    def test_idle_bestiary_keys_are_not_shown(self, tmp_path: pathlib.Path, monkeypatch, capsys,
+                                              party: bool) -> None:
+        """What a bestiary entry gives that does nothing here (kept quietly behind `use:`, refused
+        when written) is not shown: a creature's weapon bonus, heroism, aspects and weapon skill
+        against the party (who roll against it), its morale dice with morale off, and with no
+        party side the d20 default attack threshold. The shown file loads and fights the same
+        battles."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
+        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n  brave goblin:\n    hp: 2d6\n    heroism: 2\n"
+            "    aspects: [knives]\n    morale: 1d6\n    weapons: [{name: knife, damage: 1d4,"
+            " bonus: 1, skill: knives}]\n", encoding="utf-8")
+        (tmp_path / "s.yaml").write_text(
+            f"name: s\nrules: d20\nsides:\n  - name: heroes\n    party: {str(party).lower()}\n"
+            "    members: [{name: Aria, level: 2, hp: 20, weapons: [{name: sword, damage: 1d8}]}]\n"
+            "  - name: goblins\n    members: [{use: brave goblin, count: 2}]\n", encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        goblin = yaml.safe_load(out)["sides"][1]["members"][0]
+        assert "morale" not in goblin and ("attack_threshold" in goblin) == party
+        if party:  # against the party it never rolls: no bonus, heroism, aspects, skill
+            assert "heroism" not in goblin and "aspects" not in goblin
+            assert goblin["weapons"] == [{"name": "knife", "damage": "1d4"}]
+        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
+        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
 
 class TestBestiary:
     """``sim bestiary [RULES] [NAME]``."""

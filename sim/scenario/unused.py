@@ -7,6 +7,8 @@ in the scenario, or at ``use:`` for what a bestiary entry gives.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sim import ignored
 from sim.model import Options, Side, Surprise
 from sim.scenario.checker import Checker
@@ -19,22 +21,11 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
                  rests: bool = False, perils: bool = False) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
     they were written: at the key in the scenario, or at `use:` for a bestiary entry's."""
-    system_default = rules == "2d10"  # RuleSystem.morale_default, without importing the rules
-    morale_on = system_default if options.morale_on is None else options.morale_on
     party_side = any(side.party for side in sides)
-    home = next((side for side in sides if side.party), sides[0] if sides else None)
     for member, side in resolved:
-        group_check = surprise.group_check if surprise and surprise.side == side.name else None
-        # What makes it roll a check besides its attacks (its heroism may help there).
-        checked = perils or group_check is not None or member.mount is not None or any(
-            w.fire or w.poison for other in sides if other is not side
-            for m in other.members for w in m.weapons)
-        ctx = ignored.Context(
-            rules=rules, options=options, morale_on=morale_on, party=side.party,
-            party_side=party_side,
-            enemies_all_party=all(other.party for other in sides if other is not side),
-            rolls_initiative=side is home, group_check=group_check, rests=rests and side.party,
-            checked=checked)
+        ctx = member_context(rules, options, sides, side, surprise, rests, perils,
+                             member.mount is not None)
+        group_check = ctx.group_check
         checks = [((), member.fields, member.path, member.use, member.written)]
         if member.mount is not None and "mount" in member.written:
             checks.append(((), member.mount, (*member.path, "mount"), member.mount_use,
@@ -64,6 +55,30 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
     for unused in ignored.unused_options(rules, options, given, terror, most_enemies,
                                          party_side, largest, checks):
         c.fail(("options", *unused.path), unused.message, at_key=True)
+
+
+def morale_is_on(rules: str, options: Options) -> bool:
+    """Whether morale is on: the option, else the system's default (on with 2d10 only,
+    RuleSystem.morale_default, without importing the rules)."""
+    return rules == "2d10" if options.morale_on is None else options.morale_on
+
+
+def member_context(rules: str, options: Options, sides: Sequence[Side], side: Side,
+                   surprise: Surprise | None, rests: bool = False, perils: bool = False,
+                   mounted: bool = False) -> ignored.Context:
+    """What of the scenario decides whether the keys of a member of ``side`` matter."""
+    home = next((s for s in sides if s.party), sides[0] if sides else None)
+    group_check = surprise.group_check if surprise and surprise.side == side.name else None
+    # What makes it roll a check besides its attacks (its heroism may help there).
+    checked = perils or group_check is not None or mounted or any(
+        w.fire or w.poison for other in sides if other is not side
+        for m in other.members for w in m.weapons)
+    return ignored.Context(
+        rules=rules, options=options, morale_on=morale_is_on(rules, options), party=side.party,
+        party_side=any(s.party for s in sides),
+        enemies_all_party=all(other.party for other in sides if other is not side),
+        rolls_initiative=side is home, group_check=group_check, rests=rests and side.party,
+        checked=checked)
 
 
 def _report_unused(c: Checker, unused: ignored.Unused, path: Path, use: str | None,
