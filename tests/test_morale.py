@@ -570,7 +570,7 @@ sides:
       - {name: Idle, hp: 30, morale: 0, weapons: []}
   - name: wall
     members:
-      - {name: Wall, hp: 30, defense: 30, weapons: []}
+      - {name: Wall, hp: 30, defense: 10, weapons: []}
 """
 
 
