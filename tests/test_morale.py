@@ -203,7 +203,7 @@ class TestGainsAndLosses:
         hero, foe = b.fighters
         hero.morale = foe.morale = 5
         b.deal_damage(foe, 99, None, "fall")
-        assert hero.morale == 5 and changes(b.log) == []
+        assert hero.morale == 5 and [c for c in changes(b.log) if c[2] != "wound"] == []
 
     def test_each_conscious_ally_loses_four(self) -> None:
         """Losses: when one falls, each conscious ally loses 4 (the unconscious ones do not)."""
@@ -216,9 +216,9 @@ class TestGainsAndLosses:
         d.morale = 3
         b._set_status(c, "unconscious")  # already out before A falls
         b.deal_damage(a, 99, x, "weapon")
-        assert sorted(changes(b.log)) == [("B", -4, "ally_fell", 2), ("D", -3, "ally_fell", 0),
-                                          ("X", 2, "kill", 8)]
-        assert (a.morale, c.morale) == (6, 6)
+        assert sorted(changes(b.log)) == [("A", -6, "wound", 0), ("B", -4, "ally_fell", 2),
+                                          ("D", -3, "ally_fell", 0), ("X", 2, "kill", 8)]
+        assert (a.morale, c.morale) == (0, 6)  # A's own wound, not its fall
 
     def test_an_ally_falls_once(self) -> None:
         """Losses: one knocked out by a serious wound has fallen; brought to 0 HP while out, it
@@ -270,6 +270,28 @@ class TestGainsAndLosses:
         scripted(b, (5, 10), (5, 10), (7, 8))
         b.attack(hero, foe, hero.spec.weapons[0])
         assert changes(b.log) == [("Monster", -2, "wound", 4)]
+
+    def test_wound_that_drops_its_target_costs_tokens_too(self) -> None:
+        """Losses: "wound -floor(k / 2) with k the damage of the hit", the hit that knocks a
+        combatant out included: 9 damage on 5 HP costs 4 tokens, then its ally loses 4."""
+        b = battle(quality(side("heroes", fighter("Hero", hp=5), fighter("Ally"), party=True),
+                           side("monsters", fighter("Monster"))))
+        hero, ally, foe = b.fighters
+        hero.morale = ally.morale = foe.morale = 6
+        b.deal_damage(hero, 9, foe, "weapon")
+        assert changes(b.log) == [("Hero", -4, "wound", 2), ("Monster", 2, "kill", 8),
+                                  ("Ally", -4, "ally_fell", 2)]
+
+    def test_no_wound_to_a_body_already_down(self) -> None:
+        """Losses: a wound is felt by a combatant conscious when hit; fire on an unconscious
+        body (already at 0 HP) costs no token."""
+        b = battle(duel2d10(hero={"hp": 5}))
+        hero, foe = b.fighters
+        hero.morale = 6
+        b.deal_damage(hero, 5, foe, "weapon")
+        b.log.clear()
+        b.deal_damage(hero, 6, None, "fire", True)
+        assert changes(b.log) == [] and hero.morale == 4
 
     def test_tokens_never_below_zero(self) -> None:
         """Losses: tokens stop at 0 (a big wound empties the stock, no more)."""

@@ -81,7 +81,6 @@ class Battle(Clock, Turns, Combat, Status):
         self._outnumbered_at = options.outnumbered_at
         self._outnumbering = self.rules.outnumbering
         self._wounds = self.rules.serious_wounds  # whether after_damage does anything
-        self._after_hit = self._wounds or self.morale_on  # anything follows a hit that leaves HP
         self._resolve_attack = self.rules.attack
         self._roll_damage = self.rules.damage
         # The system's fused attack-and-damage, where it has one, for battles that log nothing

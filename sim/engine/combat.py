@@ -159,13 +159,14 @@ class Combat:
             })
             if cost:  # the HP a caster pays for a spell (RULES 3), told apart from a spell's harm
                 log[-1]["cost"] = True
+        if amount > 0 and self.morale_on:
+            # RULES 4: a wound of k costs floor(k / 2) tokens, the blow that drops it included,
+            # to a combatant conscious when hit (not to a body already down).
+            wounded(self.table, target, amount, self.scenario.options.wound_divisor)
         if before > 0 and after == 0 and target.present:
             self._drop(target, kind, source)
-        elif amount > 0 and self._after_hit:
-            if self.morale_on:
-                wounded(self.table, target, amount, self.scenario.options.wound_divisor)
-            if self._wounds:
-                rounds = self.rules.after_damage(self.table, target, amount)
-                if rounds:  # a serious wound (d100): out for that many of its turns
-                    KnockedOut(self, target, rounds, kind).start()
+        elif amount > 0 and self._wounds:
+            rounds = self.rules.after_damage(self.table, target, amount)
+            if rounds:  # a serious wound (d100): out for that many of its turns
+                KnockedOut(self, target, rounds, kind).start()
 
