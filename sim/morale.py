@@ -127,7 +127,8 @@ def fallen(table: Table, allies: Sequence[Fighter], fighter: Fighter, source: Fi
 
 
 def wounded(table: Table, fighter: Fighter, amount: int, divisor: int) -> None:
-    """A wound of k damage costs floor(k / divisor) tokens (divisor 2 by default)."""
+    """A wound of k damage costs floor(k / divisor) tokens (divisor 2 by default) to a combatant
+    conscious when hit (the engine calls it before a blow's knock-out), not to a body down."""
     if fighter.able and amount >= divisor:
         change(table, fighter, -(amount // divisor), "wound")
 
