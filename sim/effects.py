@@ -276,13 +276,14 @@ def fall(host: Host, target: Fighter, height: float) -> None:
     host.deal_damage(target, sum(rolls), None, "fall", True, rolls)
 
 
-def throw_off(host: Host, rider: Fighter, reason: str, check: bool) -> None:
-    """Off the saddle: 1d10 armor-piercing (unless a riding check, when asked, succeeds)."""
+def throw_off(host: Host, rider: Fighter, reason: str, check: bool, falls: bool = False) -> None:
+    """Off the saddle: 1d10 armor-piercing (unless a riding check, when asked, succeeds).
+    ``falls``: a rider that is down falls too (``unconscious_rider: falls``)."""
     mount = rider.mounted_on
     if mount is None:
         return
-    # A rider already down just slides off: it rolls nothing and 0 HP cannot go lower.
-    hurt = rider.able and (not check or not host.check(rider, "riding").success)
+    # A rider already down just slides off (the Convention): it rolls nothing.
+    hurt = (rider.able or falls) and (not check or not host.check(rider, "riding").success)
     mount.ridden_by = None
     rider.mounted_on = None
     rider.prone = True

@@ -84,12 +84,33 @@ SYSTEM_OPTIONS: dict[str, tuple[str, ...]] = {
     "outnumbered_at": ("d20",),
     "attacks_per_turn": ("d100",),
     "difficulty": ("d10",),
+    "tie_succeeds": ("d10",),
+    "move_and_attack": ("2d10", "d10"),
+    "terror_per": ("d20",),
+    "critical_pierces": ("d100",),
+    "critical_ignores_defense": ("d100",),
+    "fumble_ends_turn": ("d100",),
+    "defense_per": ("d100",),
+    "unconscious_rider": ("d100",),
 }
 OPTION_WHY = {
     "spirit": "terror and spirit points are d20's (seed 003)",
     "outnumbered_at": "the outnumbered rule is d20's (seed 003)",
     "attacks_per_turn": "only d100 turns may hold more than one attack",
     "difficulty": "only d10 checks fall back on a scenario difficulty",
+    "tie_succeeds": "only d10 leaves a tie to a Convention (d20 needs more than the target,"
+                    " 2d10 succeeds at Q = 0, d100 at the score itself)",
+    "move_and_attack": "d20 already moves then attacks, and d100 turns are two half-actions",
+    "terror_per": "terror and spirit points are d20's (seed 003)",
+    "critical_pierces": "only d100 criticals pierce armor (2d10 exploits add a die, d10"
+                        " margins add damage, d20 criticals add 1d4)",
+    "critical_ignores_defense": "only d100 targets roll a defense against a hit",
+    "fumble_ends_turn": "only d100 turns hold more than one action to end (a 2d10 disaster"
+                        " costs the next turn instead)",
+    "defense_per": "only d100 targets roll a defense against a hit",
+    "unconscious_rider": "elsewhere a rider falls unconscious only at 0 HP, where a fall can"
+                         " hurt it no more (d100's serious wounds knock riders out with HP"
+                         " left; d20 has no mounts)",
 }
 RIDING = "riding"  # the check the engine rolls from the saddle (sim.engine, sim.effects)
 # Skills a rule of the system rolls, whatever the weapons: d100 defends with a skill (and
@@ -302,6 +323,49 @@ def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
             f"does nothing: an attack is favoured only after {options.outnumbered_at} enemies"
             f" attacked the target this round, and no combatant here faces more than"
             f" {most_enemies} armed enemies; lower it, or remove it")))
+    return found
+
+
+@attrs.frozen
+class Field:
+    """What of a scenario's sides decides whether a Convention's option can matter."""
+
+    terror_crowd: bool = False  # a kind of terror creature has more than one body (d20)
+    mounts: bool = False  # someone rides
+    armored: bool = False  # someone has armor
+    half_action_attack: bool = False  # a d100 weapon that leaves half the turn (one-handed)
+    still: bool = False  # no distance, hazard, timeline or mount: nobody ever moves or stands up
+
+
+def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Field
+                       ) -> list[Unused]:
+    """Options setting a Convention aside where the scenario gives them nothing to change
+    (each is read only by its system: the rest is refused before, see SYSTEM_OPTIONS)."""
+    given = set(given)
+    found = []
+
+    def refuse(key: str, message: str) -> None:
+        if key in given:
+            found.append(Unused((key,), f"does nothing: {message}; remove it"))
+
+    if rules == "d20":
+        if not options.spirit:
+            refuse("terror_per", "terror is rolled only with options: {spirit: true}")
+        elif options.terror_per == "body" and not field.terror_crowd:
+            refuse("terror_per", "no kind of terror creature here has more than one body (one"
+                                 " use: entry or one entry with count: 2 or more), so per body"
+                                 " is per kind")
+    if rules == "d100":
+        if not field.mounts:
+            refuse("unconscious_rider", "nobody here rides")
+        if not options.critical_pierces and not field.armored:
+            refuse("critical_pierces", "nobody here has armor for a critical hit to pierce")
+        if not options.fumble_ends_turn and not field.half_action_attack:
+            refuse("fumble_ends_turn", "every weapon here takes the whole turn (two-handed, a bow"
+                                       " or a spell), so a fumble leaves nothing to end")
+    if rules in ("2d10", "d10") and options.move_and_attack and field.still:
+        refuse("move_and_attack", "everyone starts within reach (distance 0) and nothing here"
+                                  " makes anyone move or stand up (no hazard, timeline or mount)")
     return found
 
 

@@ -175,8 +175,22 @@ class Options:
     wound_divisor: int = 2  # morale: a wound of k damage costs floor(k / divisor) tokens
     flee_at: float | None = None  # rout: a side below this fraction of able members flees
     difficulty: int = 10  # d10: the difficulty of a check nothing else sets
+    # The Conventions of RULES.md, each a default a scenario may set aside (README, Conventions).
+    tie_succeeds: bool = True  # d10: a total equal to the difficulty succeeds (RULES 1)
+    move_and_attack: bool = False  # 2d10, d10: a turn may move, then attack, as d20 (RULES 2)
+    terror_per: str = "kind"  # d20: terror frightens once per kind of creature, or per body (RULES 3)
+    critical_pierces: bool = True  # d100: a critical hit ignores armor (RULES 3)
+    critical_ignores_defense: bool = True  # d100: a critical hit cannot be parried (RULES 3)
+    fumble_ends_turn: bool = True  # d100: a critical failure on an attack ends the turn (RULES 3)
+    defense_per: str = "attack"  # d100: a defense roll against every attack, or once a round
+    despair_disadvantage: bool = True  # morale: a despairing combatant rolls at disadvantage
+    despair_again: bool = False  # morale: a despairing combatant may despair again (RULES 4)
+    unconscious_rider: str = "slides"  # d100: slides out unhurt, or falls (riding check, 1d10)
 
 
+TERROR_PER = ("kind", "body")
+DEFENSE_PER = ("attack", "round")
+UNCONSCIOUS_RIDER = ("slides", "falls")
 HAZARD_KINDS = ("water", "smoke", "fire")
 ESCAPES = ("move", "none")
 TIMELINE_ACTIONS = ("ignite", "poison", "expose", "explode", "fall")

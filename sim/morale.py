@@ -76,13 +76,14 @@ def change(table: Table, fighter: Fighter, delta: int, reason: str) -> None:
 
 def after_check(
     table: Table, who: Fighter, skill: str, result: CheckResult,
-    again: Callable[[str], CheckResult],
+    again: Callable[[str], CheckResult], despair_again: bool = False,
 ) -> CheckResult:
     """The morale reroll of a failed check, then what the final result earns or costs.
 
-    ``again(purpose)`` rolls the same check anew (logged with that purpose).
+    ``again(purpose)`` rolls the same check anew (logged with that purpose). A despairing
+    combatant cannot despair again (Convention), unless ``despair_again`` (the option).
     """
-    if not result.success and who.morale is not None and not who.despairing:
+    if not result.success and who.morale is not None and (despair_again or not who.despairing):
         if who.morale > 0:
             result = again("morale_reroll")
             if not result.success:  # the token is spent only when the reroll fails too
@@ -96,7 +97,7 @@ def after_check(
             result = again("despair")
             if result.success:
                 change(table, who, DESPAIR_GAIN, "despair")
-            else:
+            elif not who.despairing:
                 who.despairing = True
                 _mark(table, who, DESPAIRING, True)
     if result.degree == CRITICAL_SUCCESS:

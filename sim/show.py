@@ -68,13 +68,18 @@ def combatant_data(spec: Combatant, rules: str, party: bool = False) -> dict[str
     return data
 
 
+# Options a scenario writes inside ``morale:`` (only a written morale mapping sets them).
+MORALE_KEYS = ("wound_divisor", "despair_disadvantage", "despair_again")
+
+
 def options_data(options: Options) -> dict[str, Any]:
     """``options:`` as a scenario writes them: morale as ``morale: true|false`` or
-    ``morale: {wound_divisor: K}`` (on), not as the fields it is kept in."""
+    ``morale: {wound_divisor: K, ...}`` (on), not as the fields it is kept in."""
     data = plain(options)
-    on, divisor = data.pop("morale_on", None), data.pop("wound_divisor", None)
-    if divisor is not None:  # only a written morale mapping sets it, and turns morale on
-        data["morale"] = {"wound_divisor": divisor}
+    on = data.pop("morale_on", None)
+    settings = {key: data.pop(key) for key in MORALE_KEYS if key in data}
+    if settings:  # only a written morale mapping sets them, and it turns morale on
+        data["morale"] = settings
     elif on is not None:
         data["morale"] = on
     return data

@@ -34,6 +34,7 @@ class Fighter:
         "cause",
         "cost_at_hand",
         "counts",
+        "defended_round",
         "defense_threshold",
         "despairing",
         "effects",
@@ -96,6 +97,7 @@ class Fighter:
         self.effects: list = []  # sim.effects.OngoingEffect instances still running
         self.attacked_by: set[str] = set()  # enemies who attacked it in attacked_round
         self.attacked_round = 0
+        self.defended_round = -1  # d100, ``defense_per: round``: the round it last rolled defense
         self._turn_event: simpy.Event | None = None
         # Read on every attack, derived once from the spec (see sim.tactics): the member's
         # tactics override its side's key by key.

@@ -61,7 +61,9 @@ class Battle(Clock, Turns, Combat, Status):
         self.log = table.log  # the same list (or None): read on every event
         self.emit = table.emit  # events are stamped with the table's round and time
         if self.morale_on:  # morale listens to every check (its reroll), never called by rules
-            table.on_check = functools.partial(after_check, table)
+            table.on_check = functools.partial(after_check, table,
+                                               despair_again=options.despair_again)
+            table.despair_disadvantage = options.despair_disadvantage
         self.env = simpy.Environment()
         # Clock: who rolls initiative and the two turn orders (filled by _setup).
         self.surprise_side: str | None = None
@@ -97,6 +99,7 @@ class Battle(Clock, Turns, Combat, Status):
         self._ever_down: set[str] = set()
         self.destiny_left = options.destiny_points
         self._destiny = self.destiny_left > 0  # 0 HP is lethal for party members (RULES 5)
+        self._rider_falls = options.unconscious_rider == "falls"  # see Status._unseat
         # Stalemate: able fighters with a weapon (kept by _set_status), and the last scripted round.
         self._armed = 0
         self._last_scripted = max((entry.round for entry in scenario.timeline), default=0)

@@ -55,9 +55,13 @@ class Status:
 
     def _unseat(self, fighter: Fighter, why: str) -> None:
         """Out of the fight in the saddle, or under a rider (RULES 6, mounted combat): a rider
-        slides off unhurt; a mount throws its rider (riding check, failure 1d10)."""
+        slides off unhurt (or, ``unconscious_rider: falls``, falls as if thrown); a mount
+        throws its rider (riding check, failure 1d10)."""
         if fighter.mounted_on is not None:
-            throw_off(self, fighter, "slid out of the saddle", check=False)
+            if self._rider_falls:
+                throw_off(self, fighter, "fell out of the saddle", check=True, falls=True)
+            else:
+                throw_off(self, fighter, "slid out of the saddle", check=False)
         if fighter.ridden_by is not None:
             throw_off(self, fighter.ridden_by, why, check=True)
 

@@ -259,10 +259,19 @@ ONE_ACTION = ActionEconomy(budget=1, move_cost=1, attack_cost=1, two_handed_cost
                            spell_cost=1, stand_cost=1)
 
 
+# d20's "move, then a single attack" (seed 003): two slots, at most one move and one attack.
+# 2d10 and d10 play it with ``move_and_attack: true``, the reading their Convention set aside.
+MOVE_THEN_ATTACK = ActionEconomy(budget=2, move_cost=1, attack_cost=1, two_handed_cost=1,
+                                 ranged_cost=1, max_moves=1, max_attacks=1,
+                                 move_after_attack=False)
+
+
 class ScoreSystem(BaseSystem):
     """2d10 and d10: a roll of a score against a difficulty, then the morale reroll."""
 
-    economy = ONE_ACTION
+    def __init__(self, options: Options = Options()) -> None:  # noqa: B008 (frozen, shared)
+        super().__init__(options)
+        self.economy = MOVE_THEN_ATTACK if options.move_and_attack else ONE_ACTION
 
     def roll(self, table: Table, who: Fighter, purpose: str, score: int, difficulty: int,
              advantage: int, skill: str) -> CheckResult:

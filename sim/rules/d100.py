@@ -116,6 +116,11 @@ class D100(BaseSystem):
 
     def __init__(self, options: Options = Options()) -> None:  # noqa: B008 (frozen, shared)
         super().__init__(options)
+        # The Conventions of RULES 3 a scenario may set aside (read once, here).
+        self.critical_pierces = options.critical_pierces
+        self.critical_ignores_defense = options.critical_ignores_defense
+        self.fumble = FUMBLE if options.fumble_ends_turn else MISS
+        self.defense_per_round = options.defense_per == "round"
         # One action or two half-actions; ``attacks_per_turn`` caps attacks.
         self.economy = ActionEconomy(
             budget=2, move_cost=1, attack_cost=1, two_handed_cost=2, ranged_cost=2,
@@ -148,7 +153,7 @@ class D100(BaseSystem):
         Advantage rolls twice and keeps the better (lower) roll. ``purpose`` names the
         check in the log when it differs from the skill rolled (an attack rolls melee).
         """
-        if who.despairing:  # morale: a despairing combatant rolls with disadvantage
+        if who.despairing and table.despair_disadvantage:  # morale: despair's disadvantage
             advantage = -1 if advantage <= 0 else 0
         score, physical = score_of(who, what)
         modifier -= penalty(who, physical)
@@ -178,25 +183,38 @@ class D100(BaseSystem):
         """Roll under the weapon skill; a hit may be parried or dodged once, unless critical.
 
         A two-handed weapon costs 1 fatigue; a fumble (critical failure) ends the turn.
+        Options set aside each Convention: ``critical_ignores_defense: false`` lets a
+        critical be parried, ``fumble_ends_turn: false`` makes a fumble a plain miss,
+        ``defense_per: round`` gives the target one defense roll a round.
         """
         check = self.check(table, attacker, attack_skill(weapon), 0, advantage, purpose="attack")
         if weapon.hands >= 2:
             tire(table, attacker, 1, "two-handed weapon")
         if check.degree == CRITICAL_FAILURE:
-            return FUMBLE
+            return self.fumble
         if not check.success:
             return MISS
         critical = check.degree == CRITICAL_SUCCESS
-        if not critical and target.able and self.check(table, target, DEFENSE).success:
+        if (not critical or not self.critical_ignores_defense) and target.able \
+                and self._defends(table, target):
             return PARRIED
         return AttackResult(True, critical)
+
+    def _defends(self, table: Table, target: Fighter) -> bool:
+        """The target's defense roll; with ``defense_per: round``, only its first this round."""
+        if self.defense_per_round:
+            if target.defended_round == table.round:
+                return False
+            target.defended_round = table.round
+        return self.check(table, target, DEFENSE).success
 
     def damage(
         self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon,
         attack: AttackResult,
     ) -> DamageResult:
-        """Weapon dice + bonuses - armor, never below 0; a critical hit pierces armor."""
-        piercing = weapon.armor_piercing or attack.critical
+        """Weapon dice + bonuses - armor, never below 0; a critical hit pierces armor (unless
+        ``critical_pierces: false``)."""
+        piercing = weapon.armor_piercing or (attack.critical and self.critical_pierces)
         return self.weapon_damage(table, target, weapon, attack.damage_bonus, piercing)
 
     def after_damage(self, table: Table, target: Fighter, amount: int) -> int:

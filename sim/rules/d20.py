@@ -10,8 +10,8 @@ from sim.rules import (
     CRITICAL_FAILURE,
     CRITICAL_SUCCESS,
     FAILURE,
+    MOVE_THEN_ATTACK,
     SUCCESS,
-    ActionEconomy,
     AttackResult,
     BaseSystem,
     CheckResult,
@@ -86,7 +86,7 @@ def roll_check(
     ``aspect`` is what the roll concerns when it is not its purpose: a morale reroll
     concerns the aspect of the roll it repeats (RULES 3).
     """
-    if who.despairing:  # morale: a despairing combatant rolls with disadvantage
+    if who.despairing and table.despair_disadvantage:  # morale: despair's disadvantage
         advantage = -1 if advantage <= 0 else 0
     rand = table.rng.random
     first = int(rand() * 20) + 1  # roll_die(rng, 20), inlined: every attack comes here
@@ -142,11 +142,7 @@ class D20(BaseSystem):
     serious_wounds = False
     outnumbering = True
     morale_default = False
-    # "move, then a single attack": two slots, at most one move and one attack.
-    economy = ActionEconomy(
-        budget=2, move_cost=1, attack_cost=1, two_handed_cost=1, ranged_cost=1,
-        max_moves=1, max_attacks=1, move_after_attack=False,
-    )
+    economy = MOVE_THEN_ATTACK  # "move, then a single attack"
 
     def scale(self, percent: int) -> int:
         """Percent to d20 points: p / 5, rounded toward zero."""
@@ -204,7 +200,7 @@ class D20(BaseSystem):
         else:  # the party member defends: armor > attack threshold, the attacker's edge against it
             roller, modifier, threshold = target, target.spec.armor, attacker.attack_threshold
             purpose, used, advantage = "defense", None, -advantage
-        if roller.despairing:
+        if roller.despairing and table.despair_disadvantage:
             advantage = -1 if advantage <= 0 else 0
         rng = table.rng
         kept = int(rng.random() * 20) + 1
@@ -270,12 +266,15 @@ class D20(BaseSystem):
     def _terror(self, table: Table, fighters: Sequence[Fighter], frighten: Frighten) -> None:
         """Each kind of terror creature (the members made from one stat block) frightens each
         party member once, in round 1 (it is seen then): a failed standard check loses the
-        kind's terror dice in spirit. Rolled per kind, not per body (RULES 3, Convention)."""
+        kind's terror dice in spirit. Rolled per kind, not per body (RULES 3, Convention);
+        ``terror_per: body`` makes every body a kind of its own."""
+        per_body = self.options.terror_per == "body"
         kinds: dict[str, tuple[Fighter, Dice]] = {}  # kind -> its first able member, terror
         for creature in fighters:
             terror = creature.spec.terror
             if not creature.party and terror is not None and creature.able:
-                kinds.setdefault(creature.spec.kind or creature.name, (creature, terror))
+                kind = creature.name if per_body else creature.spec.kind or creature.name
+                kinds.setdefault(kind, (creature, terror))
         for creature, terror in kinds.values():
             for member in fighters:
                 frightened = member.party and member.able and member.spirit is not None

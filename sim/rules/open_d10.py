@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sim.model import Options
 from sim.rules import (
     CRITICAL_FAILURE,
     CRITICAL_SUCCESS,
@@ -71,17 +72,24 @@ class OpenD10(ScoreSystem):
 
     name = "d10"
 
+    def __init__(self, options: Options = Options()) -> None:  # noqa: B008 (frozen, shared)
+        super().__init__(options)
+        # What a total must reach past the difficulty: 0, a tie succeeds (the Convention);
+        # 1 with ``tie_succeeds: false``, the seed's "greater succeeds" read strictly.
+        self.beat = 0 if options.tie_succeeds else 1
+
     def scale(self, percent: int) -> int:
         """p / 10, rounded toward zero (a difficulty change of the opposite sign)."""
         return int(percent / 10)
 
     def roll(self, table: Table, who: Fighter, purpose: str, score: int, difficulty: int,
              advantage: int, skill: str) -> CheckResult:
-        """total = score + open d10 (+ modifier); success iff total >= difficulty (ties succeed).
+        """total = score + open d10 (+ modifier); success iff total >= difficulty (ties succeed;
+        with ``tie_succeeds: false`` iff total > difficulty).
 
         Advantage (when a rule grants it) rolls two chains and keeps the better sum.
         """
-        if who.despairing:
+        if who.despairing and table.despair_disadvantage:
             advantage = -1 if advantage <= 0 else 0
         kept, chain = open_d10(table.rng)
         dice = chain
@@ -91,7 +99,7 @@ class OpenD10(ScoreSystem):
             if (other > kept) if advantage > 0 else (other < kept):
                 kept, chain = other, other_chain
         total = kept + score
-        success = total >= difficulty
+        success = total - difficulty >= self.beat
         if success:
             degree = CRITICAL_SUCCESS if 10 in chain else SUCCESS
         else:

@@ -69,7 +69,7 @@ class Quality(ScoreSystem):
     def roll(self, table: Table, who: Fighter, purpose: str, score: int, difficulty: int,
              advantage: int, skill: str) -> CheckResult:
         """R = 2dN; SR = score + difficulty; Q = SR - R; success iff Q >= 0. Logged."""
-        if who.despairing:
+        if who.despairing and table.despair_disadvantage:
             advantage = -1 if advantage <= 0 else 0  # despair: every check at disadvantage
         sides = 8 if advantage > 0 else 12 if advantage < 0 else 10
         dice = (roll_die(table.rng, sides), roll_die(table.rng, sides))

@@ -107,7 +107,8 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
                 not isinstance(entry, dict) or entry.get("do") != "explode"
                 for entry in (timeline if isinstance(timeline, list) else ()))
             check_unused(c, rules, parsed["sides"], roster.members,
-                         parsed.get("options", Options()), data.get("options"), surprise, rests, perils)
+                         parsed.get("options", Options()), data.get("options"), surprise, rests, perils,
+                         parsed.get("distance", 0.0) if parsed.get("distance/clean", True) else 0.0)
     if parsed.get("max_rounds/clean", True):
         check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
     if fields is INVALID or problems:

@@ -1,4 +1,5 @@
-"""The scenario's ``options:`` (morale, destiny, spirit, attacks per turn, rout, difficulty).
+"""The scenario's ``options:`` (morale, destiny, spirit, attacks per turn, rout, difficulty,
+and the keys that set a Convention of RULES.md aside).
 
 Options another rule system reads are refused saying why (see sim.ignored).
 """
@@ -8,14 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from sim import ignored
-from sim.model import Options
+from sim.model import DEFENSE_PER, TERROR_PER, UNCONSCIOUS_RIDER, Options
 from sim.scenario.blocks import system_only
 from sim.scenario.checker import INVALID, Checker
 from sim.yamlsrc import Path
 
 
 def _morale(c: Checker, value: object, path: Path) -> Any:
-    """``morale: true|false``, or ``morale: {wound_divisor: 3}`` (on, with settings)."""
+    """``morale: true|false``, or ``morale: {wound_divisor: 3, despair_again: true}`` (on,
+    with settings); settings with ``on: false`` do nothing and are refused."""
     if isinstance(value, bool):
         return {"morale_on": value}
     if isinstance(value, dict) and True in value and "on" not in value:
@@ -25,14 +27,18 @@ def _morale(c: Checker, value: object, path: Path) -> Any:
     fields = c.mapping(value, path, {
         "on": c.boolean,
         "wound_divisor": lambda v, p: c.integer(v, p, 1, 100),
+        "despair_disadvantage": c.boolean,
+        "despair_again": c.boolean,
     })
     if fields is INVALID:
         return INVALID
-    if fields.get("on") is False and "wound_divisor" in fields:
-        return c.fail((*path, "wound_divisor"), "does nothing with morale off; remove it, or turn"
-                      " morale on", at_key=True)
-    return {"morale_on": fields.get("on", True),
-            **({"wound_divisor": fields["wound_divisor"]} if "wound_divisor" in fields else {})}
+    on = fields.pop("on", True)
+    if not on and fields:
+        for key in fields:
+            c.fail((*path, key), "does nothing with morale off; remove it, or turn morale on",
+                   at_key=True)
+        return INVALID
+    return {"morale_on": on, **fields}
 
 
 def _attacks_per_turn(c: Checker, value: object, path: Path) -> Any:
@@ -53,6 +59,15 @@ def read_options(c: Checker, value: object, path: Path) -> Any:
         "attacks_per_turn": lambda v, p: _attacks_per_turn(c, v, p),
         "flee_at": lambda v, p: c.number(v, p, 0, 1),  # one no side can reach: sim.ignored
         "difficulty": lambda v, p: c.integer(v, p, -50, 100),
+        # The Conventions a scenario may set aside (RULES 1 to 6; README, Conventions).
+        "tie_succeeds": c.boolean,
+        "move_and_attack": c.boolean,
+        "terror_per": lambda v, p: c.choice(v, p, TERROR_PER),
+        "critical_pierces": c.boolean,
+        "critical_ignores_defense": c.boolean,
+        "fumble_ends_turn": c.boolean,
+        "defense_per": lambda v, p: c.choice(v, p, DEFENSE_PER),
+        "unconscious_rider": lambda v, p: c.choice(v, p, UNCONSCIOUS_RIDER),
     }, ignored.SYSTEM_OPTIONS, ignored.OPTION_WHY))
     if fields is INVALID:
         return INVALID

@@ -18,7 +18,7 @@ from sim.yamlsrc import Path, format_path
 
 def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[Member, Side]],
                  options: Options, data_options: object, surprise: Surprise | None,
-                 rests: bool = False, perils: bool = False) -> None:
+                 rests: bool = False, perils: bool = False, distance: float = 0.0) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
     they were written: at the key in the scenario, or at `use:` for a bestiary entry's."""
     party_side = any(side.party for side in sides)
@@ -52,9 +52,27 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
     checks = perils or bool(surprise and surprise.group_check) or any(
         m.rider is not None or any(w.fire or w.poison for w in m.weapons)
         for side in sides for m in side.members)
-    for unused in ignored.unused_options(rules, options, given, terror, most_enemies,
-                                         party_side, largest, checks):
+    found = ignored.unused_options(rules, options, given, terror, most_enemies, party_side,
+                                   largest, checks)
+    found += ignored.unused_conventions(rules, options, given, field_of(sides, perils, distance))
+    for unused in found:
         c.fail(("options", *unused.path), unused.message, at_key=True)
+
+
+def field_of(sides: Sequence[Side], perils: bool, distance: float) -> ignored.Field:
+    """What of the sides decides whether an option setting a Convention aside can matter."""
+    members = [m for side in sides for m in side.members]
+    bodies: dict[str, int] = {}
+    for m in members:
+        if m.terror is not None:
+            kind = m.kind or m.name
+            bodies[kind] = bodies.get(kind, 0) + 1
+    mounts = any(m.rider is not None for m in members)
+    return ignored.Field(
+        terror_crowd=any(n > 1 for n in bodies.values()), mounts=mounts,
+        armored=any(m.armor > 0 for m in members),
+        half_action_attack=any(w.hands < 2 and not w.psy for m in members for w in m.weapons),
+        still=not (distance > 0 or perils or mounts))
 
 
 def morale_is_on(rules: str, options: Options) -> bool:
