@@ -18,7 +18,7 @@ from sim.model import Options, Scenario
 from sim.morale import give_tokens
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS
 from sim.rules.systems import system_for
-from tests.builders import ScriptedRandom, battle, duel, fighter, scenario, side
+from tests.builders import ScriptedRandom, battle, duel, events, fighter, scenario, side
 
 QUALITY = system_for("2d10")
 D20 = system_for("d20")
@@ -440,6 +440,64 @@ class TestDespair:
         purposes = [e["purpose"] for e in b.log if e["event"] == "check_rolled"]
         assert purposes == ["physique", "despair", "physique", "morale_reroll"]
         assert hero.morale == 0 and not hero.despairing
+
+
+class TestDespairOptions:
+    """The despair Convention set aside (RULES 4): ``morale: {despair_disadvantage: false}``
+    and ``morale: {despair_again: true}``."""
+
+    @staticmethod
+    def despairing(**options: object) -> tuple[Battle, object]:
+        """A 2d10 duel whose hero (physique 11) is despairing, with no token."""
+        b = battle(duel2d10(hero={"characteristics": {"physique": 11}}, foe={"hp": 40},
+                            **options))
+        hero = b.fighters[0]
+        hero.morale, hero.despairing = 0, True
+        b.log.clear()
+        return b, hero
+
+    def test_despair_disadvantage_option(self, scripted) -> None:
+        """despair_disadvantage: false: a despairing combatant rolls 2d10 like anyone."""
+        b, hero = self.despairing(despair_disadvantage=False)
+        rng = scripted(b, (6, 10), (6, 10))
+        result = b.rules.check(b.table, hero, "physique")
+        assert result.dice == (6, 6) and b.log[-1]["advantage"] == 0 and rng.unused == 0
+
+    def test_despair_again_option(self, scripted) -> None:
+        """despair_again: true: a despairing combatant's failure is rerolled by despair (at a
+        disadvantage still); a success gains a token and ends despair."""
+        b, hero = self.despairing(despair_again=True)
+        rng = scripted(b, (9, 12), (9, 12), (3, 12), (3, 12))
+        assert b.rules.check(b.table, hero, "physique").success
+        assert [(e["purpose"], e["advantage"]) for e in events(b.log, "check_rolled")] == [
+            ("physique", -1), ("despair", -1)]
+        assert hero.morale == 1 and not hero.despairing and rng.unused == 0
+
+    def test_despair_again_failure_stays_despairing(self, scripted) -> None:
+        """despair_again: true: a failed despair reroll leaves it despairing, logged once."""
+        b, hero = self.despairing(despair_again=True)
+        rng = scripted(b, (9, 12), (9, 12), (9, 12), (9, 12))
+        assert not b.rules.check(b.table, hero, "physique").success
+        assert hero.despairing and effects(b.log) == [] and rng.unused == 0
+
+    @pytest.mark.parametrize(("options", "dice_sides", "rolls"), [
+        ({}, 12, 1),  # the Convention: 2d12, no reroll
+        ({"despair_disadvantage": False}, 10, 1),
+        ({"despair_again": True}, 12, 2),
+        ({"despair_disadvantage": False, "despair_again": True}, 10, 2)])
+    def test_despairing_success_probability(self, options: dict, dice_sides: int,
+                                            rolls: int) -> None:
+        """P(a despairing combatant's physique 11 check succeeds) = 1 - (1 - P(2dN <= 11))^k:
+        N 12 with the disadvantage (10 without), k 2 when it may despair again (1 otherwise)."""
+        p = float((2 @ icepool.d(dice_sides) <= 11).probability(True))
+        exact = 1 - (1 - p) ** rolls
+        b, hero = self.despairing(**options)
+        b.log = b.table.log = None
+        n, wins = 20_000, 0
+        for _ in range(n):
+            hero.morale, hero.despairing = 0, True
+            wins += b.rules.check(b.table, hero, "physique").success
+        assert within(wins, n, exact)
 
 
 class TestLearning:

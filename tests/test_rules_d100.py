@@ -404,6 +404,79 @@ class TestAttackAndDefense:
         assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["attack"]
         assert rng.unused == 0
 
+    def test_critical_pierces_option(self, scripted) -> None:
+        """critical_pierces: false: a critical hit takes armor off like any hit (still
+        undefended): the reading RULES 3's Convention set aside."""
+        b = battle(duel100(hero={"skills": {"melee": 60}},
+                           foe={"skills": {"defense": 99}, "armor": 4, "hp": 40},
+                           critical_pierces=False))
+        hero, foe = b.fighters
+        rng = scripted(b, (4, 100), (6, 8))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        damage = events(b.log, "damage_dealt")[0]
+        assert (damage["amount"], damage["armor_piercing"]) == (2, False) and rng.unused == 0
+
+    def test_critical_ignores_defense_option(self, scripted) -> None:
+        """critical_ignores_defense: false: a critical hit may be parried like any hit."""
+        b = battle(duel100(hero={"skills": {"melee": 60}},
+                           foe={"skills": {"defense": 99}, "armor": 4, "hp": 40},
+                           critical_ignores_defense=False))
+        hero, foe = b.fighters
+        rng = scripted(b, (4, 100), (20, 100))
+        b.attack(hero, foe, hero.spec.weapons[0])
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["attack", "defense"]
+        assert events(b.log, "attack_resolved")[0]["defended"] is True and rng.unused == 0
+
+    @pytest.mark.parametrize(("undefended", "exact"), [
+        (True, 0.05 + 0.55 * 0.60),  # 01-05 always hit; 06-60 hit unless defended (40%)
+        (False, 0.60 * 0.60)])  # every hit may be defended
+    def test_critical_ignores_defense_probability(self, undefended: bool, exact: float) -> None:
+        """P(hit), melee 60 against defense 40: 0.05 + 0.55 x 0.6 by default; 0.6 x 0.6 when
+        a critical may be parried."""
+        b = battle(duel100(hero={"skills": {"melee": 60}}, foe={"skills": {"defense": 40}},
+                           critical_ignores_defense=undefended), seed=7, log=False)
+        hero, foe = b.fighters
+        n = 20_000
+        hits = sum(b.rules.attack(b.table, hero, foe, hero.spec.weapons[0], 0).hit
+                   for _ in range(n))
+        assert within(hits, n, exact)
+
+    @pytest.mark.parametrize(("per", "exact"), [
+        ("attack", 0.05 + 0.55 * 0.60),
+        # the first attack used the round's defense iff it hit without a critical (0.55)
+        ("round", 0.55 * 0.60 + 0.45 * (0.05 + 0.55 * 0.60))])
+    def test_defense_per_round_probability(self, per: str, exact: float) -> None:
+        """defense_per: round: one defense roll a round, so a second attack in the round hits
+        more often; P(second attack hits), melee 60 against defense 40."""
+        b = battle(duel100(hero={"skills": {"melee": 60}}, foe={"skills": {"defense": 40}},
+                           defense_per=per), seed=8, log=False)
+        hero, foe = b.fighters
+        sword = hero.spec.weapons[0]
+        n, hits = 20_000, 0
+        for i in range(n):
+            b.table.round = i + 1
+            b.rules.attack(b.table, hero, foe, sword, 0)
+            hits += b.rules.attack(b.table, hero, foe, sword, 0).hit
+        assert within(hits, n, exact)
+
+    def test_defense_per_round_option(self, scripted) -> None:
+        """defense_per: round: the second attack of the round finds no defense roll left; the
+        next round the target defends again."""
+        b = battle(duel100(hero={"skills": {"melee": 60}},
+                           foe={"skills": {"defense": 40}, "hp": 40}, defense_per="round"))
+        hero, foe = b.fighters
+        b.table.round = 1
+        rng = scripted(b, (30, 100), (20, 100), (30, 100), (5, 8))
+        b._take_turn(hero)
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == [
+            "attack", "defense", "attack"]
+        assert foe.hp == 35 and rng.unused == 0
+        b.table.round = 2
+        rng = scripted(b, (30, 100), (20, 100), (30, 100), (5, 8))
+        b._take_turn(hero)
+        assert [e["purpose"] for e in events(b.log, "check_rolled")][3:] == [
+            "attack", "defense", "attack"]
+
     @pytest.mark.parametrize(
         ("face", "bonus", "armor", "amount"), [(5, 2, 3, 4), (8, 0, 3, 5), (1, 0, 5, 0), (2, 1, 9, 0)]
     )
@@ -438,6 +511,17 @@ class TestAttackAndDefense:
         b._take_turn(b.fighters[0])
         resolved = events(b.log, "attack_resolved")
         assert len(resolved) == 1 and resolved[0]["fumble"] is True and resolved[0]["hit"] is False
+        assert rng.unused == 0
+
+    def test_fumble_ends_turn_option(self, scripted) -> None:
+        """fumble_ends_turn: false: a fumble is a plain miss, and the second half-action
+        attacks again."""
+        b = battle(duel100(hero={"skills": {"melee": 120}}, foe={"hp": 40},
+                           fumble_ends_turn=False))
+        rng = scripted(b, (97, 100), (99, 100))
+        b._take_turn(b.fighters[0])
+        resolved = events(b.log, "attack_resolved")
+        assert [e["hit"] for e in resolved] == [False, False] and "fumble" not in resolved[0]
         assert rng.unused == 0
 
     def test_two_handed_attack_adds_fatigue(self, scripted) -> None:
@@ -785,6 +869,34 @@ class TestMountedCombat:
         assert knight.status == "unconscious" and knight.mounted_on is None
         assert horse.ridden_by is None and rng.unused == 0
         assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["physique"]
+
+    def test_unconscious_rider_falls_option(self, scripted) -> None:
+        """unconscious_rider: falls: a rider knocked out by a serious wound falls as if thrown:
+        riding check, failure 1d10 armor-piercing (the reading RULES 6's Convention set aside)."""
+        b = battle(mounted(knight={"hp": 20}, unconscious_rider="falls"))
+        knight, horse, foe = b.fighters
+        rng = scripted(b, (90, 100), (1, 4), (60, 100), (6, 10))
+        b.deal_damage(knight, 10, foe, "weapon")
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["physique", "riding"]
+        fall = events(b.log, "damage_dealt")[-1]
+        assert (fall["kind"], fall["amount"], fall["armor_piercing"]) == ("fall", 6, True)
+        assert knight.hp == 4 and knight.mounted_on is None and rng.unused == 0
+        assert events(b.log, "effect_ended")[0]["reason"] == "fell out of the saddle"
+
+    @pytest.mark.parametrize(("how", "exact"), [("slides", 0.0), ("falls", 0.5)])
+    def test_unconscious_rider_falls_probability(self, how: str, exact: float) -> None:
+        """P(a rider knocked out by a wound is hurt by the fall): 0 sliding out (default);
+        falling, its riding 50 fails with p 1/2."""
+        spec = mounted(knight={"hp": 20}, unconscious_rider=how)
+        out = hurt = 0
+        for seed in range(3000):
+            b = battle(spec, seed=seed, log=False)
+            knight, _, foe = b.fighters
+            b.deal_damage(knight, 10, foe, "weapon")
+            if knight.status == "unconscious":
+                out += 1
+                hurt += knight.hp < 10
+        assert out > 1000 and within(hurt, out, exact)
 
     def test_mount_does_not_decide_victory(self) -> None:
         """Mounted combat: the mount does not count for victory; the side falls with its rider."""

@@ -626,6 +626,35 @@ class TestSpiritAndTerror:
         sources = {(e["target"], e["source"]) for e in b.log if e["event"] == "spirit_lost"}
         assert sources <= {(m, c) for m in "AB" for c in ("ghoul 1", "wraith")}
 
+    def test_terror_per_body_option(self) -> None:
+        """terror_per: body: every body frightens each party member, the reading RULES 3's
+        Convention set aside: three ghouls of one stat block and the wraith, four checks each."""
+        ghouls = [fighter(f"ghoul {i}", terror=dice.parse(1), kind="ghoul") for i in (1, 2, 3)]
+        b = battle(scenario(side("heroes", fighter("A", spirit=dice.parse(50)),
+                                 fighter("B", spirit=dice.parse(50)), party=True),
+                            side("undead", *ghouls, fighter("wraith", terror=dice.parse(2)),
+                                 fighter("rat")), spirit=True, terror_per="body"))
+        b.table.round = 1
+        b.rules.round_started(b.table, b.fighters, b.lose_spirit)
+        terror = [e["actor"] for e in b.log if e["event"] == "check_rolled" and e["purpose"] == "terror"]
+        assert terror == ["A", "B"] * 4
+
+    @pytest.mark.parametrize(("per", "exact"), [("kind", 1 - 0.25), ("body", 1 - 0.25 ** 3)])
+    def test_terror_per_body_probability(self, per: str, exact: float) -> None:
+        """A level-1 hero fails a standard check (1d20 + 1 > 16) with p 3/4: three ghouls of
+        one kind frighten it with p 3/4 per kind, 1 - (1/4)^3 per body."""
+        ghouls = [fighter(f"ghoul {i}", terror=dice.parse(1), kind="ghoul") for i in (1, 2, 3)]
+        spec = scenario(side("heroes", fighter("A", spirit=dice.parse(50)), party=True),
+                        side("undead", *ghouls), spirit=True, terror_per=per)
+        n, frightened = 4000, 0
+        for seed in range(n):
+            b = battle(spec, seed=seed, log=False)
+            b.table.round = 1
+            b.rules.round_started(b.table, b.fighters, b.lose_spirit)
+            frightened += b.fighters[0].spirit < 50
+        se = math.sqrt(exact * (1 - exact) / n)
+        assert abs(frightened / n - exact) <= 4 * se
+
     def test_creatures_of_different_stat_blocks_each_frighten(self) -> None:
         """Terror: creatures of different stat blocks (kinds) frighten each party member in turn."""
         ghouls = [fighter(f"ghoul {i}", terror=dice.parse(1)) for i in (1, 2, 3)]

@@ -418,3 +418,43 @@ def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:
     """Whether a count is within ``sigmas`` standard errors of n * p."""
     se = math.sqrt(p * (1 - p) / n)
     return abs(observed / n - p) <= sigmas * se + 1e-12
+
+
+class TestConventionOptions:
+    """The d10 Conventions a scenario may set aside: ties (RULES 1) and one action (RULES 2)."""
+
+    @pytest.mark.parametrize(("face", "ties", "success"), [
+        (6, True, True), (6, False, False), (7, False, True), (5, True, False)])
+    def test_tie_succeeds_option(self, scripted, face: int, ties: bool, success: bool) -> None:
+        """tie_succeeds: false: a total equal to the difficulty fails (the seed's "greater
+        succeeds" read strictly); true, the default, lets it succeed; the margin is unchanged."""
+        b = battle(duel10(hero={"attributes": {"physique": 4}}, tie_succeeds=ties))
+        scripted(b, (face, 10))
+        result = b.rules.check(b.table, b.fighters[0], "physique")
+        assert (result.success, result.margin) == (success, 4 + face - 10)
+
+    @pytest.mark.parametrize("score", [4, 8])
+    def test_tie_fails_probability(self, score: int) -> None:
+        """tie_succeeds: false: P(success) = P(score + open d10 > 10), by enumeration."""
+        table = exact_values()
+        low = float(sum(p for value, p in table.items() if score + value > 10))
+        b = battle(duel10(hero={"attributes": {"physique": score}}, tie_succeeds=False),
+                   seed=score + 11, log=False)
+        hero = b.fighters[0]
+        wins = sum(b.rules.check(b.table, hero, "physique").success for _ in range(N_CHECK))
+        p = (low + low + float(TAIL)) / 2
+        se = math.sqrt(p * (1 - p) / N_CHECK)
+        assert low - 4 * se <= wins / N_CHECK <= low + float(TAIL) + 4 * se
+        tie = float(table[10 - score])
+        assert tie > 8 * se  # a tie is common enough for the two readings to part here
+
+    @pytest.mark.parametrize(("move_and_attack", "attacks"), [(False, 0), (True, 1)])
+    def test_move_and_attack_option(self, scripted, move_and_attack: bool, attacks: int) -> None:
+        """move_and_attack: true: a fighter 6 m away moves, then attacks in the same turn (as
+        d20); by default (one action a turn) the move is its turn."""
+        b = battle(duel10(hero={"attributes": {"agility": 5}}, foe={"hp": 40}, distance=6,
+                          move_and_attack=move_and_attack))
+        rng = scripted(b, *([(9, 10), (1, 8)] if attacks else []))
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "moved")) == 1
+        assert len(events(b.log, "attack_resolved")) == attacks and rng.unused == 0

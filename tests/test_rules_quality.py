@@ -248,6 +248,25 @@ class TestAttack:
         b._take_turn(b.fighters[0])
         assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
 
+    @pytest.mark.parametrize(("move_and_attack", "attacks"), [(False, 0), (True, 1)])
+    def test_move_and_attack_option(self, scripted, move_and_attack: bool, attacks: int) -> None:
+        """move_and_attack: true: a fighter 6 m away moves, then attacks in the same turn (as
+        d20, the reading RULES 2's Convention set aside); by default the move is its turn."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 12}}, foe={"hp": 40},
+                            distance=6, move_and_attack=move_and_attack))
+        rng = scripted(b, *([(5, 10), (5, 10), (1, 8)] if attacks else []))
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "moved")) == 1
+        assert len(events(b.log, "attack_resolved")) == attacks and rng.unused == 0
+
+    def test_move_and_attack_never_attacks_then_moves(self, scripted) -> None:
+        """move_and_attack: true: one move and one attack at most, never two attacks."""
+        b = battle(duel2d10(hero={"characteristics": {"combat": 12}}, foe={"hp": 40},
+                            move_and_attack=True))
+        rng = scripted(b, (5, 10), (5, 10), (1, 8))
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+
 
 class TestArmor:
     """Armor absorbs `armor` points of damage (RULES.md §3, 2d10)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
+import attrs
 import pytest
 import yaml
 
@@ -83,6 +84,9 @@ class TestPlain:
         (Options(morale_on=False), {"morale": False}),
         (Options(morale_on=True, spirit=True), {"spirit": True, "morale": True}),
         (Options(morale_on=True, wound_divisor=3), {"morale": {"wound_divisor": 3}}),
+        (Options(morale_on=True, despair_again=True), {"morale": {"despair_again": True}}),
+        (Options(tie_succeeds=False, defense_per="round"),
+         {"tie_succeeds": False, "defense_per": "round"}),
     ])
     def test_options_as_written(self, options: Options, shown: dict) -> None:
         """Morale shows as the scenario key ``morale:``, not the fields it is kept in."""
@@ -177,6 +181,33 @@ class TestShow:
         again = load_scenario(shown)
         same = all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
         assert same == (path.name not in TERROR_BY_COUNT)
+
+    @pytest.mark.parametrize(("name", "sets"), [
+        ("bear_den.yaml", ("tie_succeeds=false", "move_and_attack=true",
+                               "morale.despair_again=true")),
+        ("smoky_cellar.yaml", ("move_and_attack=true", "morale.despair_disadvantage=false",
+                               "morale.wound_divisor=3")),
+        ("mounted_charge.yaml", ("critical_pierces=false", "critical_ignores_defense=false",
+                                 "fumble_ends_turn=false", "defense_per=round",
+                                 "unconscious_rider=falls")),
+        ("haunted_crypt.yaml", ("terror_per=body",)),
+    ])
+    def test_convention_options_show_and_load(self, name: str, sets: tuple[str, ...],
+                                              tmp_path: pathlib.Path, capsys) -> None:
+        """The options that set a Convention aside, given with --set, show as options a
+        scenario writes, and the shown file loads and fights the same battles (terror per
+        body too: shown one by one, every ghoul is a kind of its own)."""
+        path = str(REPO / "scenarios" / name)
+        overrides = [f"options.{text}" for text in sets]
+        code, out, err = run(capsys, "show", path, *(a for o in overrides for a in ("--set", o)))
+        assert (code, err) == (0, "")
+        scenario = load_scenario(REPO / "scenarios" / name, overrides=overrides)
+        shown = tmp_path / "shown.yaml"
+        shown.write_text(out, encoding="utf-8")
+        again = load_scenario(shown)
+        # terror_per is left out: members shown one by one are each a kind (per kind is per body)
+        assert attrs.evolve(again.options, terror_per=scenario.options.terror_per) == scenario.options
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(5))
 
     @pytest.mark.parametrize("party", [True, False])
     def test_idle_bestiary_keys_are_not_shown(self, tmp_path: pathlib.Path, monkeypatch, capsys,
