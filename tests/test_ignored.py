@@ -46,7 +46,13 @@ def option_fields(c: Checker) -> dict:
     """The option fields, reached through read_options with each key alone."""
     return {key: (lambda v, p, key=key: read_options(c, {key: v}, p))
             for key in ("destiny_points", "morale", "flee_at", "spirit", "outnumbered_at",
-                        "attacks_per_turn", "difficulty")}
+                        "attacks_per_turn", "difficulty", *CONVENTION_OPTIONS)}
+
+
+# The options that set a Convention of RULES.md aside (README, Conventions).
+CONVENTION_OPTIONS = ("tie_succeeds", "move_and_attack", "terror_per", "critical_pierces",
+                      "critical_ignores_defense", "fumble_ends_turn", "defense_per",
+                      "unconscious_rider")
 
 
 class TestReadmeAgreesWithValidation:
@@ -115,3 +121,31 @@ class TestIdleOptions:
         found = ignored.unused_options("d20", Options(flee_at=flee_at), {"flee_at": flee_at},
                                        False, 1, True, largest)
         assert (found != []) == idle
+
+
+class TestIdleConventionOptions:
+    """Options setting a Convention aside where the sides give them nothing to change
+    (sim.ignored.unused_conventions); accepted where they can change the result."""
+
+    @pytest.mark.parametrize(("rules", "options", "given", "field", "idle"), [
+        ("d20", Options(terror_per="body"), "terror_per", ignored.Field(terror_crowd=True), True),
+        ("d20", Options(spirit=True, terror_per="body"), "terror_per", ignored.Field(), True),
+        ("d20", Options(spirit=True, terror_per="body"), "terror_per",
+         ignored.Field(terror_crowd=True), False),
+        ("d100", Options(unconscious_rider="falls"), "unconscious_rider", ignored.Field(), True),
+        ("d100", Options(unconscious_rider="falls"), "unconscious_rider",
+         ignored.Field(mounts=True), False),
+        ("d100", Options(critical_pierces=False), "critical_pierces", ignored.Field(), True),
+        ("d100", Options(critical_pierces=False), "critical_pierces",
+         ignored.Field(armored=True), False),
+        ("d100", Options(fumble_ends_turn=False), "fumble_ends_turn", ignored.Field(), True),
+        ("d100", Options(fumble_ends_turn=False), "fumble_ends_turn",
+         ignored.Field(half_action_attack=True), False),
+        ("2d10", Options(move_and_attack=True), "move_and_attack", ignored.Field(still=True), True),
+        ("d10", Options(move_and_attack=True), "move_and_attack", ignored.Field(), False),
+        ("d100", Options(defense_per="round"), "defense_per", ignored.Field(), False),
+    ])
+    def test_refused_only_where_idle(self, rules, options, given, field, idle):
+        """Each is refused at its key exactly when the scenario leaves it nothing to change."""
+        found = ignored.unused_conventions(rules, options, {given}, field)
+        assert [u.path for u in found] == ([(given,)] if idle else [])
