@@ -76,14 +76,16 @@ def change(table: Table, fighter: Fighter, delta: int, reason: str) -> None:
 
 def after_check(
     table: Table, who: Fighter, skill: str, result: CheckResult,
-    again: Callable[[str], CheckResult], despair_again: bool = False,
+    again: Callable[[str], CheckResult],
 ) -> CheckResult:
     """The morale reroll of a failed check, then what the final result earns or costs.
 
     ``again(purpose)`` rolls the same check anew (logged with that purpose). A despairing
-    combatant cannot despair again (Convention), unless ``despair_again`` (the option).
+    combatant cannot despair again (Convention), unless the table says so (the option
+    ``despair_again``).
     """
-    if not result.success and who.morale is not None and (despair_again or not who.despairing):
+    if not result.success and who.morale is not None and (
+            not who.despairing or table.despair_again):
         if who.morale > 0:
             result = again("morale_reroll")
             if not result.success:  # the token is spent only when the reroll fails too

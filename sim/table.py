@@ -27,8 +27,8 @@ class Table:
     time (``t``) events are stamped with, the side whose surprise round this is, and the
     listener every check passes through once rolled (morale's reroll, when morale is on)."""
 
-    __slots__ = ("despair_disadvantage", "log", "on_check", "rng", "round", "surprising", "t",
-                 "ticking")
+    __slots__ = ("despair_again", "despair_disadvantage", "log", "on_check", "rng", "round",
+                 "surprising", "t", "ticking")
 
     def __init__(self, seed: int, log: bool) -> None:
         self.rng = random.Random(seed)
@@ -38,9 +38,11 @@ class Table:
         self.surprising: str | None = None  # the surprise side, during round 1 only
         self.on_check: CheckListener | None = None
         # Morale (RULES 4, Convention): a despairing combatant rolls every check at a
-        # disadvantage; ``despair_disadvantage: false`` sets that aside. Read only once a
-        # fighter despairs (``who.despairing and ...``), so it costs nothing otherwise.
+        # disadvantage and cannot despair again; the options ``despair_disadvantage: false``
+        # and ``despair_again: true`` set these aside. Read only once a fighter despairs
+        # (``who.despairing and ...``), so they cost nothing otherwise.
         self.despair_disadvantage = True
+        self.despair_again = False
         # The fighter whose ongoing effects are ticking at the start of its turn, else None:
         # a serious wound dealt by such a tick costs that very turn (sim.effects.KnockedOut).
         self.ticking: Fighter | None = None

@@ -61,9 +61,9 @@ class Battle(Clock, Turns, Combat, Status):
         self.log = table.log  # the same list (or None): read on every event
         self.emit = table.emit  # events are stamped with the table's round and time
         if self.morale_on:  # morale listens to every check (its reroll), never called by rules
-            table.on_check = functools.partial(after_check, table,
-                                               despair_again=options.despair_again)
+            table.on_check = functools.partial(after_check, table)
             table.despair_disadvantage = options.despair_disadvantage
+            table.despair_again = options.despair_again
         self.env = simpy.Environment()
         # Clock: who rolls initiative and the two turn orders (filled by _setup).
         self.surprise_side: str | None = None
