@@ -109,7 +109,8 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
                 rest_rng = random.Random(step_seed(seed, -1))
             for member in members:
                 if member.alive and member.max_hp is not None:
-                    fields = rest(member, step.kind, step.hours, rest_rng, events is not None)
+                    fields = rest(member, step.kind, step.hours, rest_rng, events is not None,
+                                  day.unhealable_recovery == "rest_dice")
                     if fields is not None:
                         events.append({"event": "rested", "round": 0, "t": 0.0, "step": step.step,
                                        "actor": member.name, **fields})

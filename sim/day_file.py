@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from sim.day_options import idle_recovery, read_day_options
 from sim.errors import Problem, ScenarioError
 from sim.model import Combatant, Scenario, Side
 from sim.overrides import apply as apply_overrides
@@ -56,6 +57,7 @@ class Day:
     party: str  # the party side's name
     steps: tuple[Encounter | Rest, ...]
     destiny_points: int = 0
+    unhealable_recovery: str = "level_rates"  # RULES 7's Convention, or rest_dice (sim.day_options)
     path: str = ""
     sha256: str = ""
     bestiary: tuple[str, ...] = ()
@@ -187,7 +189,8 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         _fail(problems, source, ("name",), f"must be a non-empty text (got {shorten(data.get('name'))})")
     if "description" in data and not isinstance(data["description"], str):
         _fail(problems, source, ("description",), f"must be a text (got {shorten(data['description'])})")
-    destiny = _destiny(data, source, problems)
+    destiny, recovery = read_day_options(data.get("options"), rules,
+                                         lambda where, message: _fail(problems, source, where, message))
     party = data.get("party")
     if "party" in data and (not isinstance(party, dict) or not isinstance(party.get("name"), str)):
         _fail(problems, source, ("party",), "must be a side block with a name and members")
@@ -211,24 +214,17 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         _fail(problems, source, ("steps",), "a day needs at least one encounter")
     if problems:
         return None
+    day_rests = [s.kind for s in built if isinstance(s, Rest)]
+    party_side = next(s for s in built if isinstance(s, Encounter)).scenario.sides
+    idle = "unhealable_recovery" in (data.get("options") or {}) and idle_recovery(
+        recovery, day_rests, next(s for s in party_side if s.party).members)
+    if idle:
+        _fail(problems, source, ("options", "unhealable_recovery"), f"does nothing: {idle}", True)
+        return None
     return Day(name=data["name"].strip(), rules=rules, party=party["name"].strip(),
-               steps=tuple(built), destiny_points=destiny, path=str(path), sha256=source.sha256,
+               steps=tuple(built), destiny_points=destiny, unhealable_recovery=recovery,
+               path=str(path), sha256=source.sha256,
                bestiary=tuple(str(pathlib.Path(b).resolve()) for b in bestiary), overrides=overrides)
-
-
-def _destiny(data: dict, source: Source, problems: list[Problem]) -> int:
-    options = data.get("options", {})
-    if not isinstance(options, dict) or set(options) - {"destiny_points"}:
-        _fail(problems, source, ("options",),
-              "a day's options hold only destiny_points (the campaign's); other options belong to"
-              " each encounter")
-        return 0
-    value = options.get("destiny_points", 0)
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
-        _fail(problems, source, ("options", "destiny_points"),
-              f"must be an integer 0..100 (got {shorten(value)})")
-        return 0
-    return value
 
 
 def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict, rules: str,

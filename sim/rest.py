@@ -28,13 +28,16 @@ class RestKind:
     psy_halved: bool  # quick rests give back half the PSY (rounded down)
     fatigue: int  # fatigue points lost per hour
     cures_weakness: bool  # serious-wound weakness lasts until a good or intensive rest
+    # The rest list's reading (``unhealable_recovery: rest_dice``): its healing dice heal
+    # unhealable HP too ("dont les PV insoignables": good and intensive rests).
+    dice_heal_unhealable: bool = False
 
 
 REST_KINDS = {
     "quick": RestKind(dice.parse("1d4"), 0, True, 0, False),
     "calm": RestKind(dice.parse("1d6"), 1, False, 1, False),
-    "good": RestKind(dice.parse("1d6"), 2, False, 2, True),
-    "intensive": RestKind(dice.parse("2d8"), 3, False, 3, True),
+    "good": RestKind(dice.parse("1d6"), 2, False, 2, True, True),
+    "intensive": RestKind(dice.parse("2d8"), 3, False, 3, True, True),
 }
 HEROISM_BACK_AFTER_HOURS = 8  # heroism dice come back after a rest this long, in one go
 
@@ -111,21 +114,28 @@ class Member:
         return self.status not in (DEAD, FLED)
 
 
-def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool = True
-         ) -> dict[str, Any] | None:
+def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool = True,
+         rest_dice: bool = False) -> dict[str, Any] | None:
     """One rest of ``hours`` hours for one member (RULES 7); with ``report``, the ``rested``
-    event's fields (built only when a log wants them)."""
+    event's fields (built only when a log wants them). ``rest_dice``: unhealable HP come
+    back with the healing dice of good and intensive rests, not at the rates by level."""
     rule = REST_KINDS[kind]
     before = (member.hp, member.unhealable, member.psy, member.fatigue, member.heroism, member.morale)
     level = member.level
+    max_hp = member.max_hp or 0
     for _ in range(hours):
-        # Ordinary healing never touches HP paid for spells: it stops below them.
-        ceiling = (member.max_hp or 0) - member.unhealable
         healed = rule.heal.roll(rng) + level  # rolled every hour, even with nothing to heal
-        member.hp = max(member.hp, min(ceiling, member.hp + healed))
-        back = min(member.unhealable, rule.unhealable_per_level * level)
-        member.unhealable -= back
-        member.hp = min(member.max_hp or 0, member.hp + back)
+        if rest_dice and rule.dice_heal_unhealable:
+            member.hp = max(member.hp, min(max_hp, member.hp + healed))
+            # The HP above the ordinary ceiling were unhealable ones.
+            member.unhealable = min(member.unhealable, max_hp - member.hp)
+        else:
+            # Ordinary healing never touches HP paid for spells: it stops below them.
+            member.hp = max(member.hp, min(max_hp - member.unhealable, member.hp + healed))
+        if not rest_dice:
+            back = min(member.unhealable, rule.unhealable_per_level * level)
+            member.unhealable -= back
+            member.hp = min(max_hp, member.hp + back)
         gain = level // 2 if rule.psy_halved else level
         member.psy = min(member.max_psy, member.psy + gain)
         member.fatigue = max(0, member.fatigue - rule.fatigue)

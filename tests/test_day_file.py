@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sim import cli
-from sim.day_file import load_day
+from sim.day import run_day
+from sim.day_file import load_day, load_input
 from sim.errors import ScenarioError
 from tests.day_files import AMBUSH, MARSH, PARTY, ROOT, WARREN, write_day
 
@@ -111,3 +112,45 @@ class TestDayFile:
     def test_validate_says_day(self, capsys):
         assert cli.main(["validate", str(WARREN), str(MARSH)]) == 0
         assert capsys.readouterr().out.count("ok (day)") == 2
+
+
+class TestUnhealableRecovery:
+    """A day's ``options: {unhealable_recovery: level_rates | rest_dice}`` (RULES 7)."""
+
+    GOOD_REST = ("steps[1].rest.kind=good",)
+
+    def test_read_and_played(self):
+        """rest_dice is kept on the day, and its rests play it: after a good rest, a member's
+        unhealable HP are at most what its HP leave below the maximum."""
+        day = load_input(MARSH, overrides=(*self.GOOD_REST, "options.unhealable_recovery=rest_dice"))
+        assert day.unhealable_recovery == "rest_dice"
+        assert load_input(MARSH).unhealable_recovery == "level_rates"
+        rested = [e for seed in range(40) for e in run_day(day, seed, log=True)[1]
+                  if e["event"] == "rested" and e["unhealable_before"] > 0]
+        assert rested
+        assert all(e["unhealable_after"] == min(e["unhealable_before"], e["max_hp"] - e["hp_after"])
+                   for e in rested)
+
+    @pytest.mark.parametrize(("sets", "message"), [
+        (("options.unhealable_recovery=rest_dice",),
+         "no rest of this day gives unhealable HP back with it (only good or intensive)"),
+        (("options.unhealable_recovery=by_magic",), "must be one of level_rates, rest_dice"),
+    ])
+    def test_refused(self, sets, message):
+        """rest_dice with only a calm rest does nothing; an unknown value is refused."""
+        with pytest.raises(ScenarioError) as caught:
+            load_input(MARSH, overrides=sets)
+        assert [message in p.message for p in caught.value.problems] == [True]
+
+    def test_refused_outside_d100(self):
+        """Outside d100 nobody pays HP for spells: the option does nothing and says so."""
+        with pytest.raises(ScenarioError) as caught:
+            load_input(WARREN, overrides=("options.unhealable_recovery=level_rates",))
+        assert "spells are d100's" in caught.value.problems[0].message
+
+    def test_refused_in_a_scenario(self, tmp_path):
+        """In a scenario's (an encounter's) options it is refused: only a day's rests read it."""
+        with pytest.raises(ScenarioError) as caught:
+            load_input(ROOT / "scenarios" / "poisoned_darts.yaml",
+                       overrides=("options.unhealable_recovery=rest_dice",))
+        assert "only a day's rests read it" in caught.value.problems[0].message

@@ -60,6 +60,31 @@ class TestRestArithmetic:
         assert m.unhealable == 30 - back
         assert m.hp == 70 + back  # healing stopped at 70, the recovered HP came on top
 
+    @pytest.mark.parametrize(("kind", "faces"), [
+        ("good", [1, 2, 3, 4, 5, 6]), ("intensive", [a + b for a in range(1, 9) for b in range(1, 9)])])
+    def test_rest_dice_heal_unhealable(self, kind, faces):
+        """unhealable_recovery: rest_dice (the rest list's reading): a good or intensive rest's
+        dice + level heal unhealable HP too, and there is no rate by level: from 68 HP of
+        100 with 30 unhealable, an hour heals f + 2 HP and f of the unhealable ones."""
+        n, rng, seen = 6000, random.Random(5), Counter()
+        for _ in range(n):
+            m = member(level=2, hp=68, max_hp=100, unhealable=30)
+            rest(m, kind, 1, rng, rest_dice=True)
+            seen[(m.hp, m.unhealable)] += 1
+        exact = Counter((68 + f + 2, 30 - f) for f in faces)
+        assert set(seen) <= set(exact)
+        for value, ways in exact.items():
+            p = ways / len(faces)
+            assert abs(seen[value] / n - p) <= 4 * math.sqrt(p * (1 - p) / n), (kind, value)
+
+    @pytest.mark.parametrize("kind", ["quick", "calm"])
+    def test_rest_dice_other_rests_give_nothing_back(self, kind):
+        """unhealable_recovery: rest_dice: quick and calm rests heal up to the unhealable HP
+        and give none of them back (the rate of a calm rest by level is the Convention's)."""
+        m = member(level=2, hp=60, max_hp=100, unhealable=30)
+        rest(m, kind, 10, random.Random(3), rest_dice=True)
+        assert m.hp == 70 and m.unhealable == 30
+
     def test_ordinary_healing_stops_below_unhealable(self):
         """A member with unhealable HP cannot be healed into them by a quick rest."""
         m = member(level=2, hp=60, max_hp=100, unhealable=30)

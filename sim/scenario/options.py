@@ -68,6 +68,8 @@ def read_options(c: Checker, value: object, path: Path) -> Any:
         "fumble_ends_turn": c.boolean,
         "defense_per": lambda v, p: c.choice(v, p, DEFENSE_PER),
         "unconscious_rider": lambda v, p: c.choice(v, p, UNCONSCIOUS_RIDER),
+        "unhealable_recovery": c.refuse("only a day's rests read it (RULES 7): set it in the"
+                                        " day file's options"),
     }, ignored.SYSTEM_OPTIONS, ignored.OPTION_WHY))
     if fields is INVALID:
         return INVALID
