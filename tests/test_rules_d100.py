@@ -880,8 +880,19 @@ class TestMountedCombat:
         assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["physique", "riding"]
         fall = events(b.log, "damage_dealt")[-1]
         assert (fall["kind"], fall["amount"], fall["armor_piercing"]) == ("fall", 6, True)
-        assert knight.hp == 4 and knight.mounted_on is None and rng.unused == 0
+        assert knight.hp == 4 and knight.mounted_on is None and horse.ridden_by is None
         assert events(b.log, "effect_ended")[0]["reason"] == "fell out of the saddle"
+        assert rng.unused == 0
+
+    def test_unconscious_rider_falls_at_zero_hp_slides(self, scripted) -> None:
+        """unconscious_rider: falls: a rider knocked out at 0 HP rolls nothing (a fall can take
+        nothing more from it): it slides out as by default."""
+        b = battle(mounted(unconscious_rider="falls"))
+        knight, _, foe = b.fighters
+        rng = scripted(b)
+        b.deal_damage(knight, 99, foe, "weapon")
+        assert events(b.log, "effect_ended")[0]["reason"] == "slid out of the saddle"
+        assert events(b.log, "check_rolled") == [] and rng.unused == 0
 
     @pytest.mark.parametrize(("how", "exact"), [("slides", 0.0), ("falls", 0.5)])
     def test_unconscious_rider_falls_probability(self, how: str, exact: float) -> None:

@@ -55,10 +55,11 @@ class Status:
 
     def _unseat(self, fighter: Fighter, why: str) -> None:
         """Out of the fight in the saddle, or under a rider (RULES 6, mounted combat): a rider
-        slides off unhurt (or, ``unconscious_rider: falls``, falls as if thrown); a mount
+        slides off unhurt (or, ``unconscious_rider: falls``, one knocked out with HP left
+        falls as if thrown); a mount
         throws its rider (riding check, failure 1d10)."""
         if fighter.mounted_on is not None:
-            if self._rider_falls:
+            if self._rider_falls and fighter.hp > 0:  # at 0 HP a fall takes nothing more
                 throw_off(self, fighter, "fell out of the saddle", check=True, falls=True)
             else:
                 throw_off(self, fighter, "slid out of the saddle", check=False)
