@@ -335,6 +335,7 @@ class Field:
     armored: bool = False  # someone has armor
     half_action_attack: bool = False  # a d100 weapon that leaves half the turn (one-handed)
     still: bool = False  # no distance, hazard, timeline or mount: nobody ever moves or stands up
+    most_attacks: int = 2  # d100: the most attacks any combatant can face in one round
 
 
 def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Field
@@ -360,6 +361,9 @@ def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Fi
             refuse("unconscious_rider", "nobody here rides")
         if not options.critical_pierces and not field.armored:
             refuse("critical_pierces", "nobody here has armor for a critical hit to pierce")
+        if options.defense_per == "round" and field.most_attacks <= 1:
+            refuse("defense_per", "no combatant here can be attacked more than once a round, so"
+                                  " one defense roll a round is one an attack")
         if not options.fumble_ends_turn and not field.half_action_attack:
             refuse("fumble_ends_turn", "every weapon here takes the whole turn (two-handed, a bow"
                                        " or a spell), so a fumble leaves nothing to end")

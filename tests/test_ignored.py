@@ -144,6 +144,7 @@ class TestIdleConventionOptions:
         ("2d10", Options(move_and_attack=True), "move_and_attack", ignored.Field(still=True), True),
         ("d10", Options(move_and_attack=True), "move_and_attack", ignored.Field(), False),
         ("d100", Options(defense_per="round"), "defense_per", ignored.Field(), False),
+        ("d100", Options(defense_per="round"), "defense_per", ignored.Field(most_attacks=1), True),
     ])
     def test_refused_only_where_idle(self, rules, options, given, field, idle):
         """Each is refused at its key exactly when the scenario leaves it nothing to change."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sim import ignored
-from sim.model import Options, Side, Surprise
+from sim.model import Combatant, Options, Side, Surprise
 from sim.scenario.checker import Checker
 from sim.scenario.members import Member
 from sim.yamlsrc import Path, format_path
@@ -54,14 +54,26 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         for side in sides for m in side.members)
     found = ignored.unused_options(rules, options, given, terror, most_enemies, party_side,
                                    largest, checks)
-    found += ignored.unused_conventions(rules, options, given, field_of(sides, perils, distance))
+    found += ignored.unused_conventions(rules, options, given,
+                                        field_of(sides, perils, distance, options.attacks_per_turn))
     for unused in found:
         c.fail(("options", *unused.path), unused.message, at_key=True)
 
 
-def field_of(sides: Sequence[Side], perils: bool, distance: float) -> ignored.Field:
+def field_of(sides: Sequence[Side], perils: bool, distance: float,
+             attacks_per_turn: int | None = None) -> ignored.Field:
     """What of the sides decides whether an option setting a Convention aside can matter."""
     members = [m for side in sides for m in side.members]
+
+    def attacks(m: Combatant) -> int:
+        """Attacks in one d100 turn: two with a one-handed weapon (two half-actions)."""
+        if not m.weapons:
+            return 0
+        half = any(w.hands < 2 and not w.psy for w in m.weapons)
+        return 2 if half and attacks_per_turn != 1 else 1
+
+    by_side = {side.name: sum(attacks(m) for m in side.members) for side in sides}
+    total = sum(by_side.values())
     bodies: dict[str, int] = {}
     for m in members:
         if m.terror is not None:
@@ -72,7 +84,8 @@ def field_of(sides: Sequence[Side], perils: bool, distance: float) -> ignored.Fi
         terror_crowd=any(n > 1 for n in bodies.values()), mounts=mounts,
         armored=any(m.armor > 0 for m in members),
         half_action_attack=any(w.hands < 2 and not w.psy for m in members for w in m.weapons),
-        still=not (distance > 0 or perils or mounts))
+        still=not (distance > 0 or perils or mounts),
+        most_attacks=max((total - n for n in by_side.values()), default=0))
 
 
 def morale_is_on(rules: str, options: Options) -> bool:
