@@ -27,6 +27,7 @@ from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
 from sim.manifest import check_manifest, manifest_text, read_json
 from sim.runlock import RunLock
+from sim.summary_file import check_summary
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
@@ -94,10 +95,7 @@ class RunFolder:
         path = self.path / SUMMARY
         summary = read_json(path, "summary", f"no {SUMMARY}: the run is marked complete but its"
                             " summary is gone; start it again in another --out")
-        if not isinstance(summary, dict) or summary.get("schema") != 1:
-            msg = f"{path}:1:1: (document): damaged: not a schema 1 summary of this program"
-            raise InputError(msg)
-        return summary
+        return check_summary(path, summary)
 
     @property
     def journal_path(self) -> pathlib.Path:

@@ -32,6 +32,7 @@ from sim.report.terminal import (
     step_rows,
 )
 from sim.report.viewer import viewer
+from sim.summary_file import check_summary
 
 REPORT = "report.html"
 SCRIPT = "static/viewer.js"
@@ -93,10 +94,7 @@ def _read_summary(run_dir: pathlib.Path) -> Summary:
     """The run's summary.json; a missing or damaged one is an input error."""
     path = run_dir / SUMMARY
     summary = read_json(path, "summary", f"no {SUMMARY}: not a finished batch run folder")
-    if not isinstance(summary, dict) or summary.get("schema") != 1:
-        msg = f"{path}:0:0: (document): not a schema 1 summary of this program"
-        raise InputError(msg)
-    return summary
+    return check_summary(path, summary)
 
 
 def _party_side(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> str | None:
