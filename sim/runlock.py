@@ -34,7 +34,7 @@ class RunLock:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            msg = f"{self.folder}: cannot lock the run folder ({exc.strerror})"
+            msg = f"{self.folder}:0:0: (run folder): cannot lock it ({exc.strerror})"
             raise InputError(msg) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -42,10 +42,10 @@ class RunLock:
             holder = _holder(fd)
             os.close(fd)
             if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                msg = f"{self.folder}: cannot lock the run folder ({exc.strerror})"
+                msg = f"{self.folder}:0:0: (run folder): cannot lock it ({exc.strerror})"
                 raise InputError(msg) from exc
-            msg = (f"{self.folder}: another sim ({holder}) is running this run; wait for it,"
-                   " stop it, or pick another --out")
+            msg = (f"{self.folder}:0:0: (run folder): another sim ({holder}) is running this run;"
+                   " wait for it, stop it, or pick another --out")
             raise InputError(msg) from None
         # Best effort: the pid only serves the message of the process turned away.
         with contextlib.suppress(OSError):

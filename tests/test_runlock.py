@@ -12,6 +12,7 @@ from sim import cli
 from sim.errors import InputError
 from sim.runlock import LOCK, RunLock
 from tests.batch.helpers import journal_records
+from tests.cli.helpers import PROBLEM_LINE
 from tests.processes import group_alive, run_sim, start_sim, wait_until
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -34,7 +35,8 @@ class TestRunLock:
                          ["batch", "--resume", str(run)]):
                 second = run_sim(*args, "--no-progress")
                 assert second.returncode == 2, second.stderr
-                assert f"{run}: another sim (pid {first.pid}) is running this run" in second.stderr
+                assert f"{run}:0:0: (run folder): another sim (pid {first.pid}) is running this run" in (
+                    second.stderr)
                 assert "Traceback" not in second.stderr
         finally:
             os.killpg(first.pid, signal.SIGKILL)
@@ -61,7 +63,7 @@ class TestNewRunFolder:
         (out / "notes.txt").write_text("my notes")
         code = cli.main(["batch", str(SKIRMISH), "-n", "5", "--out", str(out), "--no-progress"])
         assert code == 2
-        assert f"{out}: the folder is not empty; use --resume {out}, or another --out" in (
+        assert f"{out}:0:0: (run folder): not empty; use --resume {out}, or another --out" in (
             capsys.readouterr().err)
         assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
 
@@ -73,6 +75,22 @@ class TestNewRunFolder:
         code = cli.main(["batch", str(SKIRMISH), "-n", "5", "--out", str(out), "--no-progress"])
         assert code == 2 and "not empty" in capsys.readouterr().err
         assert not (out / "manifest.json").exists()
+
+    @pytest.mark.parametrize("kind", ["file", "under a file", "dangling link"])
+    def test_what_cannot_be_a_run_folder_is_one_problem_line(self, tmp_path: pathlib.Path, capsys,
+                                                             kind: str) -> None:
+        """--out naming a file, a path under a file or a dangling link: one
+        ``folder:0:0: (run folder): reason`` line, exit 2."""
+        (tmp_path / "file").write_text("mine")
+        out = {"file": tmp_path / "file", "under a file": tmp_path / "file" / "run",
+               "dangling link": tmp_path / "link"}[kind]
+        if kind == "dangling link":
+            out.symlink_to(tmp_path / "nowhere")
+        code = cli.main(["batch", str(SKIRMISH), "-n", "5", "--out", str(out), "--no-progress"])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.splitlines()) == 1
+        assert PROBLEM_LINE.match(err) and err.startswith(f"{out}:0:0: (run folder): ")
+        assert (tmp_path / "file").read_text() == "mine"
 
     def test_empty_folder_is_fine(self, tmp_path: pathlib.Path) -> None:
         """An existing empty folder takes the run; the lock file is its only hidden guest."""

@@ -256,7 +256,7 @@ def _entries(folder: pathlib.Path) -> set[str]:
     except FileNotFoundError:
         return set()
     except OSError as exc:
-        msg = f"{folder}: cannot be a run folder ({exc.strerror})"
+        msg = f"{folder}:0:0: (run folder): cannot be a run folder ({exc.strerror})"
         raise InputError(msg) from exc
 
 
@@ -267,7 +267,7 @@ def _check_encodable(folder: pathlib.Path) -> None:
         str(folder).encode("utf-8")
     except UnicodeEncodeError:
         shown = str(folder).encode("utf-8", "backslashreplace").decode("utf-8")
-        msg = f"{shown}: a run folder's path must be valid UTF-8"
+        msg = f"{shown}:0:0: (run folder): a run folder's path must be valid UTF-8"
         raise InputError(msg) from None
 
 
@@ -275,7 +275,7 @@ def start_run(folder: pathlib.Path, scenario: Scenario | Day, spec: BatchSpec, a
               bestiary: Sequence[pathlib.Path] = ()) -> RunFolder:
     """A new run in a missing or empty folder, locked until the run ends; anything already
     there (another run, the user's files) is left alone and refused."""
-    not_empty = f"{folder}: the folder is not empty; use --resume {folder}, or another --out"
+    not_empty = f"{folder}:0:0: (run folder): not empty; use --resume {folder}, or another --out"
     if _entries(folder) - {LOCK}:
         if LOCK in _entries(folder):
             RunLock(folder).acquire().release()  # a run is going on: say whose
@@ -283,7 +283,7 @@ def start_run(folder: pathlib.Path, scenario: Scenario | Day, spec: BatchSpec, a
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        msg = f"{folder}: cannot create the run folder ({exc.strerror})"
+        msg = f"{folder}:0:0: (run folder): cannot create it ({exc.strerror})"
         raise InputError(msg) from exc
     lock = RunLock(folder).acquire()
     try:
@@ -365,6 +365,6 @@ def default_out(scenario_path: pathlib.Path, seed: int) -> pathlib.Path:
             taken += 1
             continue
         except OSError as exc:
-            msg = f"{folder}: cannot create the run folder ({exc.strerror})"
+            msg = f"{folder}:0:0: (run folder): cannot create it ({exc.strerror})"
             raise InputError(msg) from exc
         return folder

@@ -31,6 +31,7 @@ from sim.cli.common import (
     runner_of,
     say,
     warn,
+    warn_problem,
 )
 from sim.cli.play import print_report
 from sim.day_file import load_input
@@ -150,7 +151,7 @@ def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
         return EXIT_INTERRUPTED
     except RunAborted as exc:
         _note_stopped(folder, done())
-        warn(f"{exc}; stopped after {done()} battles; {_resume_hint(folder)}")
+        warn_problem(f"{exc}; stopped after {done()} battles; {_resume_hint(folder)}")
         return EXIT_INPUT
     _show_summary(summary, folder, args.json)
     if args.report:

@@ -31,6 +31,11 @@ def warn(text: object) -> None:
     say(text, sys.stderr)
 
 
+def warn_problem(text: object) -> None:
+    """One problem on stderr as one line: a newline in a path or name is shown as ``\\n``."""
+    say(safe(text, newlines=False), sys.stderr)
+
+
 def check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
     for folder in dirs:
         if not folder.is_dir():

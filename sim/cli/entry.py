@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from sim.cli.args import build_parser
 from sim.cli.batch import cmd_batch
-from sim.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, warn
+from sim.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, warn, warn_problem
 from sim.cli.decide import cmd_compare, cmd_tune
 from sim.cli.play import cmd_replay, cmd_report, cmd_run, cmd_validate
 from sim.cli.show import cmd_bestiary, cmd_show
@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warn(problem)
         return EXIT_INPUT
     except InputError as exc:
-        warn(exc)
+        warn_problem(exc)
         return EXIT_INPUT
     except BrokenPipeError:
         return EXIT_OK  # `sim run ... | head`: the reader left; nothing is lost
@@ -38,12 +38,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         warn("sim: interrupted")
         return EXIT_INTERRUPTED
     except OSError as exc:  # the environment, not the input: a full disk, a read-only folder
-        where = f"{exc.filename}: " if exc.filename is not None else ""
-        warn(f"sim: {where}{exc.strerror or exc}")
+        warn_problem(_os_problem(exc))
         return EXIT_INPUT
     except UnicodeEncodeError as exc:  # a path or name the system's encoding cannot hold
-        warn(f"sim: cannot encode {exc.object[exc.start:exc.end]!r} for the system ({exc.reason})")
+        # What could not be encoded is the path itself: shown with its escapes, as the file.
+        warn_problem(f"{exc.object}:0:0: (document): cannot encode"
+                     f" {exc.object[exc.start:exc.end]!r} for the system ({exc.reason})")
         return EXIT_INPUT
     except Exception:  # the last line of defence: a bug, exit 1
         warn(f"sim: internal error, please report it:\n{traceback.format_exc()}")
         return EXIT_INTERNAL
+
+
+def _os_problem(exc: OSError) -> str:
+    """One ``file:0:0: (document): reason`` line for what the system refused. A rename names
+    its target second (``filename2``): that is the file being written, not its temporary."""
+    where = exc.filename2 if exc.filename2 is not None else exc.filename
+    if where is None:
+        return f"sim: {exc.strerror or exc}"
+    return f"{where}:0:0: (document): {exc.strerror or exc}"

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from sim.cli import main
-from tests.cli.helpers import AMBUSH, run
+from tests.cli.helpers import AMBUSH, PROBLEM_LINE, run
 from tests.processes import ROOT
 
 
@@ -21,7 +21,8 @@ class TestEnvironmentErrors:
 
     @staticmethod
     def one_line(err: str) -> None:
-        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+        """One ``file:line:col: path: message`` line, no traceback."""
+        assert len(err.splitlines()) == 1 and PROBLEM_LINE.match(err), err
 
     def test_read_only_folder(self, capsys, tmp_path, monkeypatch):
         """A run folder that cannot be created exits 2 with the system's reason."""
@@ -109,6 +110,30 @@ class TestEnvironmentErrors:
         monkeypatch.chdir(tmp_path)
         code, _, err = run(capsys, *argv, *(["--no-progress"] if argv[0] == "batch" else []))
         assert code == 2
+        self.one_line(err)
+
+    @pytest.mark.parametrize("argv", [
+        ["run", "{AMBUSH}", "--log", "{tmp}/no\nsuch/b.jsonl"],
+        ["batch", "{AMBUSH}", "-n", "3", "--out", "{tmp}/file\nname/run", "--no-progress"],
+        ["report", "{tmp}/no\nrun"],
+        ["replay", "{tmp}/no\nlog.jsonl"],
+    ], ids=["run-log", "batch-out", "report", "replay"])
+    def test_newline_in_a_path_stays_one_line(self, capsys, tmp_path, argv):
+        """A path holding a newline is shown escaped: the problem is still one line."""
+        (tmp_path / "file\nname").write_text("a file, not a folder")
+        argv = [a.format(AMBUSH=AMBUSH, tmp=tmp_path) for a in argv]
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "\\x0a" in err
+        self.one_line(err)
+
+    def test_report_over_a_folder(self, capsys, tmp_path):
+        """report.html that is a folder: the line names report.html, not its temporary file."""
+        out = tmp_path / "run"
+        assert main(["batch", str(AMBUSH), "-n", "5", "--workers", "1", "--out", str(out),
+                     "--json", "--no-progress"]) == 0
+        (out / "report.html").mkdir()
+        code, _, err = run(capsys, "report", str(out))
+        assert code == 2 and err.startswith(f"{out / 'report.html'}:0:0: (document): ")
         self.one_line(err)
 
     @pytest.mark.parametrize(("argv", "target"), [
