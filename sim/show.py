@@ -148,8 +148,11 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
             value.pop("terror_per", None)
         if value not in (None, {}, []):
             data[key] = value
+    # A side's tactics only when it has some: its members spelt out may each set their own
+    # target, and a side's target that none of them reads is refused as doing nothing.
     data["sides"] = [
-        {"name": side.name, "party": side.party, "tactics": plain(side.tactics) or {"target": "random"},
+        {"name": side.name, "party": side.party,
+         **({"tactics": plain(side.tactics)} if plain(side.tactics) else {}),
          "members": members_data(side, scenario)}
         for side in scenario.sides
     ]

@@ -108,6 +108,12 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
             elif not any(_own_potion_at(m) is None for m in carriers):
                 c.fail((*path, "tactics", "potion_at"), "does nothing: every member of this "
                                                         "side with items sets its own potion_at")
+        if side_tactics is not None and side_tactics.target is not None and not lost and all(
+                _own_target(block) is not None for m in members for block in (m.fields, m.mount)
+                if block is not None):
+            c.fail((*path, "tactics", "target"), "does nothing: every member of this side (and "
+                                                 "mount) sets its own target, here or in its "
+                                                 "bestiary entry")
         if name in side_names:
             c.fail((*path, "name"), f"duplicate side name '{name}'")
             roster.complete = False
@@ -161,3 +167,10 @@ def _own_potion_at(member: Any) -> float | None:
     """The member's own ``tactics.potion_at`` (which overrides its side's), if it sets one."""
     own = member.fields.get("tactics")
     return None if own is None or own is INVALID else own.potion_at
+
+
+def _own_target(block: dict[str, Any]) -> str | None:
+    """The ``tactics.target`` a stat block (a member's, with its bestiary entry's, or a
+    mount's) sets itself, overriding its side's."""
+    own = block.get("tactics")
+    return None if own is None or own is INVALID else own.target

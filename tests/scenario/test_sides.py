@@ -71,3 +71,56 @@ class TestNames:
             "missing required key 'name' (and no 'use:')",
             "missing required key 'hp' (and no 'use:')",
         ]
+
+
+MOUNTED = """\
+name: Mounted
+rules: d100
+sides:
+  - name: riders
+    party: true
+    tactics: {target: focus}
+    members:
+      - name: Knight
+        hp: 14
+        tactics: {target: weakest}
+        weapons: [{name: sword, damage: 1d8}]
+        mount: {name: horse, hp: 20, weapons: [{name: kick, damage: 1d6}]}
+  - name: outlaws
+    members:
+      - {name: Outlaw, hp: 10, weapons: [{name: club, damage: 1d6}]}
+"""
+
+
+class TestSideTarget:
+    """A side's ``tactics.target`` is read by every member (and mount) without one of its own."""
+
+    def test_target_every_member_overrides_is_refused(self, arena):
+        """A side's target that each member sets itself, here or through its bestiary entry,
+        changes nothing: refused (it was accepted and ignored)."""
+        arena.write(arena.root.joinpath("bestiary/d20/x.yaml").read_text().replace(
+            "    weapons: [{name: spear, damage: 1d8}]\n",
+            "    weapons: [{name: spear, damage: 1d8}]\n    tactics: {target: weakest}\n"),
+            "bestiary/d20/x.yaml")
+        p = arena.one(variant("  - name: goblins\n    members:\n      - {use: goblin, count: 2}\n",
+                              "  - name: goblins\n    tactics: {target: focus}\n    members:\n"
+                              "      - {use: goblin, count: 2, tactics: {target: strongest}}\n"
+                              "      - {use: hobgoblin}\n"))
+        assert where(p) == (13, 23, "sides[1].tactics.target")
+        assert p.message == ("does nothing: every member of this side (and mount) sets its own"
+                             " target, here or in its bestiary entry")
+
+    def test_target_one_member_reads_is_kept(self, arena):
+        """One member without a target of its own takes the side's: accepted."""
+        scenario = arena.load(variant("  - name: goblins\n    members:\n      - {use: goblin, count: 2}\n",
+                                      "  - name: goblins\n    tactics: {target: focus}\n    members:\n"
+                                      "      - {use: goblin, tactics: {target: strongest}}\n"
+                                      "      - {use: hobgoblin}\n"))
+        assert scenario.sides[1].tactics.target == "focus"
+        assert scenario.sides[1].members[1].tactics is None
+
+    def test_target_a_mount_reads_is_kept(self, arena):
+        """A mount without a target of its own takes its side's, though its rider sets one."""
+        scenario = arena.load(MOUNTED)
+        assert [m.name for m in scenario.sides[0].members] == ["Knight", "horse of Knight"]
+        assert scenario.sides[0].tactics.target == "focus"
