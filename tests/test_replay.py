@@ -333,6 +333,21 @@ class TestVerify:
         assert code == 2 and f"{extra[0]} would do nothing with it" in err
         assert not (tmp_path / "v.jsonl").exists()
 
+    @pytest.mark.parametrize(("extra", "told"), [
+        (["--no-interactive", "--narrate"], "--narrate adds the narration to --log"),
+        (["--log", "v.jsonl", "--no-interactive"], "--no-interactive would do nothing with --log"),
+        (["--no-interactive", "--bestiary", "."], "--bestiary would do nothing here"),
+    ], ids=["narrate-without-log", "no-interactive-with-log", "bestiary-for-a-log"])
+    def test_replay_refuses_what_it_would_ignore(self, tmp_path: pathlib.Path, capsys, monkeypatch,
+                                                 extra, told) -> None:
+        """An option a log's replay would ignore (it was accepted and did nothing) is refused,
+        and nothing is written."""
+        monkeypatch.chdir(tmp_path)
+        _, log = self._log(tmp_path, capsys)
+        code, out, err = run(capsys, "replay", str(log), *extra)
+        assert code == 2 and out == "" and err.startswith(f"sim replay: {told}")
+        assert len(err.splitlines()) == 1 and not (tmp_path / "v.jsonl").exists()
+
     def test_pick_needs_a_run_folder(self, tmp_path: pathlib.Path, capsys) -> None:
         """--worst on a LOG.jsonl is refused rather than ignored (a log's battle is --battle)."""
         _, log = self._log(tmp_path, capsys)

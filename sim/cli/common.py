@@ -49,6 +49,9 @@ def check_scheduler_option(args: argparse.Namespace) -> None:
         return
     if args.executor != "dask":
         raise InputError(f"sim {args.command}: --scheduler needs --executor dask")
+    if args.workers is not None:
+        raise InputError(f"sim {args.command}: --workers would do nothing with --scheduler (it"
+                         " sizes a local pool or Dask cluster; the scheduler's cluster has its own)")
     check_scheduler(args.scheduler)
 
 

@@ -22,6 +22,9 @@ from sim.terminal import quoted_text
 
 def cmd_run(args: argparse.Namespace) -> int:
     check_bestiary_dirs(args.bestiary)
+    if args.narrate and not args.log:
+        raise InputError("sim run: --narrate adds the narration to --log; without --log the"
+                         " battle is narrated anyway, so it would do nothing")
     scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
     _, events = run_any(scenario, args.seed, log=True)
     _emit_log(events, args.log)
@@ -113,6 +116,16 @@ def _refuse_idle_replay_options(args: argparse.Namespace) -> None:
         if shown:
             raise InputError(f"sim replay: --verify only compares the log with a fresh simulation;"
                              f" {', '.join(shown)} would do nothing with it")
+    elif args.narrate and not args.log:
+        raise InputError("sim replay: --narrate adds the narration to --log; without --log it"
+                         " would do nothing (the replay is shown, or narrated, anyway)")
+    elif args.no_interactive and args.log:
+        raise InputError("sim replay: --no-interactive would do nothing with --log (a replay"
+                         " written to --log is never shown step by step; --narrate adds the"
+                         " narration)")
+    elif args.bestiary and not args.source.is_dir():
+        raise InputError("sim replay: --bestiary would do nothing here: a LOG.jsonl is replayed"
+                         " from its events (--verify and a RUN_DIR's battles load the scenario)")
     elif pick is not None and not args.source.is_dir():
         raise InputError(f"sim replay: {pick} picks a battle of a RUN_DIR; a LOG.jsonl's battle"
                          " is --battle I")

@@ -11,7 +11,8 @@ import pytest
 
 import sim.batch.weigh
 from sim.batch import LogPlan, Work, default_workers, run_serial
-from sim.cli.common import battle_progress, runner_of, say, warn
+from sim.cli.common import battle_progress, check_scheduler_option, runner_of, say, warn
+from sim.errors import InputError
 from tests.builders import duel
 
 
@@ -82,3 +83,12 @@ class TestBattleProgress:
         with pytest.raises(KeyboardInterrupt), battle_progress(True, 10) as progress:
             progress(4, 10)
             raise KeyboardInterrupt
+
+
+def test_workers_with_a_scheduler_is_refused():
+    """--workers sizes a local pool or cluster: with a remote --scheduler it would do nothing
+    (it was accepted and ignored), so it is refused before the scheduler is even dialled."""
+    args = argparse.Namespace(command="batch", executor="dask", scheduler="tcp://127.0.0.1:1",
+                              workers=4)
+    with pytest.raises(InputError, match=r"^sim batch: --workers would do nothing with --scheduler"):
+        check_scheduler_option(args)

@@ -92,6 +92,17 @@ class TestRunNarration:
             capsys, "run", str(AMBUSH), "--seed", "9")
 
 
+class TestRunOptions:
+    """An option ``sim run`` would ignore is refused."""
+
+    def test_narrate_without_log(self, capsys):
+        """--narrate without --log changes nothing (run narrates anyway): refused, one line."""
+        code, out, err = run(capsys, "run", str(AMBUSH), "--narrate")
+        assert (code, out) == (2, "")
+        assert err == ("sim run: --narrate adds the narration to --log; without --log the battle"
+                       " is narrated anyway, so it would do nothing\n")
+
+
 class TestLogErrors:
     """A log that cannot be written is bad input: exit 2, one line, no traceback."""
 
