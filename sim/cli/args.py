@@ -14,20 +14,21 @@ from sim.terminal import safe
 MAX_SEED = 2**63 - 1
 
 
-def _seed(text: str) -> int:
+def _bounded(text: str, low: int) -> int:
     value = _index(text)
-    if not 0 <= value <= MAX_SEED:
-        msg = f"must be between 0 and {MAX_SEED} (got {value})"
+    if not low <= value <= MAX_SEED:
+        msg = f"must be between {low} and {MAX_SEED} (got {value})"
         raise argparse.ArgumentTypeError(msg)
     return value
+
+
+def _seed(text: str) -> int:
+    return _bounded(text, 0)
 
 
 def _positive(text: str) -> int:
-    value = _seed(text)
-    if value < 1:
-        msg = f"must be at least 1 (got {value})"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+    # Its own bound in the message: "-n -1" must not be told 0 is allowed.
+    return _bounded(text, 1)
 
 
 MAX_WORKERS = 1024  # a process each: more than any machine runs at once (and a C int's limit)

@@ -55,6 +55,13 @@ class TestUsageErrors:
         err = usage_error(capsys, command, str(AMBUSH), "--seed", seed)
         assert f"must be between 0 and {2**63 - 1} (got {seed})" in err
 
+    @pytest.mark.parametrize("command", ["batch", "compare", "tune"])
+    @pytest.mark.parametrize("n", ["0", "-1", str(2**63)])
+    def test_n_out_of_range_names_its_own_bounds(self, capsys, command, n):
+        """-n is 1..2**63-1, and says so: -1 was told 'between 0 and ...', though 0 is refused."""
+        err = usage_error(capsys, command, str(AMBUSH), "-n", n)
+        assert f"argument -n: must be between 1 and {2**63 - 1} (got {n})" in err
+
     @pytest.mark.parametrize(("command", "option", "values"), [
         ("batch", "-n", ("5", "10")), ("run", "--seed", ("1", "2")),
         ("tune", "--vary", ("a=1..2", "a=1..3")), ("compare", "--precision", ("0.1", "0.2"))])
