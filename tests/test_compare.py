@@ -94,6 +94,25 @@ class TestErrors:
         assert cli.main(["compare", str(AMBUSH), "--workers", "1"]) == 2
         assert "2 to 20 variants" in capsys.readouterr().err
 
+    @pytest.mark.parametrize("vary", ["max_rounds=" + ",".join(["5"] * 3000),
+                                      "max_rounds=" + ",".join(map(str, range(1, 22)))])
+    def test_too_many_variants_are_refused_before_loading(self, capsys, monkeypatch, vary):
+        """A --vary list past 20 values is refused before any variant is loaded (3,000 values
+        were each loaded first: 12 s before the same refusal)."""
+        def never(*args, **kwargs):
+            raise AssertionError("no variant should be loaded")
+
+        monkeypatch.setattr("sim.cli.decide.load_input", never)
+        assert cli.main(["compare", str(AMBUSH), "--vary", vary, "--workers", "1"]) == 2
+        assert capsys.readouterr().err.startswith("sim compare: give 2 to 20 variants (got ")
+
+    def test_empty_vary_value_is_refused(self, capsys):
+        """An empty value in a --vary list (``1,,2``, ``1,2,``) is refused, not dropped."""
+        for values in ("1,,2", "1,2,"):
+            assert cli.main(["compare", str(AMBUSH), "--vary", f"max_rounds={values}",
+                             "--workers", "1"]) == 2
+            assert capsys.readouterr().err.startswith("sim compare: --vary: must be PATH=V1,V2")
+
     def test_bad_vary_path(self, capsys):
         """A --vary path that does not exist names the problem."""
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[orcs].hp=1,2", "--workers", "1"]) == 2

@@ -71,14 +71,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise InputError("sim compare: --vary takes one SCENARIO")
         path, values = _vary_values(args.vary)
         labels = [f"{path}={v}" for v in values]
+        _check_count(labels)
         scenarios = _load_all([(args.scenarios[0], [*args.overrides, label]) for label in labels],
                               bestiary)
     else:
         labels = [p.stem for p in args.scenarios]
+        _check_count(labels)
         scenarios = _load_all([(p, args.overrides) for p in args.scenarios], bestiary)
-    if not 2 <= len(scenarios) <= MAX_VARIANTS:
-        msg = f"sim compare: give 2 to {MAX_VARIANTS} variants (got {len(scenarios)})"
-        raise InputError(msg)
     variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
     runner, window = _runner_for(args)
     shown = not (args.no_progress or args.json)
@@ -90,14 +89,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_count(labels: Sequence[str]) -> None:
+    """Counted before any is loaded: a --vary list of thousands is refused at once."""
+    if not 2 <= len(labels) <= MAX_VARIANTS:
+        msg = f"sim compare: give 2 to {MAX_VARIANTS} variants (got {len(labels)})"
+        raise InputError(msg)
+
+
 def _vary_values(text: str) -> tuple[str, list[str]]:
     """``PATH=V1,V2,...`` or ``PATH=LO..HI`` (integers)."""
     path, sep, values = text.rpartition("=")
     if sep and is_range(values):  # (a value may hold '..' itself: ../other.yaml)
         path, numbers = parse_vary(text, "compare")
         return path, [str(v) for v in numbers]
-    listed = [v.strip() for v in values.split(",") if v.strip()]
-    if not sep or not path.strip() or len(listed) < 2:
+    listed = [v.strip() for v in values.split(",")]
+    if not sep or not path.strip() or len(listed) < 2 or not all(listed):
         msg = f"sim compare: --vary: must be PATH=V1,V2,... or PATH=LO..HI (got {text[:80]!r})"
         raise InputError(msg)
     return path.strip(), listed
