@@ -9,6 +9,10 @@ MAX_NAME = 80
 MAX_COUNT = 100
 MAX_COMBATANTS = 500
 MAX_ROUNDS = 10_000
+# max_rounds times the combatants (mounts included): the most turns a battle may take. Fighters
+# nobody can bring down (1,000,000 HP, armor no weapon pierces) play to max_rounds: 500 of them
+# for 10,000 rounds took an hour and tens of GB of log. 100,000 is about 10 s narrated.
+MAX_COMBATANT_ROUNDS = 100_000
 DEFAULT_ROUNDS = 100
 MAX_HP = 1_000_000
 MAX_DAMAGE = 1_000_000  # any one roll of harm: a weapon, an explosion, terror

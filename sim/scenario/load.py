@@ -23,6 +23,7 @@ from sim.scenario.limits import DEFAULT_ROUNDS, IMPLEMENTED_SYSTEMS, MAX_ROUNDS
 from sim.scenario.options import read_options
 from sim.scenario.sides import Roster, read_sides
 from sim.scenario.timeline import (
+    check_length,
     check_names,
     check_rounds,
     check_surprise,
@@ -111,6 +112,9 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
                          parsed.get("distance", 0.0) if parsed.get("distance/clean", True) else 0.0)
     if parsed.get("max_rounds/clean", True):
         check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
+        if roster.complete and isinstance(parsed.get("sides"), list):
+            check_length(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS),
+                         sum(len(side.members) for side in parsed["sides"]))
     if fields is INVALID or problems:
         raise ScenarioError(_in_file_order(problems))
     return Scenario(

@@ -11,7 +11,7 @@ from typing import Any
 from sim import ignored
 from sim.model import ESCAPES, HAZARD_KINDS, TIMELINE_ACTIONS, Hazard, Scripted, Side, Surprise
 from sim.scenario.checker import INVALID, Checker, did_you_mean, plain_name
-from sim.scenario.limits import MAX_DAMAGE, MAX_ROUNDS
+from sim.scenario.limits import MAX_COMBATANT_ROUNDS, MAX_DAMAGE, MAX_ROUNDS
 from sim.yamlsrc import Path, shorten
 
 
@@ -111,3 +111,13 @@ def check_rounds(c: Checker, data: dict, max_rounds: int) -> None:
         if isinstance(at, int) and not isinstance(at, bool) and max_rounds < at <= MAX_ROUNDS:
             c.fail(("timeline", i, "round"), f"round {at} never comes: the battle stops after"
                    f" max_rounds {max_rounds}; raise max_rounds, or remove the entry")
+
+
+def check_length(c: Checker, data: dict, max_rounds: int, combatants: int) -> None:
+    """The longest the battle may run, ``max_rounds`` rounds of every combatant, is bounded."""
+    if max_rounds * combatants > MAX_COMBATANT_ROUNDS:
+        where = ("max_rounds",) if "max_rounds" in data else ("sides",)
+        c.fail(where, f"{max_rounds} rounds of {combatants} combatants may take"
+               f" {max_rounds * combatants:,} turns; a battle may take at most"
+               f" {MAX_COMBATANT_ROUNDS:,}: at most {MAX_COMBATANT_ROUNDS // combatants} rounds"
+               f" with {combatants} combatants")

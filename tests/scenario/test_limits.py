@@ -25,6 +25,16 @@ class TestBounds:
         assert (code, err) == (0, "")
         assert json.loads(out)["battles"] == 3
 
+    def test_a_battle_s_length_is_bounded(self, arena):
+        """max_rounds times the combatants is at most 100,000 turns: 400 fighters of 1,000,000
+        HP played 10,000 rounds (minutes, and GBs of log) before; at the bound it is fine."""
+        crowd = variant("{use: goblin, count: 2}", "{use: goblin, count: 100, hp: 1000000}")
+        p = arena.one(variant("rules: d20\n", "rules: d20\nmax_rounds: 991\n", text=crowd))
+        assert (p.line, p.col, p.path) == (3, 13, "max_rounds")
+        assert p.message == ("991 rounds of 101 combatants may take 100,091 turns; a battle may"
+                             " take at most 100,000: at most 990 rounds with 101 combatants")
+        arena.load(variant("rules: d20\n", "rules: d20\nmax_rounds: 990\n", text=crowd))
+
     @pytest.mark.parametrize(("old", "new", "message"), [
         ("hp: 24", "hp: 1000001", "must never exceed 1,000,000 (got 1000001, max 1,000,001)"),
         ("damage: 1d8}", "damage: 1001d1000}", "at most 1000 dice per term"),
