@@ -8,6 +8,7 @@ merge keys and stopping alias expansion at a node budget (billion laughs).
 
 from __future__ import annotations
 
+import re
 from typing import Protocol, cast
 
 import attrs
@@ -26,6 +27,9 @@ _CORE = "tag:yaml.org,2002:"
 # the author wrote, so a date never silently becomes a datetime.
 _CONSTRUCTED = frozenset(_CORE + t for t in ("null", "bool", "int", "float", "str"))
 _MERGE = _CORE + "merge"
+# Numbers only YAML 1.1 reads as such, and not as YAML 1.2 (nor a GM) would: 010 is 8 (octal),
+# 1:30 is 90 (base 60), 0b11 is 3. Refused, so that a value never silently means another.
+_AMBIGUOUS_NUMBER = re.compile(r"[-+]?(0[0-9_]+|0b[01_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?)")
 # libyaml parses about ten times faster; pyyaml's own parser yields the same events.
 _PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -273,13 +277,18 @@ class Builder:
         if node.tag not in _CONSTRUCTED:
             return node.value
         try:
-            return self.constructor.construct_object(node)
+            value = self.constructor.construct_object(node)
         except (yaml.YAMLError, ValueError, OverflowError):
             # e.g. an integer with more digits than Python agrees to convert; the
             # library's own text would only talk about its internals.
             kind = node.tag.removeprefix(_CORE)
             self.report(_node_mark(node), path, f"cannot read {shorten(node.value)} as {kind}")
             return _INVALID
+        if node.tag in (_CORE + "int", _CORE + "float") and _AMBIGUOUS_NUMBER.fullmatch(node.value):
+            self.report(_node_mark(node), path, f"{shorten(node.value)} is an old YAML spelling of"
+                        f" {value!r} (octal, binary or base 60): write {value!r}, or quote it")
+            return _INVALID
+        return value
 
     def mapping(self, node: yaml.MappingNode, path: Path) -> dict[object, object]:
         out: dict[object, object] = {}

@@ -212,3 +212,24 @@ class TestAliasLimits:
         assert problem.message == "nesting deeper than 100"
         assert (problem.line, problem.col) == (1, 47)
         assert problem.path == "b" + "[0]" * 100
+
+
+class TestOldNumbers:
+    """YAML 1.1 number spellings that YAML 1.2 (and a reader) take otherwise are refused."""
+
+    @pytest.mark.parametrize(("text", "value"), [("010", "8"), ("-010", "-8"), ("00", "0"),
+                                                 ("1:30", "90"), ("1:30.5", "90.5"),
+                                                 ("0b11", "3")])
+    def test_octal_base_60_and_binary_are_refused(self, text: str, value: str) -> None:
+        """``max_rounds: 010`` loaded as 8 and ``1:30`` as 90 without a word: now refused,
+        naming the value they were read as."""
+        problem = only_problem(f"max_rounds: {text}\n")
+        assert (problem.line, problem.col, problem.path) == (1, 13, "max_rounds")
+        assert problem.message == (f"'{text}' is an old YAML spelling of {value} (octal, binary"
+                                   f" or base 60): write {value}, or quote it")
+
+    @pytest.mark.parametrize(("text", "value"), [("0", 0), ("10", 10), ("0.5", 0.5), ("0x10", 16),
+                                                 ("1_000", 1000), ("'010'", "010"), ("10:61", "10:61")])
+    def test_plain_numbers_and_quoted_text_still_load(self, text: str, value: object) -> None:
+        """Decimal numbers, hexadecimal, quoted text and what is no number at all load as before."""
+        assert load_yaml_text(f"x: {text}\n", "s.yaml").data == {"x": value}
