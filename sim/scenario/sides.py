@@ -6,6 +6,7 @@ members that failed validation) for the checks that need the whole scenario.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import attrs
@@ -17,7 +18,7 @@ from sim.scenario.checker import INVALID, Checker, plain_name
 from sim.scenario.limits import MAX_COMBATANTS, MAX_COUNT
 from sim.scenario.members import Failed, Member, expand, read_member
 from sim.scenario.orders import check_side_order, check_written_orders
-from sim.yamlsrc import Path, format_path
+from sim.yamlsrc import Path, format_path, shorten
 
 
 @attrs.define
@@ -55,7 +56,9 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
         return INVALID
     sides: list[Side] = []
     seen_names: dict[str, Path] = {}
+    looks: dict[str, tuple[str, Path]] = {}  # each name as it looks -> (the name, where)
     side_names: set[str] = set()
+    side_looks: dict[str, str] = {}
     total = 0  # combatants so far, counted before any is built
     for i, raw in enumerate(items):
         path: Path = ("sides", i)
@@ -118,6 +121,10 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
             c.fail((*path, "name"), f"duplicate side name '{name}'")
             roster.complete = False
             continue
+        twin = side_looks.setdefault(looks_as(name), name)
+        if twin != name:
+            c.fail((*path, "name"), f"side name {_shown(name)} looks the same as {_shown(twin)}"
+                                    " (they differ only in invisible or look-alike characters)")
         side_names.add(name)
         total += sum(m.count * (2 if m.mount is not None else 1) for m in members)
         if total > MAX_COMBATANTS:
@@ -125,6 +132,11 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
             continue  # reported below; never build more than the cap allows
         specs = expand(members, name)
         for spec, member_path in specs:
+            twin, where = looks.setdefault(looks_as(spec.name), (spec.name, member_path))
+            if twin != spec.name:
+                c.fail(member_path, f"combatant name {_shown(spec.name)} looks the same as"
+                                    f" {_shown(twin)} (at {format_path(where)}; they differ only"
+                                    " in invisible or look-alike characters)")
             if spec.name in seen_names:
                 first = format_path(seen_names[spec.name])
                 c.fail(member_path, f"duplicate combatant name '{spec.name}' (first at {first})")
@@ -174,3 +186,19 @@ def _own_target(block: dict[str, Any]) -> str | None:
     mount's) sets itself, overriding its side's."""
     own = block.get("tactics")
     return None if own is None or own is INVALID else own.target
+
+
+def looks_as(name: str) -> str:
+    """``name`` as it reads on a terminal: Unicode compatibility forms folded (NFKC: an
+    accent composed or not, a no-break space), invisible format characters (a zero-width
+    space, a bidi mark) dropped. Two names that look alike are refused, not told apart by
+    bytes a reader cannot see."""
+    folded = unicodedata.normalize("NFKC", name)
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+
+
+def _shown(name: str) -> str:
+    """``name`` quoted for a message, what a reader cannot see written as ``\\uXXXX``: the
+    invisible characters and accents apart, and spaces other than the plain one."""
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in ("Cf", "Mn", "Zs")
+                   and ch != " " else ch for ch in shorten(name))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.scenario.arena import BASE, variant, where
 
 
@@ -27,6 +29,32 @@ class TestNames:
         p = arena.one(variant("name: Aria", "name: goblin 1"))
         assert where(p) == (14, 9, "sides[1].members[0]")
         assert p.message == "duplicate combatant name 'goblin 1' (first at sides[0].members[0])"
+
+    @pytest.mark.parametrize(("second", "first_shown"), [
+        ('"e\\u0301"', "'\u00e9'"),          # the accent composed, then apart (NFC vs NFD)
+        ('"Aria\\u200b"', "'Aria'"),          # a zero-width space after it
+        ('"\\u200eAria"', "'Aria'"),          # a left-to-right mark before it
+        ('"goblin\\u00a01"', "'goblin 1'"),   # a no-break space for the space of count's name
+    ], ids=["accent", "zero-width", "bidi-mark", "no-break-space"])
+    def test_names_that_look_alike(self, arena, second, first_shown):
+        """Two names a reader cannot tell apart (they differ in invisible or look-alike
+        characters) are refused like duplicates: both were accepted as two combatants."""
+        first = '"\\u00e9"' if "u0301" in second else "Aria"
+        text = variant("name: Aria", f"name: {first}",
+                       "      - {use: goblin, count: 2}\n",
+                       f"      - {{use: goblin, count: 2}}\n      - {{name: {second}, hp: 3}}\n")
+        p = arena.one(text)
+        assert where(p) == (15, 9, "sides[1].members[1]")
+        assert p.message.startswith("combatant name ")
+        assert f"looks the same as {first_shown} (at sides[" in p.message
+        assert p.message.endswith("they differ only in invisible or look-alike characters)")
+
+    def test_side_names_that_look_alike(self, arena):
+        """Two side names that differ only in a zero-width space are refused."""
+        p = arena.one(variant("- name: goblins", '- name: "heroes\\u200b"'))
+        assert where(p) == (12, 11, "sides[1].name")
+        assert p.message == ("side name 'heroes\\u200b' looks the same as 'heroes' (they differ"
+                             " only in invisible or look-alike characters)")
 
     def test_duplicate_side_names(self, arena):
         """Two sides with one name: the second name is reported."""
