@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from sim.batch import Runner, Work, check_scheduler, default_workers, make_runner
 from sim.errors import InputError
+from sim.scenario.bestiary import BESTIARY_ENV, env_bestiary_dirs
 from sim.terminal import safe
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -37,10 +38,13 @@ def warn_problem(text: object) -> None:
 
 
 def check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
-    for folder in dirs:
-        if not folder.is_dir():
-            msg = f"{folder}:0:0: --bestiary: not a folder"
-            raise InputError(msg)
+    """Every --bestiary and $SIM_BESTIARY folder exists: one that does not would be passed
+    over without a word, and an entry it meant to give taken from the next folder instead."""
+    for option, folders in (("--bestiary", dirs), (BESTIARY_ENV, env_bestiary_dirs())):
+        for folder in folders:
+            if not folder.is_dir():
+                msg = f"{folder}:0:0: {option}: not a folder"
+                raise InputError(msg)
 
 
 def check_scheduler_option(args: argparse.Namespace) -> None:

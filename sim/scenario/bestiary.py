@@ -85,11 +85,15 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
     return entries
 
 
+def env_bestiary_dirs() -> list[pathlib.Path]:
+    """The folders $SIM_BESTIARY names (empty entries, as in PATH, name none)."""
+    return [pathlib.Path(p) for p in os.environ.get(BESTIARY_ENV, "").split(os.pathsep) if p]
+
+
 def bestiary_dirs(scenario_path: pathlib.Path, extra: tuple[pathlib.Path, ...] = ()) -> list[pathlib.Path]:
     """Where ``use:`` looks, in order: explicit folders, $SIM_BESTIARY, then every
     ``bestiary/`` beside the scenario or in a folder above it, then ``./bestiary``."""
-    found: list[pathlib.Path] = list(extra)
-    found += [pathlib.Path(p) for p in os.environ.get(BESTIARY_ENV, "").split(os.pathsep) if p]
+    found: list[pathlib.Path] = [*extra, *env_bestiary_dirs()]
     for folder in [scenario_path.resolve().parent, *scenario_path.resolve().parents]:
         found.append(folder / BESTIARY_DIR)
     found.append(pathlib.Path.cwd() / BESTIARY_DIR)

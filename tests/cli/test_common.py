@@ -11,7 +11,14 @@ import pytest
 
 import sim.batch.weigh
 from sim.batch import LogPlan, Work, default_workers, run_serial
-from sim.cli.common import battle_progress, check_scheduler_option, runner_of, say, warn
+from sim.cli.common import (
+    battle_progress,
+    check_bestiary_dirs,
+    check_scheduler_option,
+    runner_of,
+    say,
+    warn,
+)
 from sim.errors import InputError
 from tests.builders import duel
 
@@ -92,3 +99,20 @@ def test_workers_with_a_scheduler_is_refused():
                               workers=4)
     with pytest.raises(InputError, match=r"^sim batch: --workers would do nothing with --scheduler"):
         check_scheduler_option(args)
+
+
+class TestBestiaryFolders:
+    """--bestiary and $SIM_BESTIARY name folders that exist."""
+
+    def test_a_missing_sim_bestiary_folder_is_refused(self, tmp_path, monkeypatch):
+        """A $SIM_BESTIARY folder that does not exist was passed over without a word (an entry
+        it meant to give then came from the next folder): refused as --bestiary's is."""
+        monkeypatch.setenv("SIM_BESTIARY", f"{tmp_path}::{tmp_path / 'gone'}")
+        with pytest.raises(InputError) as info:
+            check_bestiary_dirs([])
+        assert str(info.value) == f"{tmp_path / 'gone'}:0:0: SIM_BESTIARY: not a folder"
+
+    def test_folders_that_exist_and_empty_entries_pass(self, tmp_path, monkeypatch):
+        """Empty entries of the list (as in PATH) name no folder."""
+        monkeypatch.setenv("SIM_BESTIARY", f":{tmp_path}:")
+        check_bestiary_dirs([tmp_path])
