@@ -336,7 +336,8 @@ class TestVerify:
     @pytest.mark.parametrize(("extra", "told"), [
         (["--no-interactive", "--narrate"], "--narrate adds the narration to --log"),
         (["--log", "v.jsonl", "--no-interactive"], "--no-interactive would do nothing with --log"),
-        (["--no-interactive", "--bestiary", "."], "--bestiary would do nothing here"),
+        (["--no-interactive", "--bestiary", str(DATA.parent.parent / "bestiary")],
+         "--bestiary would do nothing here"),
     ], ids=["narrate-without-log", "no-interactive-with-log", "bestiary-for-a-log"])
     def test_replay_refuses_what_it_would_ignore(self, tmp_path: pathlib.Path, capsys, monkeypatch,
                                                  extra, told) -> None:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 from sim.batch import Runner, Work, check_scheduler, default_workers, make_runner
 from sim.errors import InputError
-from sim.scenario.bestiary import BESTIARY_ENV, env_bestiary_dirs
+from sim.scenario import IMPLEMENTED_SYSTEMS
+from sim.scenario.bestiary import BESTIARY_ENV, env_bestiary_dirs, rules_folder
 from sim.terminal import safe
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -44,6 +45,12 @@ def check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
         for folder in folders:
             if not folder.is_dir():
                 msg = f"{folder}:0:0: {option}: not a folder"
+                raise InputError(msg)
+            if not any(rules_folder(folder, rules) for rules in IMPLEMENTED_SYSTEMS):
+                # Its files would never be read: entries are looked up in FOLDER/<rules>/.
+                names = ", ".join(f"{rules}/" for rules in IMPLEMENTED_SYSTEMS)
+                msg = (f"{folder}:0:0: {option}: holds no rules folder ({names}) and is not one:"
+                       " put its YAML files in FOLDER/<rules>/")
                 raise InputError(msg)
 
 

@@ -107,12 +107,27 @@ class TestBestiaryFolders:
     def test_a_missing_sim_bestiary_folder_is_refused(self, tmp_path, monkeypatch):
         """A $SIM_BESTIARY folder that does not exist was passed over without a word (an entry
         it meant to give then came from the next folder): refused as --bestiary's is."""
+        (tmp_path / "d20").mkdir()
         monkeypatch.setenv("SIM_BESTIARY", f"{tmp_path}::{tmp_path / 'gone'}")
         with pytest.raises(InputError) as info:
             check_bestiary_dirs([])
         assert str(info.value) == f"{tmp_path / 'gone'}:0:0: SIM_BESTIARY: not a folder"
 
+    @pytest.mark.parametrize("option", ["--bestiary", "SIM_BESTIARY"])
+    def test_a_folder_without_rules_folders_is_refused(self, tmp_path, monkeypatch, option):
+        """A folder of YAML files but no d20/ (d100/...) folder, nor named after the rules,
+        was searched and never read (its goblin silently lost to the repository's)."""
+        (tmp_path / "x.yaml").write_text("rules: d20\ncreatures: {goblin: {hp: 99}}\n")
+        monkeypatch.setenv("SIM_BESTIARY", str(tmp_path) if option == "SIM_BESTIARY" else "")
+        with pytest.raises(InputError) as info:
+            check_bestiary_dirs([tmp_path] if option == "--bestiary" else [])
+        assert str(info.value) == (f"{tmp_path}:0:0: {option}: holds no rules folder (d20/, d100/,"
+                                   " 2d10/, d10/) and is not one: put its YAML files in"
+                                   " FOLDER/<rules>/")
+
     def test_folders_that_exist_and_empty_entries_pass(self, tmp_path, monkeypatch):
-        """Empty entries of the list (as in PATH) name no folder."""
-        monkeypatch.setenv("SIM_BESTIARY", f":{tmp_path}:")
-        check_bestiary_dirs([tmp_path])
+        """Empty entries of the list (as in PATH) name no folder; a rules folder itself is one."""
+        (tmp_path / "lib" / "d100").mkdir(parents=True)
+        (tmp_path / "d20").mkdir()
+        monkeypatch.setenv("SIM_BESTIARY", f":{tmp_path / 'lib'}:")
+        check_bestiary_dirs([tmp_path / "d20"])
