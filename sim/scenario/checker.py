@@ -16,7 +16,7 @@ from typing import Any
 from sim import dice
 from sim.errors import DiceError, Problem
 from sim.scenario.limits import IMPLEMENTED_SYSTEMS, MAX_DAMAGE, MAX_MESSAGE, MAX_NAME
-from sim.yamlsrc import Path, Source, shorten
+from sim.yamlsrc import Path, Source, format_path, shorten
 
 
 class _Invalid:
@@ -112,7 +112,16 @@ class Checker:
         return INVALID if INVALID in out else tuple(out)
 
     def names(self, value: object, path: Path, min_len: int = 0) -> Any:
-        return self.each(value, path, self.text, min_len)
+        """A list of names, each once: a name listed again would do nothing more."""
+        names = self.each(value, path, self.text, min_len)
+        if names is INVALID:
+            return INVALID
+        first: dict[str, int] = {}
+        for i, name in enumerate(names):
+            if first.setdefault(name, i) != i:
+                self.fail((*path, i), f"{shorten(name)} is listed twice (first at"
+                                      f" {format_path((*path, first[name]))}): once is enough")
+        return names if len(first) == len(names) else INVALID
 
     # -- containers --------------------------------------------------------------
 

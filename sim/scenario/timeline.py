@@ -45,7 +45,7 @@ def read_hazards(c: Checker, value: object, path: Path) -> Any:
         fields = c.mapping(item, where, {
             "kind": lambda v, p: c.choice(v, p, HAZARD_KINDS),
             "zone": c.text,
-            "members": c.names,
+            "members": lambda v, p: c.names(v, p, min_len=1),  # none: the hazard harms nobody
             "escape": lambda v, p: c.choice(v, p, ESCAPES),
         }, required=("kind", "members"))
         return INVALID if fields is INVALID else Hazard(**fields)
@@ -62,7 +62,7 @@ def _timeline_entry(c: Checker, item: object, where: Path) -> Any:
     fields = c.mapping(item, where, {
         "round": lambda v, p: c.integer(v, p, 1, 10_000),
         "do": lambda v, p: c.choice(v, p, TIMELINE_ACTIONS),
-        "targets": c.names,
+        "targets": lambda v, p: c.names(v, p, min_len=1),  # none: the entry does nothing
         "side": c.text,
         "damage": lambda v, p: c.dice(v, p, lo=0, hi=MAX_DAMAGE),
         "height": lambda v, p: c.number(v, p, 0, 10_000),
