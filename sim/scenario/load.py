@@ -23,6 +23,7 @@ from sim.scenario.limits import DEFAULT_ROUNDS, IMPLEMENTED_SYSTEMS, MAX_ROUNDS
 from sim.scenario.options import read_options
 from sim.scenario.sides import Roster, read_sides
 from sim.scenario.timeline import (
+    check_hazard_overlap,
     check_length,
     check_names,
     check_rounds,
@@ -101,6 +102,7 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
     if roster.complete and isinstance(parsed.get("sides"), list):
         # Checked whatever else is wrong, so one problem never hides another.
         check_names(c, data, parsed["sides"], roster.failed_names)
+        check_hazard_overlap(c, data)
         if parsed.get("options/clean", True) and surprise is not INVALID:
             # Hazards and every timeline action but explode roll checks (d10: against difficulty).
             timeline = data.get("timeline")

@@ -121,3 +121,25 @@ def check_length(c: Checker, data: dict, max_rounds: int, combatants: int) -> No
                f" {max_rounds * combatants:,} turns; a battle may take at most"
                f" {MAX_COMBATANT_ROUNDS:,}: at most {MAX_COMBATANT_ROUNDS // combatants} rounds"
                f" with {combatants} combatants")
+
+
+def check_hazard_overlap(c: Checker, data: dict) -> None:
+    """A fighter is in one water or smoke zone at a time, and in one fire: a second hazard of
+    the same family placing it again would do nothing (the first holds it)."""
+    hazards = data.get("hazards")
+    placed: dict[tuple[str, str], int] = {}  # (name, family) -> the hazard that placed it
+    for i, entry in enumerate(hazards if isinstance(hazards, list) else ()):
+        kind = entry.get("kind") if isinstance(entry, dict) else None
+        listed = entry.get("members") if isinstance(entry, dict) else None
+        if kind not in HAZARD_KINDS or not isinstance(listed, list):
+            continue  # reported where it was written
+        family = "fire" if kind == "fire" else "water or smoke"
+        for j, raw in enumerate(listed):
+            name = plain_name(raw)
+            if name is None:
+                continue
+            first = placed.setdefault((name, family), i)
+            if first != i:
+                c.fail(("hazards", i, "members", j),
+                       f"{shorten(name)} is already in hazards[{first}]: a fighter is in one"
+                       f" {family} zone at a time, so this one would do nothing")
