@@ -184,13 +184,21 @@ def apply(source: Source, overrides: Sequence[Override]) -> tuple[Source, list[t
     one set (so problems found there can say which ``--set`` made them)."""
     data = copy.deepcopy(source.data)
     touched: list[tuple[Path, str]] = []
+    written: list[tuple[Path, str]] = []  # the whole path each one wrote
     for override in overrides:
-        data, path = _apply_one(data, override, source.file)
+        data, path, whole = _apply_one(data, override, source.file)
+        for earlier, text in written:
+            if earlier[:len(whole)] == whole:  # this one replaces all that one wrote
+                raise _fail(source.file, override.text, f"replaces what --set {shorten(text, 80)[1:-1]}"
+                            " set, which would then do nothing: give one --set for it")
         touched.append((path, override.text))
+        written.append((whole, override.text))
     return attrs.evolve(source, data=data), touched
 
 
-def _apply_one(data: object, override: Override, file: str) -> tuple[object, Path]:
+def _apply_one(data: object, override: Override, file: str) -> tuple[object, Path, Path]:
+    """``data`` with ``override`` applied; the path to blame for its problems (the first key it
+    added, else the path it set) and the whole concrete path it set."""
     node = data
     where: Path = ()
     created: Path | None = None  # the first key this override added, if it added one
@@ -214,7 +222,7 @@ def _apply_one(data: object, override: Override, file: str) -> tuple[object, Pat
                 node = node[key]  # type: ignore[index]
     except ValueError as exc:
         raise _fail(file, override.text, str(exc)) from None
-    return data, created or where
+    return data, created or where, where
 
 
 def blame(problems: list[Problem], touched: list[tuple[Path, str]]) -> list[Problem]:

@@ -59,11 +59,22 @@ class TestPaths:
         assert [w.name for w in wren.weapons] == ["club"]
         assert scenario.combatants[-1].hp.max == 18
 
-    def test_later_override_wins(self):
-        """Overrides apply in order."""
-        scenario = load_scenario(AMBUSH, overrides=["sides[1].members[0].count=2",
+    def test_an_override_inside_an_earlier_one_applies_after_it(self):
+        """Overrides apply in order: a key set inside a value set before it is kept."""
+        scenario = load_scenario(AMBUSH, overrides=["sides[1].members[0]={use: goblin, count: 2}",
                                                     "sides[1].members[0].count=3"])
         assert len(goblins(scenario)) == 3
+
+    @pytest.mark.parametrize(("first", "second"), [
+        ("sides[1].members[0].count=2", "sides[goblins].members[goblin].count=3"),
+        ("sides[1].members[0].hp=3", "sides[1].members[0]={use: goblin, count: 2}"),
+    ], ids=["same-key-spelt-twice", "replaced-whole"])
+    def test_an_override_another_replaces_is_refused(self, first, second):
+        """A --set that a later one replaces (the same key, however spelt, or a value holding
+        it) would do nothing: refused, as -n given twice is (the first was dropped silently)."""
+        (line,) = problems(first, second)
+        assert line.endswith(f":0:0: --set {second}: replaces what --set {first} set, which"
+                             " would then do nothing: give one --set for it")
 
     def test_recorded_on_the_scenario(self):
         """The scenario keeps the texts (for the manifest and the log)."""
