@@ -349,6 +349,23 @@ class TestVerify:
         assert code == 2 and out == "" and err.startswith(f"sim replay: {told}")
         assert len(err.splitlines()) == 1 and not (tmp_path / "v.jsonl").exists()
 
+    def test_log_over_what_replay_reads_is_refused(self, tmp_path: pathlib.Path, capsys) -> None:
+        """replay LOG --log LOG, or RUN_DIR --log a file of it, overwrote what it read (a log of
+        many battles kept only the one replayed): refused, nothing written."""
+        _, log = self._log(tmp_path, capsys)
+        before = log.read_bytes()
+        code, _, err = run(capsys, "replay", str(log), "--log", str(log))
+        assert code == 2 and err == (f"{log}:0:0: --log: is the input {log}: the log would"
+                                     " overwrite it; pick another path\n")
+        assert log.read_bytes() == before
+        batch(tmp_path, "run", str(SKIRMISH), "-n", "3", "--workers", "1")
+        summary = tmp_path / "run" / "summary.json"
+        kept = summary.read_bytes()
+        code, _, err = run(capsys, "replay", str(tmp_path / "run"), "--battle", "1", "--log",
+                           str(summary))
+        assert code == 2 and err.startswith(f"{summary}:0:0: --log: is a file of the run folder")
+        assert summary.read_bytes() == kept
+
     def test_pick_needs_a_run_folder(self, tmp_path: pathlib.Path, capsys) -> None:
         """--worst on a LOG.jsonl is refused rather than ignored (a log's battle is --battle)."""
         _, log = self._log(tmp_path, capsys)

@@ -92,6 +92,14 @@ def _index(text: str) -> int:
         raise argparse.ArgumentTypeError(msg) from None
 
 
+def _log_target(text: str) -> str:
+    """--log PATH or -: an empty PATH would be taken for no --log at all."""
+    if not text:
+        msg = "needs a file path, or - for stdout (got '')"
+        raise argparse.ArgumentTypeError(msg)
+    return text
+
+
 SCENARIO_HELP = "scenario YAML file"
 LOG_HELP = "write the JSONL event log to PATH, or to stdout with '-' (then no narration unless --narrate)"
 NARRATE_HELP = "print the narration even with --log (on stderr when the log goes to stdout)"
@@ -146,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="play one battle, narrated (or logged with --log)")
     run.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)
     run.add_argument("--seed", type=_seed, default=1, help="battle seed (default 1)")
-    run.add_argument("--log", metavar="PATH", help=LOG_HELP)
+    run.add_argument("--log", type=_log_target, metavar="PATH", help=LOG_HELP)
     run.add_argument("--narrate", action="store_true", help=NARRATE_HELP)
     _bestiary_option(run)
     _add_set(run)
@@ -171,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("source", type=pathlib.Path, help="LOG.jsonl or RUN_DIR")
     replay.add_argument("--battle", type=_index, metavar="I",
                         help="battle index in RUN_DIR, or in a LOG.jsonl holding several battles")
-    replay.add_argument("--log", metavar="PATH", help=LOG_HELP)
+    replay.add_argument("--log", type=_log_target, metavar="PATH", help=LOG_HELP)
     replay.add_argument("--narrate", action="store_true", help=NARRATE_HELP)
     replay.add_argument("--no-interactive", action="store_true",
                         help="print the narration instead of the step-by-step viewer")

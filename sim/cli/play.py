@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import pathlib
 import sys
 from collections.abc import Sequence
@@ -26,6 +27,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InputError("sim run: --narrate adds the narration to --log; without --log the"
                          " battle is narrated anyway, so it would do nothing")
     scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    inputs = [pathlib.Path(e.scenario.path) for e in getattr(scenario, "encounters", ())]
+    _check_log_target(args.log, [args.scenario, *inputs])
     _, events = run_any(scenario, args.seed, log=True)
     _emit_log(events, args.log)
     _narrate(events, args)
@@ -41,6 +44,28 @@ def _narrate(events: list[dict], args: argparse.Namespace) -> None:
         print(line, file=to)
 
 
+def _check_log_target(target: str | None, inputs: Sequence[pathlib.Path],
+                      folder: pathlib.Path | None = None) -> None:
+    """--log names a new file or a regular one to replace, never what the command reads.
+
+    The log is written beside the target and renamed over it: over a device (as root, /dev/full)
+    or a FIFO that would replace the node itself, and over the scenario or the log being read it
+    would lose them. A symlink is followed (the file it names is written, the link is kept)."""
+    if target is None or target == "-":
+        return
+    path = pathlib.Path(target).resolve()
+    if not path.exists():
+        return
+    if not path.is_file():
+        msg = f"{target}:0:0: --log: not a regular file: the log would replace it, not be written to it"
+        raise InputError(msg)
+    read = [p for p in inputs if p.exists() and os.path.samefile(p, path)]
+    if read or (folder is not None and folder.resolve() in path.parents):
+        what = f"the input {read[0]}" if read else f"a file of the run folder {folder}"
+        msg = f"{target}:0:0: --log: is {what}: the log would overwrite it; pick another path"
+        raise InputError(msg)
+
+
 def _emit_log(events: list[dict], target: str | None) -> None:
     """Write events to '-' (stdout) or a path; nothing without a target."""
     if target == "-":
@@ -50,8 +75,8 @@ def _emit_log(events: list[dict], target: str | None) -> None:
     elif target:
         buffer = io.BytesIO()
         write_jsonl(events, buffer)
-        try:
-            write_atomic(pathlib.Path(target), buffer.getvalue(), durable=False)
+        try:  # through a symlink to the file it names (_check_log_target)
+            write_atomic(pathlib.Path(target).resolve(), buffer.getvalue(), durable=False)
         except OSError as exc:
             msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
             raise InputError(msg) from exc
@@ -76,6 +101,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     check_bestiary_dirs(args.bestiary)
     _refuse_idle_replay_options(args)
+    _check_log_target(args.log, [args.source], args.source if args.source.is_dir() else None)
     if args.verify:
         if args.source.is_dir():
             raise InputError("sim replay: --verify takes a LOG.jsonl, not a run folder")

@@ -4,12 +4,14 @@ bad scenarios, validation."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import subprocess
 import sys
 
 from sim.scenario import load_scenario
-from tests.cli.helpers import AMBUSH, GOOD, PROBLEM_LINE, run
+from tests.cli.helpers import AMBUSH, GOOD, PROBLEM_LINE, run, usage_error
 
 
 class TestRunLog:
@@ -123,8 +125,48 @@ class TestLogErrors:
         code, _, err = run(capsys, "run", str(AMBUSH), "--log", str(target))
         assert code == 2
         assert "Traceback" not in err
-        assert err.startswith(f"{target}:0:0: --log: cannot write")
+        assert err.startswith(f"{target}:0:0: --log: not a regular file")
         assert len(err.splitlines()) == 1
+
+    def test_log_over_a_fifo_or_device_is_refused(self, capsys, tmp_path):
+        """A FIFO (or, as root, /dev/full) named by --log was replaced by the log file itself:
+        the node is left alone, exit 2, one line."""
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        code, out, err = run(capsys, "run", str(AMBUSH), "--log", str(fifo))
+        assert (code, out) == (2, "")
+        assert err == (f"{fifo}:0:0: --log: not a regular file: the log would replace it, not be"
+                       " written to it\n")
+        assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+    def test_log_over_the_scenario_is_refused(self, capsys, tmp_path):
+        """--log naming the scenario it plays overwrote the scenario with the log."""
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(AMBUSH.read_text().replace("use: knight", "use: knight, hp: 30"))
+        before = scenario.read_bytes()
+        link = tmp_path / "also.jsonl"
+        link.symlink_to(scenario)
+        for target in (scenario, link):
+            code, _, err = run(capsys, "run", str(scenario), "--log", str(target),
+                               "--bestiary", str(AMBUSH.parent.parent / "bestiary"))
+            assert code == 2
+            assert err == (f"{target}:0:0: --log: is the input {scenario}: the log would overwrite"
+                           " it; pick another path\n")
+        assert scenario.read_bytes() == before and link.is_symlink()
+
+    def test_log_through_a_symlink_keeps_the_link(self, capsys, tmp_path):
+        """A symlink to a log file is followed: the file is written, the link stays a link."""
+        (tmp_path / "real.jsonl").write_text("old")
+        link = tmp_path / "link.jsonl"
+        link.symlink_to(tmp_path / "real.jsonl")
+        code, _, _ = run(capsys, "run", str(AMBUSH), "--log", str(link))
+        assert code == 0 and link.is_symlink()
+        assert (tmp_path / "real.jsonl").read_text().startswith('{"event":"battle_started"')
+
+    def test_empty_log_path_is_refused(self, capsys):
+        """--log '' was taken for no --log (the battle narrated, no log written)."""
+        err = usage_error(capsys, "run", str(AMBUSH), "--log", "")
+        assert "argument --log: needs a file path, or - for stdout (got '')" in err
 
     def test_failed_log_leaves_no_temp_file(self, capsys, tmp_path):
         """A log that could not be written leaves no temporary file behind."""
