@@ -6,6 +6,7 @@ import argparse
 import io
 import os
 import pathlib
+import stat
 import sys
 from collections.abc import Sequence
 
@@ -46,24 +47,34 @@ def _narrate(events: list[dict], args: argparse.Namespace) -> None:
 
 def _check_log_target(target: str | None, inputs: Sequence[pathlib.Path],
                       folder: pathlib.Path | None = None) -> None:
-    """--log names a new file or a regular one to replace, never what the command reads.
+    """--log names a new file, a regular one to replace or a character device (/dev/null),
+    never what the command reads.
 
-    The log is written beside the target and renamed over it: over a device (as root, /dev/full)
-    or a FIFO that would replace the node itself, and over the scenario or the log being read it
-    would lose them. A symlink is followed (the file it names is written, the link is kept)."""
+    A file is written beside the target and renamed over it: over a FIFO or a folder that
+    would replace the node itself, and over the scenario or the log being read it would lose
+    them. A device is written to in place. A symlink is followed (the file it names is written,
+    the link is kept)."""
     if target is None or target == "-":
         return
     path = pathlib.Path(target).resolve()
-    if not path.exists():
+    if not path.exists() or _is_device(path):
         return
     if not path.is_file():
-        msg = f"{target}:0:0: --log: not a regular file: the log would replace it, not be written to it"
+        msg = (f"{target}:0:0: --log: not a regular file: the log would replace it, not be"
+               " written to it (for a pipe, --log - writes to stdout)")
         raise InputError(msg)
     read = [p for p in inputs if p.exists() and os.path.samefile(p, path)]
     if read or (folder is not None and folder.resolve() in path.parents):
         what = f"the input {read[0]}" if read else f"a file of the run folder {folder}"
         msg = f"{target}:0:0: --log: is {what}: the log would overwrite it; pick another path"
         raise InputError(msg)
+
+
+def _is_device(path: pathlib.Path) -> bool:
+    try:
+        return stat.S_ISCHR(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _emit_log(events: list[dict], target: str | None) -> None:
@@ -75,8 +86,13 @@ def _emit_log(events: list[dict], target: str | None) -> None:
     elif target:
         buffer = io.BytesIO()
         write_jsonl(events, buffer)
-        try:  # through a symlink to the file it names (_check_log_target)
-            write_atomic(pathlib.Path(target).resolve(), buffer.getvalue(), durable=False)
+        path = pathlib.Path(target).resolve()  # through a symlink to the file it names
+        try:
+            if _is_device(path):  # /dev/null: written to, never renamed over (as root it could be)
+                with open(path, "wb") as device:
+                    device.write(buffer.getvalue())
+            else:
+                write_atomic(path, buffer.getvalue(), durable=False)
         except OSError as exc:
             msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
             raise InputError(msg) from exc

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import re
 import stat
 import subprocess
 import sys
+
+import pytest
 
 from sim.scenario import load_scenario
 from tests.cli.helpers import AMBUSH, GOOD, PROBLEM_LINE, run, usage_error
@@ -128,16 +131,27 @@ class TestLogErrors:
         assert err.startswith(f"{target}:0:0: --log: not a regular file")
         assert len(err.splitlines()) == 1
 
-    def test_log_over_a_fifo_or_device_is_refused(self, capsys, tmp_path):
-        """A FIFO (or, as root, /dev/full) named by --log was replaced by the log file itself:
-        the node is left alone, exit 2, one line."""
+    def test_log_over_a_fifo_is_refused(self, capsys, tmp_path):
+        """A FIFO named by --log was replaced by the log file itself: the node is left alone,
+        exit 2, one line."""
         fifo = tmp_path / "pipe"
         os.mkfifo(fifo)
         code, out, err = run(capsys, "run", str(AMBUSH), "--log", str(fifo))
         assert (code, out) == (2, "")
         assert err == (f"{fifo}:0:0: --log: not a regular file: the log would replace it, not be"
-                       " written to it\n")
+                       " written to it (for a pipe, --log - writes to stdout)\n")
         assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+    @pytest.mark.skipif(not pathlib.Path("/dev/full").exists(), reason="no /dev/full")
+    def test_log_to_a_device_is_written_in_place(self, capsys):
+        """A character device is written to, never renamed over: --log /dev/null discards the
+        log, --log /dev/full is a full disk (as root, both nodes were replaced by a file)."""
+        code, out, _ = run(capsys, "run", str(AMBUSH), "--log", "/dev/null")
+        assert (code, out) == (0, "")
+        code, _, err = run(capsys, "run", str(AMBUSH), "--log", "/dev/full")
+        assert (code, err) == (2, "/dev/full:0:0: --log: cannot write (No space left on device)\n")
+        for device in ("/dev/null", "/dev/full"):
+            assert stat.S_ISCHR(pathlib.Path(device).stat().st_mode)
 
     def test_log_over_the_scenario_is_refused(self, capsys, tmp_path):
         """--log naming the scenario it plays overwrote the scenario with the log."""
