@@ -26,6 +26,7 @@ from sim.overrides import parse_all as parse_overrides
 from sim.rest import REST_KINDS
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
 from sim.scenario.checker import did_you_mean
+from sim.scenario.unused import morale_is_on
 from sim.yamlsrc import Mark, Path, Source, display_name, load_yaml, shorten
 
 MAX_STEPS = 50
@@ -212,6 +213,16 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
             built.append(item)
     if not any(isinstance(s, Encounter) for s in built) and not problems:
         _fail(problems, source, ("steps",), "a day needs at least one encounter")
+    if problems:
+        return None
+    first = next(i for i, s in enumerate(built) if isinstance(s, Encounter))
+    opening = built[first]
+    assert isinstance(opening, Encounter)
+    if not morale_is_on(rules, opening.scenario.options):  # with morale, a rest gives a token
+        for rest in built[:first]:
+            _fail(problems, source, ("steps", rest.step, "rest"), "does nothing: the party starts"
+                  " the day rested (full HP, PSY and heroism, no fatigue) and the first encounter"
+                  " has morale off; a rest helps after a fight", at_key=True)
     if problems:
         return None
     day_rests = [s.kind for s in built if isinstance(s, Rest)]

@@ -33,6 +33,20 @@ class TestDayFile:
         (line,) = self.problems(tmp_path, body)
         assert f"steps[1].rest.kind: no rest kind {shown}" in line
 
+    def test_rest_before_the_first_fight_does_nothing(self, tmp_path):
+        """A rest before any fight, with morale off, played exactly the day without it (the
+        party starts rested): refused. With morale on it gives a token, and is kept."""
+        steps = "steps:\n  - rest: {kind: good, hours: 8}\n  - encounter: " + str(AMBUSH) + "\n"
+        (line,) = self.problems(tmp_path, "name: D\nrules: d20\n" + PARTY + steps)
+        assert line.startswith(f"{tmp_path / 'day.yaml'}:11:5: steps[0].rest: does nothing: the"
+                               " party starts the day rested")
+        (tmp_path / "morale").mkdir()
+        morale = steps.replace("  - encounter: " + str(AMBUSH) + "\n",
+                               "  - encounter: {name: E, options: {morale: true},"
+                               " sides: [{name: g, members: [{use: goblin}]}]}\n")
+        day = load_day(write_day(tmp_path / "morale", "name: D\nrules: d20\n" + PARTY + morale))
+        assert [type(s).__name__ for s in day.steps] == ["Rest", "Encounter"]
+
     def test_encounter_with_other_rules(self, tmp_path):
         other = ROOT / "scenarios" / "burning_barn.yaml"
         body = "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: " + str(other) + "\n"
