@@ -16,6 +16,7 @@ from sim.events import SCHEMA, missing_fields, read_jsonl
 from sim.infile import open_regular_text
 from sim.manifest import read_regular
 from sim.party import party_side
+from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.yamlsrc import MAX_BYTES, shorten
 
 
@@ -232,10 +233,19 @@ def _start_problem(event: dict) -> str | None:
     combatants = event["combatants"]
     if not (isinstance(combatants, list) and all(isinstance(c, dict) for c in combatants)):
         return "combatants must be a list of objects"
+    if event["rules"] not in IMPLEMENTED_SYSTEMS:
+        return f"rules must be one of {', '.join(IMPLEMENTED_SYSTEMS)} (got {shorten(event['rules'])})"
+    names: set[str] = set()
     for number, entry in enumerate(combatants):
         if not (isinstance(entry.get("name"), str) and isinstance(entry.get("side"), str)
                 and _is_int(entry.get("hp")) and _is_int(entry.get("max_hp"))):
             return f"combatants[{number}] must have a name, a side, hp and max_hp"
+        if not 0 <= entry["hp"] <= entry["max_hp"]:  # (a day's fight may start below max_hp)
+            return f"combatants[{number}] must have hp from 0 to its max_hp (got {entry['hp']}" \
+                   f" of {entry['max_hp']})"
+        if entry["name"] in names:  # the replay follows each combatant by its name
+            return f"combatants[{number}] repeats the name {shorten(entry['name'])}"
+        names.add(entry["name"])
     return None
 
 
