@@ -174,7 +174,8 @@ _FIELD_TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
        for name in ("winner", "source")},
     **{name: ("an integer or null", lambda v: v is None or _is_int(v))
        for name in ("kept", "tie_roll", "morale_before", "morale_after")},
-    **{name: ("a number", lambda v: _is_number(v)) for name in ("t", "x_before", "x_after")},
+    "t": ("a number of 0 or more (the sim time)", lambda v: _is_number(v) and v >= 0),  # type: ignore[operator]
+    **{name: ("a number", lambda v: _is_number(v)) for name in ("x_before", "x_after")},
     **{name: ("true or false", lambda v: isinstance(v, bool))
        for name in ("hit", "success", "armor_piercing", "defended", "fumble", "outnumbered", "run",
                     "serious_wound", "completed", "survived")},
@@ -231,8 +232,8 @@ def _start_problem(event: dict) -> str | None:
     if (problem := _header_problem(event)) is not None:
         return problem
     combatants = event["combatants"]
-    if not (isinstance(combatants, list) and all(isinstance(c, dict) for c in combatants)):
-        return "combatants must be a list of objects"
+    if not (isinstance(combatants, list) and combatants and all(isinstance(c, dict) for c in combatants)):
+        return "combatants must be a list of objects, not empty"
     if event["rules"] not in IMPLEMENTED_SYSTEMS:
         return f"rules must be one of {', '.join(IMPLEMENTED_SYSTEMS)} (got {shorten(event['rules'])})"
     names: set[str] = set()
