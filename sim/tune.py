@@ -70,6 +70,10 @@ def parse_target(text: str) -> Target:
     if not 0 <= bound <= 1:
         msg = f"sim tune: --target: {metric} is a proportion: X must be between 0 and 1 (got {bound:g})"
         raise InputError(msg)
+    if (op, bound) in (("<=", 1.0), (">=", 0.0)):  # every proportion meets it
+        msg = (f"sim tune: --target: {metric}{op}{bound:g} is met by every value whatever the"
+               " battles, so it would decide nothing; give a bound between 0 and 1")
+        raise InputError(msg)
     return Target(metric, op, bound)
 
 

@@ -83,6 +83,14 @@ class TestParsing:
             with pytest.raises(InputError):
                 parse_target(bad)
 
+    @pytest.mark.parametrize("vacuous", ["party.any_death<=1", "party.win>=0", "party.tpk<=100%",
+                                         "party.win >= 0%"])
+    def test_target_every_value_meets_is_refused(self, vacuous):
+        """A target no proportion can miss (<=1, >=0) was accepted and decided nothing: every
+        value met it, whatever the battles."""
+        with pytest.raises(InputError, match=r"is met by every value whatever the battles"):
+            parse_target(vacuous)
+
     def test_vary(self):
         """PATH=LO..HI with LO <= HI and at most 100 values."""
         assert parse_vary("a.b=1..3") == ("a.b", [1, 2, 3])
