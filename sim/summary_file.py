@@ -2,7 +2,8 @@
 
 ``sim batch --resume`` of a finished run prints the summary again and ``sim report`` draws
 it; both index it freely, so a hand-edited or damaged file (``"sides": {"a": 1}``, a missing
-``rounds``) must be refused here, as one ``file:line:col`` line, not crash them later. The
+``rounds``) must be refused here, as one ``file:line:col`` line, not crash them later (nor
+make the report draw thousands of rows: no more combatants or steps than a run can have). The
 shape is that of ``sim.stats``'s summary; keys added since schema 1 began are optional, as
 the readers treat them (a summary written before ``party`` existed still reads).
 """
@@ -16,7 +17,9 @@ from typing import Any
 
 import attrs
 
+from sim.day_file import MAX_STEPS
 from sim.errors import InputError
+from sim.scenario import MAX_COMBATANTS
 from sim.yamlsrc import Path, format_path, shorten
 
 
@@ -39,9 +42,10 @@ class _Opt:
 
 @attrs.frozen
 class _MapOf:
-    """A JSON object of any keys, each value checked by ``spec``."""
+    """A JSON object of any keys (at most ``most``), each value checked by ``spec``."""
 
     spec: Any
+    most: int | None = None
 
 
 @attrs.frozen
@@ -81,9 +85,9 @@ REST_STEP = {"step": INTEGER, "name": TEXT, "kind": _STEP_KIND, "reached": CI}
 ENCOUNTER_STEP = {**REST_STEP, "won": CI, "any_down": CI, "any_death": CI, "ended_here": CI,
                   "hp_start": _SPREAD}
 SUMMARY = {"scenario": TEXT, "rules": TEXT, "battles": INTEGER, "seed": INTEGER,
-           "sides": _MapOf({"win_rate": CI}), "draw_rate": _MAYBE_CI,
+           "sides": _MapOf({"win_rate": CI}, MAX_COMBATANTS), "draw_rate": _MAYBE_CI,
            "draws_by": _Opt(_MapOf(INTEGER), nullable=True), "tpk": _MAYBE_CI,
-           "party": _Opt(PARTY, nullable=True), "combatants": _MapOf(COMBATANT),
+           "party": _Opt(PARTY, nullable=True), "combatants": _MapOf(COMBATANT, MAX_COMBATANTS),
            "rounds": {"mean": NUMBER, "p50": NUMBER, "p90": NUMBER, "max": NUMBER},
            "stopped_by": _Opt(TEXT, nullable=True)}
 DAY = {"survived": CI, "completed": CI, "any_death": CI}
@@ -99,6 +103,8 @@ def check_summary(path: pathlib.Path, summary: object) -> dict[str, Any]:
         steps = summary.get("steps")
         if steps:  # a day's run: each step and the day's own rates
             _check(_ListOf(dict), steps, ("steps",))
+            if len(steps) > MAX_STEPS:
+                raise _Bad(("steps",), f"must hold at most {MAX_STEPS} steps (a day's most)", len(steps))
             for i, step in enumerate(steps):
                 shape = REST_STEP if step.get("kind") == "rest" else ENCOUNTER_STEP
                 _check(shape, step, ("steps", i))
@@ -124,6 +130,8 @@ def _check(spec: Any, value: object, path: Path) -> None:
     elif isinstance(spec, _MapOf):
         if not isinstance(value, dict):
             raise _Bad(path, "must be a JSON object", value)
+        if spec.most is not None and len(value) > spec.most:
+            raise _Bad(path, f"must hold at most {spec.most} entries (a battle's most)", len(value))
         for key, inner in value.items():
             _check(spec.spec, inner, (*path, key))
     elif isinstance(spec, _ListOf):

@@ -56,6 +56,10 @@ EDITS: dict[str, tuple[Callable[[dict], None], str]] = {
     "tpk a list": (lambda s: s.__setitem__("tpk", [1]), "tpk: damaged: must be a JSON object (got [1])"),
     "a step without its fields": (lambda s: s.__setitem__("steps", [{"kind": "rest"}]),
                                   "steps[0].step: damaged: missing"),
+    "more combatants than a battle holds": (
+        lambda s: s.__setitem__("combatants", {f"x{i}": next(iter(s["combatants"].values()))
+                                               for i in range(501)}),
+        "combatants: damaged: must hold at most 500 entries (a battle's most) (got 501)"),
     "schema 2": (lambda s: s.__setitem__("schema", 2),
                  "(document): damaged: not a schema 1 summary of this program"),
 }
@@ -67,7 +71,8 @@ def test_an_edited_summary_is_one_line(runs: dict[str, pathlib.Path], tmp_path: 
                                        capsys: pytest.CaptureFixture[str], name: str,
                                        command: str) -> None:
     """sim report and the resume of a finished run refuse a summary.json whose shape was
-    edited (they crashed on it with a TypeError or KeyError), naming the key."""
+    edited (they crashed on it with a TypeError or KeyError; 2,000 combatants took the
+    report 30 s of plotting), naming the key."""
     edit, message = EDITS[name]
     folder = tmp_path / "run"
     shutil.copytree(runs["road_ambush.yaml"], folder)
