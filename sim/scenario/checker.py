@@ -44,7 +44,9 @@ class Checker:
 
     def text(self, value: object, path: Path, limit: int = MAX_NAME) -> Any:
         if not isinstance(value, str) or not value.strip():
-            return self.fail(path, f"must be a non-empty string (got {shorten(value)})")
+            # YAML reads a bare yes, no, on, off, null or 1984 as a boolean, null or number.
+            hint = "" if isinstance(value, str | list | dict) else ": quote it to write it as text"
+            return self.fail(path, f"must be a non-empty string (got {shorten(value)}){hint}")
         if len(value) > limit:
             return self.fail(path, f"must be at most {limit} characters (got {len(value)})")
         if any(ord(ch) < 32 for ch in value):

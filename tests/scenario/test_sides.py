@@ -85,6 +85,15 @@ class TestNames:
         assert where(p) == (14, 39, "sides[1].members[0].name")
         assert p.message == "must be a non-empty string (got '')"
 
+    @pytest.mark.parametrize(("written", "read"), [("no", "False"), ("on", "True"), ("1984", "1984"),
+                                                   ("~", "None")])
+    def test_name_yaml_reads_as_no_text(self, arena, written, read):
+        """A bare no, on, 1984 or ~ is a boolean, a number or null to YAML: the message says
+        to quote it (it only said 'got False')."""
+        p = arena.one(variant("name: Aria", f"name: {written}"))
+        assert where(p) == (7, 15, "sides[0].members[0].name")
+        assert p.message == f"must be a non-empty string (got {read}): quote it to write it as text"
+
     def test_control_character_in_name(self, arena):
         """A tab inside a name is refused and shown escaped."""
         p = arena.one(variant("name: Aria", 'name: "A\\tria"'))
