@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import shutil
+import stat
 
 import pytest
 
@@ -163,6 +165,22 @@ class TestErrors:
         code = cli.main([*command, "-n", "60", "--workers", "1", "--no-progress", "--report", str(tmp_path)])
         err = capsys.readouterr().err
         assert code == 2 and err.endswith("--report: cannot write (Read-only file system)\n")
+
+    @pytest.mark.parametrize("command", ["compare", "tune"])
+    def test_page_name_that_is_no_file_is_refused_first(self, tmp_path, capsys, monkeypatch,
+                                                        command):
+        """DIR/compare.html (tune.html) that is a FIFO would be renamed over after the battles:
+        refused before them, the FIFO left alone."""
+        monkeypatch.setattr(f"sim.cli.decide.{command}", lambda *a, **k: pytest.fail("played"))
+        page = tmp_path / f"{command}.html"
+        os.mkfifo(page)
+        vary = ["--vary", "sides[goblins].members[goblin].count=4,5"] if command == "compare" else [
+            "--vary", "sides[goblins].members[goblin].count=4..5", "--target", "party.tpk<=0.5"]
+        code = cli.main([command, str(AMBUSH), *vary, "-n", "60", "--workers", "1",
+                         "--no-progress", "--report", str(tmp_path)])
+        assert code == 2 and capsys.readouterr().err == (
+            f"{page}:0:0: --report: not a regular file: the page would replace it\n")
+        assert stat.S_ISFIFO(page.stat().st_mode)
 
 
 class TestPageIsInert:

@@ -33,15 +33,23 @@ def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
     """The runner, once every option that could fail after the battles is checked."""
     check_bestiary_dirs(args.bestiary)
     check_scheduler_option(args)
-    _check_report_folder(args.report)
+    # The page sim.report.decision writes (PAGES), named here: sim.report is imported only
+    # when a result is shown (see _decision_output).
+    _check_report_folder(args.report, f"{args.command}.html")
     return runner_of(args)
 
 
-def _check_report_folder(folder: pathlib.Path | None) -> None:
+def _check_report_folder(folder: pathlib.Path | None, page: str) -> None:
     """--report DIR is written after the battles: a folder that cannot be made or written
-    (a file is there, no permission, a read-only disk) is refused before them, not after."""
+    (a file is there, no permission, a read-only disk) is refused before them, not after, and
+    so is a page name there that is no regular file (it would be renamed over: a FIFO, a
+    device, a folder)."""
     if folder is None:
         return
+    target = folder / page
+    if target.exists() and not target.is_file():
+        msg = f"{target}:0:0: --report: not a regular file: the page would replace it"
+        raise InputError(msg)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
