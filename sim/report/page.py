@@ -63,9 +63,12 @@ def write_report(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -
 
     ``bestiary``: extra folders searched first when the run's scenario is loaded again."""
     run_dir = pathlib.Path(run_dir)
+    target = run_dir / REPORT
+    if target.exists() and not target.is_file():  # renamed over, a FIFO or a device would go
+        msg = f"{target}:0:0: (document): not a regular file: the report would replace it"
+        raise InputError(msg)
     summary = _read_summary(run_dir)
     page = render_page(run_dir, summary, bestiary)
-    target = run_dir / REPORT
     write_atomic(target, page.encode("utf-8"))
     return target
 

@@ -126,15 +126,19 @@ class TestEnvironmentErrors:
         assert code == 2 and "\\x0a" in err
         self.one_line(err)
 
-    def test_report_over_a_folder(self, capsys, tmp_path):
-        """report.html that is a folder: the line names report.html, not its temporary file."""
+    @pytest.mark.parametrize("kind", ["folder", "fifo"])
+    def test_report_over_a_folder_or_fifo(self, capsys, tmp_path, kind):
+        """report.html that is a folder or a FIFO: one line naming report.html (not a temporary
+        file), and the node is left alone (a FIFO was renamed over)."""
         out = tmp_path / "run"
         assert main(["batch", str(AMBUSH), "-n", "5", "--workers", "1", "--out", str(out),
                      "--json", "--no-progress"]) == 0
-        (out / "report.html").mkdir()
+        page = out / "report.html"
+        page.mkdir() if kind == "folder" else os.mkfifo(page)
         code, _, err = run(capsys, "report", str(out))
-        assert code == 2 and err.startswith(f"{out / 'report.html'}:0:0: (document): ")
-        self.one_line(err)
+        assert code == 2 and err == (f"{page}:0:0: (document): not a regular file: the report"
+                                     " would replace it\n")
+        assert page.is_dir() if kind == "folder" else page.is_fifo()
 
     @pytest.mark.parametrize(("argv", "target"), [
         (["run", str(AMBUSH)], "sim.cli.play.run_any"),
