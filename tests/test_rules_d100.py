@@ -10,10 +10,12 @@ import icepool
 import pytest
 
 from sim import dice
+from sim.engine import Battle
 from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.d100 import D100, characteristic
 from sim.rules.systems import system_for
+from sim.state import Fighter
 from tests.builders import battle, d100, events, fighter, mounted, side, turn
 
 D100_RULES = D100()
@@ -394,9 +396,7 @@ class TestAttackAndDefense:
 
     def test_critical_hit_undefendable_and_piercing(self, scripted) -> None:
         """Convention: a critical hit (01-05) cannot be defended and is armor-piercing."""
-        b = battle(duel100(hero={"skills": {"melee": 60}},
-                           foe={"skills": {"defense": 99}, "armor": 4, "hp": 40}))
-        hero, foe = b.fighters
+        b, hero, foe = _critical_duel()
         rng = scripted(b, (4, 100), (6, 8))  # no defense roll between attack and damage
         b.attack(hero, foe, hero.spec.weapons[0])
         damage = events(b.log, "damage_dealt")[0]
@@ -407,10 +407,7 @@ class TestAttackAndDefense:
     def test_critical_pierces_option(self, scripted) -> None:
         """critical_pierces: false: a critical hit takes armor off like any hit (still
         undefended): the reading RULES 3's Convention set aside."""
-        b = battle(duel100(hero={"skills": {"melee": 60}},
-                           foe={"skills": {"defense": 99}, "armor": 4, "hp": 40},
-                           critical_pierces=False))
-        hero, foe = b.fighters
+        b, hero, foe = _critical_duel(critical_pierces=False)
         rng = scripted(b, (4, 100), (6, 8))
         b.attack(hero, foe, hero.spec.weapons[0])
         damage = events(b.log, "damage_dealt")[0]
@@ -418,10 +415,7 @@ class TestAttackAndDefense:
 
     def test_critical_ignores_defense_option(self, scripted) -> None:
         """critical_ignores_defense: false: a critical hit may be parried like any hit."""
-        b = battle(duel100(hero={"skills": {"melee": 60}},
-                           foe={"skills": {"defense": 99}, "armor": 4, "hp": 40},
-                           critical_ignores_defense=False))
-        hero, foe = b.fighters
+        b, hero, foe = _critical_duel(critical_ignores_defense=False)
         rng = scripted(b, (4, 100), (20, 100))
         b.attack(hero, foe, hero.spec.weapons[0])
         assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["attack", "defense"]
@@ -1068,6 +1062,13 @@ class TestGroupAction:
         rng = scripted(b, (10, 100), (90, 100), (tie, 6))
         assert D100_RULES.group_check(b.table, members, "stealth") is ok and rng.unused == 0
         assert b.log[-1]["tie_roll"] == tie
+
+
+def _critical_duel(**options: object) -> tuple[Battle, Fighter, Fighter]:
+    """A melee 60 hero against a foe who always defends, wears 4 armor and has 40 HP."""
+    b = battle(duel100(hero={"skills": {"melee": 60}},
+                       foe={"skills": {"defense": 99}, "armor": 4, "hp": 40}, **options))
+    return b, b.fighters[0], b.fighters[1]
 
 
 def duel100(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scenario:
