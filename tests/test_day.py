@@ -227,6 +227,17 @@ class TestBatchOfDays:
         assert "identical" in capsys.readouterr().out
 
 
+    def test_verify_of_a_day_run_by_a_relative_path(self, tmp_path, capsys, monkeypatch):
+        """`sim run DAY --log` from the day's folder, by a relative path: the log verifies (the
+        day's and each fight's paths as given are where the files lie, not what happened)."""
+        monkeypatch.chdir(MARSH.parent)
+        log = tmp_path / "day.jsonl"
+        assert cli.main(["run", MARSH.name, "--seed", "2", "--log", str(log)]) == 0
+        capsys.readouterr()
+        assert cli.main(["replay", "--verify", str(log)]) == 0
+        assert "identical" in capsys.readouterr().out
+
+
 class TestDayReplay:
     """Both replays step through a whole day: fights, then rests, then fights."""
 

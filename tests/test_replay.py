@@ -257,6 +257,33 @@ class TestVerify:
         assert head["scenario_path"] == "s.yaml"
         assert head["scenario_path_resolved"] == str(tmp_path / "s.yaml")
 
+    def test_bestiary_option_is_not_part_of_the_battle(self, tmp_path: pathlib.Path, capsys
+                                                       ) -> None:
+        """--bestiary given to --verify (the run's folder again, or where it moved) is where the
+        stat blocks lie, not what the battle did: identical. A changed stat block still differs."""
+        lib = tmp_path / "lib" / "d20"
+        lib.mkdir(parents=True)
+        (lib / "b.yaml").write_text("rules: d20\ncreatures:\n  brute: {hp: 9, weapons: "
+                                    "[{name: club, damage: 1d6}]}\n")
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text("name: s\nrules: d20\nsides:\n  - {name: h, party: true, members: "
+                            "[{name: A, hp: 8, weapons: [{name: s, damage: 1d6}]}]}\n"
+                            "  - {name: m, members: [{use: brute}]}\n")
+        log = tmp_path / "b.jsonl"
+        assert cli.main(["run", str(scenario), "--seed", "3", "--log", str(log), "--bestiary",
+                         str(tmp_path / "lib")]) == 0
+        capsys.readouterr()
+        code, out, err = run(capsys, "replay", "--verify", str(log), "--bestiary", str(tmp_path / "lib"))
+        assert (code, err) == (0, "") and "identical" in out
+        moved = tmp_path / "elsewhere"
+        shutil.move(tmp_path / "lib", moved)
+        code, out, err = run(capsys, "replay", "--verify", str(log), "--bestiary", str(moved))
+        assert (code, err) == (0, "") and "identical" in out
+        (moved / "d20" / "b.yaml").write_text((moved / "d20" / "b.yaml").read_text()
+                                              .replace("hp: 9", "hp: 19"))
+        code, _, err = run(capsys, "replay", "--verify", str(log), "--bestiary", str(moved))
+        assert code == 1 and "first difference at event 1" in err
+
     def test_from_another_folder(self, tmp_path: pathlib.Path, capsys, monkeypatch) -> None:
         """Written with a relative path, verified from elsewhere: the absolute path finds it."""
         project = tmp_path / "project"
