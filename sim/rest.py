@@ -16,6 +16,7 @@ import attrs
 
 from sim import dice
 from sim.morale import state_of
+from sim.rules.d100 import load_fatigue
 from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
 
 
@@ -61,6 +62,7 @@ class Member:
     spirit: int | None = None
     max_spirit: int | None = None
     weakened: bool = False
+    load_fatigue: int = 0  # what its load over carrying capacity costs (d100): rests keep it
     status: str = ACTIVE  # active | unconscious (stabilised at 0 HP) | broken | dead | fled
     cause: str | None = None
     ever_down: bool = False
@@ -92,6 +94,7 @@ class Member:
         self.max_hp, self.hp = fighter.max_hp, fighter.hp
         self.unhealable, self.psy, self.fatigue = fighter.unhealable, fighter.psy, fighter.fatigue
         self.heroism, self.weakened = fighter.heroism, fighter.weakened
+        self.load_fatigue = load_fatigue(fighter.spec)
         self.morale, self.despairing = fighter.morale, fighter.despairing
         self.spirit, self.max_spirit = fighter.spirit, fighter.max_spirit
         self.learned = self.learned | frozenset(fighter.learned)
@@ -138,7 +141,10 @@ def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool
             member.hp = min(max_hp, member.hp + back)
         gain = level // 2 if rule.psy_halved else level
         member.psy = min(member.max_psy, member.psy + gain)
-        member.fatigue = max(0, member.fatigue - rule.fatigue)
+        # A rest takes off the fatigue of the fight, not the load's: that lasts while the load
+        # is carried ("over carrying capacity ... adds 1 fatigue", RULES 3).
+        floor = min(member.fatigue, member.load_fatigue)
+        member.fatigue = max(floor, member.fatigue - rule.fatigue)
     if hours >= HEROISM_BACK_AFTER_HOURS:
         member.heroism = member.max_heroism
     if member.morale is not None:

@@ -78,6 +78,26 @@ class TestCarryOver:
                 return
         pytest.fail("the hedge mage never cast before a rest")
 
+    def test_load_fatigue_outlasts_a_rest(self, tmp_path):
+        """Encumbrance (RULES 3, d100): the sellsword's 60 kg, 5 over her capacity, cost her 1
+        fatigue in every fight; an 8-hour good rest takes off the fatigue of her swings, not her
+        load's, so her first blow of the second fight is at -5 as in the first."""
+        body = ("name: Load day\nrules: d100\nparty:\n  name: heroes\n  members:\n"
+                "    - {use: sellsword, name: Greta}\nsteps:\n"
+                "  - encounter: {name: one, sides: [{name: b, members: [{use: brigand}]}]}\n"
+                "  - rest: {kind: good, hours: 8}\n"
+                "  - encounter: {name: two, sides: [{name: b, members: [{use: brigand}]}]}\n")
+        day = load_day(write_day(tmp_path, body))
+        _, events = run_day(day, 1, log=True)
+        fights = battles(events)
+        assert len(fights) == 2
+        rested = next(e for e in events if e["event"] == "rested")
+        assert rested["fatigue_before"] > 1 and rested["fatigue_after"] == 1
+        for fight in fights:
+            first = next(e for e in fight if e["event"] == "check_rolled"
+                         and e["actor"] == "Greta" and e["purpose"] == "attack")
+            assert first["modifier"] == -5
+
     def test_items_carry_over(self, tmp_path):
         """Items (RULES.md §8): a potion drunk in one fight is gone in the next; the day's row
         counts the items used over the day."""

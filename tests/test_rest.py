@@ -10,7 +10,7 @@ import pytest
 
 from sim.rest import REST_KINDS, Member, rest
 from sim.state import BROKEN, Fighter
-from tests.builders import battle, fighter, scenario, side
+from tests.builders import battle, d100, fighter, scenario, side
 
 
 def member(level: int = 2, **fields) -> Member:
@@ -99,6 +99,14 @@ class TestRestArithmetic:
         rest(m, kind, 1, random.Random(2))
         assert (m.psy, m.fatigue) == (psy, fatigue)
 
+    @pytest.mark.parametrize("kind", ["calm", "good", "intensive"])
+    def test_fatigue_never_below_what_the_load_gives(self, kind):
+        """Fatigue from a load over carrying capacity (RULES 3, d100) lasts while the load is
+        carried: a rest takes off the fatigue of the fight, not the load's."""
+        m = member(level=3, hp=100, fatigue=5, load_fatigue=2)
+        rest(m, kind, 8, random.Random(2))
+        assert m.fatigue == 2
+
     def test_psy_never_above_max(self):
         m = member(level=3, hp=100, psy=9, max_psy=10)
         rest(m, "good", 4, random.Random(2))
@@ -153,6 +161,16 @@ class TestHandOver:
         m.hand_over(after)
         assert (after.hp, after.psy, after.unhealable, after.fatigue, after.heroism, after.weakened) == (
             12, 3, 5, 2, 1, True)
+
+    def test_load_fatigue_is_taken_back(self):
+        """A d100 fighter over its carrying capacity (force 40: 40 kg; 46 kg is 2 started 5 kg)
+        leaves the fight with the load's fatigue noted, the floor of its rests (RULES 3, 7)."""
+        spec = d100(side("h", fighter("A", hp=30, characteristics={"force": 40}, load=46),
+                         party=True), side("m", fighter("M")))
+        a = battle(spec).fighters[0]
+        m = member()
+        m.take_back(a)
+        assert m.load_fatigue == 2
 
     def test_effects_end_with_the_battle(self):
         """A burning, poisoned or drowning effect ends with the battle: none is handed over."""

@@ -20,7 +20,7 @@ from sim.rules import (
 )
 
 if TYPE_CHECKING:
-    from sim.model import Weapon
+    from sim.model import Combatant, Weapon
     from sim.state import Fighter
     from sim.table import Table
 
@@ -96,6 +96,14 @@ def _degree(roll: int, success: bool) -> str:
     if roll >= CRITICAL_FAILURE_MIN:
         return CRITICAL_FAILURE
     return SUCCESS if success else FAILURE
+
+
+def load_fatigue(spec: Combatant) -> int:
+    """Encumbrance: over force / 2 + 20 kg, each started 5 kg is 1 fatigue, for as long as the
+    load is carried (a rest takes off the fatigue of a fight, never this: RULES 3, 7)."""
+    force = spec.characteristics.get("force", DEFAULT_CHARACTERISTIC)
+    over = spec.load - (force / 2 + 20)
+    return math.ceil(over / 5) if over > 0 else 0
 
 
 def tire(table: Table, fighter: Fighter, points: int, why: str) -> None:
@@ -232,7 +240,4 @@ class D100(BaseSystem):
 
     def prepare(self, table: Table, fighter: Fighter) -> None:
         """Encumbrance: over force / 2 + 20 kg, each started 5 kg is 1 fatigue."""
-        capacity = characteristic(fighter, "force") / 2 + 20
-        over = fighter.spec.load - capacity
-        if over > 0:
-            fighter.fatigue += math.ceil(over / 5)
+        fighter.fatigue += load_fatigue(fighter.spec)
