@@ -45,8 +45,8 @@ class Host(Protocol):
         """Take HP; at 0 the target drops."""
         ...
 
-    def set_unconscious(self, fighter: Fighter, cause: str) -> None:
-        """Knocked out with HP left (a serious wound)."""
+    def set_unconscious(self, fighter: Fighter, cause: str, source: Fighter | None = None) -> None:
+        """Knocked out with HP left (a serious wound) by ``source``'s harm (None: no one's)."""
         ...
 
     def wake(self, fighter: Fighter) -> None:
@@ -192,16 +192,18 @@ class KnockedOut(OngoingEffect):
 
     name = "unconscious"
 
-    def __init__(self, host: Host, owner: Fighter, rounds: int, cause: str) -> None:
+    def __init__(self, host: Host, owner: Fighter, rounds: int, cause: str,
+                 source: Fighter | None = None) -> None:
         super().__init__(host, owner)
         self.rounds = rounds
         self.cause = cause
+        self.source = source  # who dealt the wound: the knock-out is its kill (RULES 4)
         # The tick (of its turns to come) at which it wakes: one sooner when the turn now
         # starting is already lost to the wound.
         self.wakes_at = rounds if host.table.ticking is owner else rounds + 1
 
     def start(self, **fields: object) -> None:
-        self.host.set_unconscious(self.owner, self.cause)
+        self.host.set_unconscious(self.owner, self.cause, self.source)
         super().start(rounds=self.rounds, **fields)
 
     def tick(self) -> None:
@@ -232,14 +234,16 @@ def ignite(host: Host, target: Fighter, source: Fighter | None) -> None:
 
 
 def poison(host: Host, target: Fighter, source: Fighter | None) -> None:
-    """Poison on contact: a force check beats it; failure deals 1d4 and it lingers."""
-    if not target.present or has_effect(target, Poisoned.name):
+    """Poison on contact, every hit (RULES 6: "hit by a poison weapon: a force check"): success
+    beats this dose; failure deals 1d4 and the venom lingers. A victim already poisoned takes
+    the new dose's 1d4 on a failure; its one ``poisoned`` effect goes on checking each turn."""
+    if not target.present:
         return
     if host.check(target, "force").success:
         return
     amount = roll_die(host.table.rng, 4)
     host.deal_damage(target, amount, source, "poison", True, (amount,))
-    if target.present:
+    if target.present and not has_effect(target, Poisoned.name):
         Poisoned(host, target).start(source=None if source is None else source.name)
 
 

@@ -521,14 +521,20 @@ class TestHazardRules:
         assert len(started) == 1 and started[0]["escape"] == "move"
         assert started[0].get("kind") == (None if kind == "fire" else kind)
 
-    def test_already_poisoned_not_rechecked(self, scripted) -> None:
-        """Poison: a poisoned fighter hit by poison again rolls nothing (one poison at a time)."""
+    def test_every_poisoned_hit_is_checked(self, scripted) -> None:
+        """Poison (RULES 6: "hit by a poison weapon: a force check"): a fighter already poisoned
+        checks each new dose; a failure deals its 1d4 at once, a success nothing. Its one
+        ``poisoned`` effect goes on (no second one ticking beside it)."""
         b, target = self._armored()
         scripted(b, (80, 100), (3, 4))
         poison(b, target, None)
-        rng = scripted(b)
+        assert target.hp == 47
+        rng = scripted(b, (90, 100), (2, 4))  # a second dose: fails again, 1d4 = 2
         poison(b, target, None)
-        assert rng.unused == 0 and len(target.effects) == 1
+        assert rng.unused == 0 and target.hp == 45 and len(target.effects) == 1
+        rng = scripted(b, (10, 100))  # a third: beaten, nothing more
+        poison(b, target, None)
+        assert rng.unused == 0 and target.hp == 45 and len(target.effects) == 1
 
     def test_leaving_a_fire_zone_by_moving(self) -> None:
         """A fire zone with `escape: move` is left with a move, like water and smoke."""

@@ -168,5 +168,5 @@ class Combat:
         elif amount > 0 and self._wounds:
             rounds = self.rules.after_damage(self.table, target, amount)
             if rounds:  # a serious wound (d100): out for that many of its turns
-                KnockedOut(self, target, rounds, kind).start()
+                KnockedOut(self, target, rounds, kind, source).start()
 

@@ -90,17 +90,18 @@ class Status:
             if self.log is not None:
                 self.emit("effect_started", target=member.name, effect="broken")
 
-    def set_unconscious(self, fighter: Fighter, cause: str) -> None:
+    def set_unconscious(self, fighter: Fighter, cause: str, source: Fighter | None = None) -> None:
         """Knocked out with HP left (a serious wound): out of the fight until it wakes.
-        It has fallen all the same: knocked out in the stats, a blow to its allies' morale."""
+        It has fallen all the same: knocked out in the stats, a blow to its allies' morale,
+        and a kill for ``source``, who dealt the wound (RULES 4), as a blow to 0 HP is."""
         fighter.cause = cause  # what it dies of if its side loses while it is out
         self._set_status(fighter, UNCONSCIOUS)
         self._ever_down.add(fighter.name)
         if self.log is not None:
-            self.emit("knocked_out", target=fighter.name, cause=cause, source=None,
-                      serious_wound=True)
+            self.emit("knocked_out", target=fighter.name, cause=cause,
+                      source=None if source is None else source.name, serious_wound=True)
         if self.morale_on:
-            fallen(self.table, self._by_side[fighter.side], fighter, None)
+            fallen(self.table, self._by_side[fighter.side], fighter, source)
         self._unseat(fighter, "mount knocked out")
 
     def wake(self, fighter: Fighter) -> None:

@@ -362,13 +362,21 @@ class TestSeriousWound:
         return b, hero, friend, m
 
     def test_knocked_out_by_a_serious_wound_is_logged(self, scripted) -> None:
-        """`knocked_out` names the cause, no source (the wound, not a blow), and says it was a
+        """`knocked_out` names the cause, the one who dealt the wound, and says it was a
         serious wound; the fighter keeps its HP."""
         b, hero, _, _ = self._wounded(scripted)
         out = events(b.log, "knocked_out")
         assert [(e["target"], e["cause"], e["source"], e["serious_wound"]) for e in out] == [
-            ("Hero", "weapon", None, True)]
+            ("Hero", "weapon", "M", True)]
         assert (hero.hp, hero.status) == (10, "unconscious")
+
+    def test_the_wound_is_its_dealers_kill(self, scripted) -> None:
+        """Morale (RULES 4, kill an enemy +2): a serious wound's knock-out is a fall, so the one
+        who dealt the wound gains 2 tokens, as for a blow to 0 HP."""
+        b, *_ = self._wounded(scripted, morale_on=True)
+        kills = [(e["actor"], e["delta"]) for e in events(b.log, "morale_changed")
+                 if e["reason"] == "kill"]
+        assert kills == [("M", 2)]
 
     def test_dies_of_its_wound_if_its_side_loses(self, scripted) -> None:
         """Out with HP left, it dies if its side loses (RULES 5), of what knocked it out."""
