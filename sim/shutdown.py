@@ -120,6 +120,41 @@ def signals_ignored(*signums: int) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM held back meanwhile, then delivered (in the main thread only).
+
+    For a pool starting a worker: a KeyboardInterrupt raised while the forkserver forks
+    it leaves a worker the pool does not know. Its parent then frees the pool's queues
+    under it (the newborn prints a ``SemLock._rebuild`` FileNotFoundError) or shuts the
+    pool down with one sentinel too few (the known worker waits for it: a hang). Held
+    back, the signal acts once the worker is the pool's: a stop waits for it, a second
+    Ctrl-C kills it. Unlike ``signals_ignored``, nothing is lost.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = {signum: signal.signal(signum, lambda signum, _frame: caught.append(signum))
+                for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        _deliver(caught)
+
+
+def _deliver(signums: list[int]) -> None:
+    """Raise these signals again, in the order they came, each even when the one before
+    raised (KeyboardInterrupt): a second Ctrl-C is still a second."""
+    if signums:
+        try:
+            signal.raise_signal(signums[0])
+        finally:
+            _deliver(signums[1:])
+
+
 # -- in a worker process -----------------------------------------------------------------
 
 

@@ -7,19 +7,20 @@ import os
 import pathlib
 import signal
 import subprocess
+import sys
 
 import pytest
 
 from sim import cli
 from sim.batch.store import can_store_apart
 from tests.batch.helpers import journal_records
-from tests.processes import LIMIT_S, group_alive, pool_workers, read_stream_until, start_sim, wait_until
+from tests.processes import LIMIT_S, ROOT, group_alive, pool_workers, read_stream_until, start_sim, wait_until
 
 DATA = pathlib.Path(__file__).parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
 CHUNK = 300
-POOL = 5  # main, resource tracker, forkserver, 2 workers (a Ctrl-C while a worker is still
-# being born can still print that newborn's traceback: the tests wait for the whole pool)
+POOL = 5  # main, resource tracker, forkserver, 2 workers (the tests stop a pool at work;
+# a Ctrl-C while a worker is born: test_ctrl_c_while_a_worker_is_born)
 STORE = int(can_store_apart())  # a batch's store process, where it has one
 BATCH = {"2": POOL + STORE, "1": 1 + STORE}  # a batch's processes by --workers
 
@@ -130,6 +131,32 @@ class TestSignals:
         code, err = finish(process)
         assert code == 130 and "Traceback" not in err, err
         assert ("stopped at once" in err) == twice
+
+    @pytest.mark.parametrize("twice", [False, True])
+    @pytest.mark.parametrize("worker", [1, 2])
+    def test_ctrl_c_while_a_worker_is_born(self, worker: int, twice: bool) -> None:
+        """A Ctrl-C while the forkserver forks a worker, before the pool knows its pid (a
+        user's early Ctrl-C; under load, the tests' too): exit 130 with no traceback from
+        the newborn (its queues freed under it) and no hang (a shutdown one sentinel short)."""
+        probe = ("import os, signal, sys\n"
+                 "from multiprocessing import forkserver\n"
+                 "real, born = forkserver.read_signed, []\n"
+                 "def read_signed(fd):\n"
+                 "    born.append(fd)\n"
+                 f"    if len(born) == {worker}:  # forked, its pid not yet read\n"
+                 f"        for _ in range({1 + twice}):\n"
+                 "            os.killpg(os.getpid(), signal.SIGINT)\n"
+                 "    return real(fd)\n"
+                 "forkserver.read_signed = read_signed\n"
+                 "import sim.launch\n"
+                 "raise SystemExit(sim.launch.main())\n")
+        process = subprocess.Popen(
+            [sys.executable, "-c", probe, "compare", str(SKIRMISH), str(DATA / "duel" / "duel.yaml"),
+             "-n", "1000000", "--chunk", "5000", "--workers", "2", "--no-progress"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        code, err = finish(process)
+        assert code == 130 and "Traceback" not in err, err
+        assert ("stopped at once" in err) == twice, err
 
     def test_ctrl_c_with_a_local_dask_cluster(self, tmp_path: pathlib.Path) -> None:
         """--executor dask without --scheduler: the local cluster's workers leave Ctrl-C to

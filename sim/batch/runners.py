@@ -20,7 +20,7 @@ from typing import Any
 
 from sim.batch.chunk import ChunkResult, ChunkTask, run_chunk
 from sim.errors import InputError, RunAborted
-from sim.shutdown import signals_ignored, start_pool_helpers, worker_init
+from sim.shutdown import signals_deferred, signals_ignored, start_pool_helpers, worker_init
 from sim.yamlsrc import shorten
 
 Runner = Callable[[Iterator[ChunkTask], int], Iterator[ChunkResult]]
@@ -39,7 +39,10 @@ def _windowed(submit: Callable[[ChunkTask], Any], wait_one: Callable[[set], tupl
     pending: set = set()
     try:
         for task in tasks:
-            pending.add(submit(task))
+            # A submit may start a pool worker: a Ctrl-C waits until the pool knows it, and
+            # until its chunk is pending here (cancelled, not played, by a stop).
+            with signals_deferred():
+                pending.add(submit(task))
             while len(pending) >= window:
                 done, pending = wait_one(pending)
                 for future in done:
