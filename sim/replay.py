@@ -57,10 +57,15 @@ def verify(path: pathlib.Path, battle: int | None = None, scenario_path: pathlib
     _, fresh = run_any(scenario, head["seed"], log=True,
                        batch=batch if isinstance(batch, dict) else None)
     fresh = json.loads(json.dumps(fresh))  # compare as the log stores them (tuples -> lists)
-    for key in PATH_FIELDS:  # where the file lies is not what the battle did
-        fresh[0].pop(key, None)
-        if key in head:
-            fresh[0][key] = head[key]
+    for old, new in zip(saved, fresh, strict=False):
+        # Where the files lie is not what the battle did: a day's header and each of its
+        # fights' battle_started name the day and encounter files as the day was given
+        # (a relative day file gives relative encounter paths), here resolved.
+        if new.get("event") in HEADERS and old.get("event") == new.get("event"):
+            for key in PATH_FIELDS:
+                new.pop(key, None)
+                if key in old:
+                    new[key] = old[key]
     for number, (old, new) in enumerate(zip(saved, fresh, strict=False), start=1):
         if old != new:
             return False, (f"{path}:{number}: first difference at event {number}:"
@@ -73,7 +78,8 @@ def verify(path: pathlib.Path, battle: int | None = None, scenario_path: pathlib
     return True, f"{path}: identical, {len(saved)} events, scenario {found}{note}"
 
 
-PATH_FIELDS = ("scenario_path", "scenario_path_resolved")
+PATH_FIELDS = ("scenario_path", "scenario_path_resolved", "day_path", "day_path_resolved")
+HEADERS = ("battle_started", "day_started")
 
 
 def find_scenario(log: pathlib.Path, head: dict, given: pathlib.Path | None = None) -> pathlib.Path:

@@ -227,6 +227,24 @@ class TestBatchOfDays:
         assert "identical" in capsys.readouterr().out
 
 
+    def test_verify_of_a_day_given_by_a_relative_path(self, tmp_path, capsys, monkeypatch):
+        """A day run as `sim run DAY --log` from its folder logs its day file and encounter files
+        as given (relative); verify re-loads it by the absolute path and must not call the
+        paths a difference (it said 'first difference at event 1', exit 1)."""
+        monkeypatch.chdir(WARREN.parent)
+        log = tmp_path / "day.jsonl"
+        assert cli.main(["run", WARREN.name, "--seed", "2", "--log", str(log)]) == 0
+        events = [json.loads(line) for line in log.read_text().splitlines()]
+        assert events[0]["day_path"] == WARREN.name
+        assert any(e["event"] == "battle_started" and not e["scenario_path"].startswith("/")
+                   for e in events)
+        capsys.readouterr()
+        assert cli.main(["replay", "--verify", str(log)]) == 0
+        assert "identical" in capsys.readouterr().out
+        monkeypatch.chdir(tmp_path)  # and from elsewhere, by the logged absolute path
+        assert cli.main(["replay", "--verify", str(log)]) == 0
+
+
 class TestDayReplay:
     """Both replays step through a whole day: fights, then rests, then fights."""
 
