@@ -43,6 +43,9 @@ class Failed:
     member: Member
 
 
+SCORES = ("characteristics", "attributes", "skills")  # mappings a member's use: merges by name
+
+
 def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str, Entry] | None
              ) -> Any:
     """Merge ``use:`` (a bestiary entry) under the given keys; INVALID when it cannot."""
@@ -59,6 +62,11 @@ def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str,
     merged = {"name": use, **entry.fields, **fields}
     if "tactics" in fields and "tactics" in entry.fields:  # key by key, like a side's
         merged["tactics"] = fields["tactics"].over(entry.fields["tactics"])
+    for key in SCORES:
+        # Score by score: `characteristics: {force: 80}` next to `use: man-at-arms` is a
+        # stronger man-at-arms, not one whose physique, mental and social fall to the default.
+        if key in fields and key in entry.fields:
+            merged[key] = {**entry.fields[key], **fields[key]}
     return merged
 
 

@@ -21,6 +21,19 @@ class TestUseAndCount:
         assert [(w.name, str(w.damage)) for w in boss.weapons] == [("rusty blade", "1d6")]
         assert boss.side == "goblins"
 
+    def test_scores_beside_use_override_score_by_score(self, arena):
+        """`characteristics: {force: 60}` beside `use:` changes that score and keeps the entry's
+        others (they were dropped to the default 50 without a word); a mount's skills too."""
+        arena.write(BESTIARY_WITH_MOUNTS.replace(
+            "  warhorse: {hp: 30,", "  warhorse: {hp: 30, characteristics: {physique: 70, force: 80},"),
+            "bestiary/d100/x.yaml")
+        scenario = arena.load(MOUNTED.replace(
+            "mount: {use: pony}",
+            "mount: {use: warhorse, characteristics: {force: 90}, skills: {melee: 55}}"))
+        horse = scenario.sides[0].members[1]
+        assert dict(horse.characteristics) == {"physique": 70, "force": 90}
+        assert dict(horse.skills) == {"melee": 55, "defense": 30}
+
     def test_count_names(self, arena):
         """``count: 3`` names the members ``goblin 1`` .. ``goblin 3``, one kind (their entry)."""
         scenario = arena.load(variant("count: 2", "count: 3"))
