@@ -278,12 +278,20 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
     if isinstance(value, str):
         file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)
         if not file.is_file():
-            _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file})")
+            what = "not a regular file" if file.exists() else "no such file"
+            _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file}: {what})")
             return None
         try:
             own = load_yaml(file)
         except ScenarioError as exc:
             problems.extend(exc.problems)
+            return None
+        if isinstance(own.data, dict) and ("steps" in own.data or "creatures" in own.data):
+            # Else read as a scenario, it was only told 'sides: must be a list of sides'.
+            what = ("a day (it has steps:): a day's fights are written as this day's steps"
+                    if "steps" in own.data else
+                    "a bestiary file (it has creatures:): fight its entries with use: in a scenario")
+            _fail(problems, day, where, f"{shorten(value)} is {what}")
             return None
         origin: Path = ()
         scenario_path = file

@@ -25,6 +25,21 @@ class TestDayFile:
         assert line.startswith(f"{tmp_path / 'day.yaml'}:11:16:")
         assert "no encounter file 'nope.yaml'" in line
 
+    def test_encounter_that_is_a_day_or_a_bestiary(self, tmp_path):
+        """An encounter naming a day file (this one, or another) or a bestiary file was told
+        '<file>:1:1: sides: must be a list of sides'; now the step says what the file is.
+        A folder is no encounter file either, and says so."""
+        body = ("name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: day.yaml\n"
+                "  - encounter: bestiary/d20/goblinoids.yaml\n  - encounter: bestiary\n")
+        day = tmp_path / "day.yaml"
+        assert self.problems(tmp_path, body) == [
+            f"{day}:11:16: steps[0].encounter: 'day.yaml' is a day (it has steps:): a day's"
+            " fights are written as this day's steps",
+            f"{day}:12:16: steps[1].encounter: 'bestiary/d20/goblinoids.yaml' is a bestiary file"
+            " (it has creatures:): fight its entries with use: in a scenario",
+            f"{day}:13:16: steps[2].encounter: no encounter file 'bestiary' (looked at"
+            f" {tmp_path / 'bestiary'}: not a regular file)"]
+
     @pytest.mark.parametrize(("kind", "shown"), [("nap", "'nap'"), ("[]", "[]"), ("{}", "{}")])
     def test_unknown_rest_kind(self, tmp_path, kind, shown):
         """A rest kind that is not a name (a list, a map) is refused, not looked up."""
