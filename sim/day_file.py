@@ -25,12 +25,13 @@ from sim.overrides import blame
 from sim.overrides import parse_all as parse_overrides
 from sim.rest import REST_KINDS
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
-from sim.scenario.checker import did_you_mean
+from sim.scenario.checker import Checker, did_you_mean
 from sim.scenario.unused import morale_is_on
 from sim.yamlsrc import Mark, Path, Source, display_name, load_yaml, shorten
 
 MAX_STEPS = 50
 MAX_HOURS = 24 * 7
+MAX_DESCRIPTION = 5000  # as a scenario's
 DAY_KEYS = ("name", "rules", "description", "party", "steps", "options")
 OPPOSITION = "opposition"  # the winner of a day the party did not see through
 
@@ -185,11 +186,12 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         _fail(problems, source, ("rules",),
               f"must be one of {', '.join(IMPLEMENTED_SYSTEMS)} (got {shorten(rules)})")
         return None
-    name = data.get("name")
-    if "name" in data and (not isinstance(name, str) or not name.strip()):
-        _fail(problems, source, ("name",), f"must be a non-empty text (got {shorten(data.get('name'))})")
-    if "description" in data and not isinstance(data["description"], str):
-        _fail(problems, source, ("description",), f"must be a text (got {shorten(data['description'])})")
+    # Checked as a scenario's are: a day's name is in every log, summary and report of it.
+    checker = Checker(source, problems)
+    if "name" in data:
+        checker.text(data["name"], ("name",))
+    if "description" in data:
+        checker.text(data["description"], ("description",), MAX_DESCRIPTION)
     destiny, recovery = read_day_options(data.get("options"), rules,
                                          lambda where, message: _fail(problems, source, where, message))
     party = data.get("party")

@@ -123,7 +123,22 @@ class TestDayFile:
         body = ("name: D\nrules: d20\ndescription: 42\n" + PARTY + "steps:\n  - encounter: "
                 + str(AMBUSH) + "\n")
         (line,) = self.problems(tmp_path, body)
-        assert "day.yaml:3:" in line and "description: must be a text (got 42)" in line
+        assert "day.yaml:3:" in line and "description: must be a non-empty string (got 42)" in line
+
+    def test_name_and_description_bounded_as_a_scenarios(self, tmp_path):
+        """A day's name of 100,000 characters, or holding control characters, and a description
+        past 5,000 characters were accepted (a scenario's are refused): the name is written in
+        every log line day_started, summary and report of the day."""
+        long = "x" * 100_000
+        body = (f'name: "{long}"\nrules: d20\ndescription: "{long}"\n' + PARTY
+                + "steps:\n  - encounter: " + str(AMBUSH) + "\n")
+        assert [line.split(": ", 1)[1] for line in self.problems(tmp_path, body)] == [
+            "name: must be at most 80 characters (got 100000)",
+            "description: must be at most 5000 characters (got 100000)"]
+        (tmp_path / "c").mkdir()
+        body = body.replace(f'"{long}"', '"a\\x1b[2Jb"', 1).replace(f'"{long}"', "D")
+        (line,) = self.problems(tmp_path / "c", body)
+        assert line.endswith("name: must not contain control characters (got 'a\\x1b[2Jb')")
 
     def test_level_outside_d20_only_for_a_resting_party(self, tmp_path):
         """Outside d20 only a day's rests read `level` (RULES 7: 1d4+level HP an hour...): a
