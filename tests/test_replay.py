@@ -248,6 +248,29 @@ class TestVerify:
         assert f"{scenario} (changed since the log was written: SHA-256 differs)" in err
         assert err.rstrip().endswith("give the scenario with --scenario PATH")
 
+    def test_extra_bestiary_folders(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A log written with --bestiary verifies with the folders given again (that said
+        'first difference at event 1', exit 1: the header's folder list was compared); a
+        logged folder that is gone is refused (its entries came silently from elsewhere, and
+        the log 'differed') unless --bestiary gives the folder anew."""
+        lib = tmp_path / "lib"
+        (lib / "d20").mkdir(parents=True)
+        (lib / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n  vault ogre: {hp: 30, weapons: [{name: club, damage: 1d8}]}\n")
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(SKIRMISH.read_text().replace(
+            "- {name: ghoul, count: 3,", "- {use: vault ogre}\n      - {name: ghoul, count: 2,"))
+        log = tmp_path / "b.jsonl"
+        assert cli.main(["run", str(scenario), "--bestiary", str(lib), "--log", str(log)]) == 0
+        assert run(capsys, "replay", "--verify", str(log))[0] == 0
+        assert run(capsys, "replay", "--verify", str(log), "--bestiary", str(lib))[0] == 0
+        lib.rename(tmp_path / "moved")
+        code, _, err = run(capsys, "replay", "--verify", str(log))
+        assert (code, err) == (2, f"{log}:1:1: battle_started.bestiary: the logged bestiary folder"
+                                  f" {lib} is not a folder any more; give it with --bestiary DIR\n")
+        code, out, _ = run(capsys, "replay", "--verify", str(log), "--bestiary", str(tmp_path / "moved"))
+        assert code == 0 and "identical" in out
+
     def test_header_records_both_paths(self, tmp_path: pathlib.Path, capsys, monkeypatch) -> None:
         """battle_started keeps the path as given and adds it resolved (absolute)."""
         monkeypatch.chdir(tmp_path)
