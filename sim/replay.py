@@ -162,11 +162,19 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
             msg = f"{path}:0:0: (document): holds {len(battles)} battles; pick one with --battle I"
             raise InputError(msg)
         return battles[0]
+    held = []
     for events in battles:
         batch = events[0].get("batch")
         if isinstance(batch, dict) and batch.get("index") == battle:
             return events
-    msg = f"{path}:0:0: (document): no battle {battle} in this log"
+        if isinstance(batch, dict) and isinstance(batch.get("index"), int):
+            held.append(batch["index"])
+    # Say what it does hold: `sim run --log` writes one battle with no batch index, which
+    # --battle 0 did not find either.
+    what = (f"it holds battles {min(held)} to {max(held)} of its batch" if held else
+            "its battle is no batch's (a sim run log): replay it without --battle"
+            if len(battles) == 1 else "its battles are no batch's")
+    msg = f"{path}:0:0: (document): no battle {battle} in this log; {what}"
     raise InputError(msg)
 
 

@@ -48,13 +48,25 @@ class TestSavedLogs:
         code, out, err = run(capsys, "run", str(SKIRMISH), "--seed", "4", "--log", "-", "--narrate")
         assert code == 0 and out.startswith('{"event":"battle_started"') and "Golden skirmish" in err
 
-    @pytest.mark.parametrize("index", ["-1", "5000"])
+    @pytest.mark.parametrize("index", ["-1", "0", "5000"])
     def test_battle_out_of_a_log(self, tmp_path: pathlib.Path, capsys, index: str) -> None:
-        """--battle -1 and --battle 5000 get the same one-line message."""
+        """--battle -1, 0 and 5000 get the same one-line message; it says what the log holds
+        (a sim run log's one battle has no batch index: --battle 0 missed it too)."""
         log = tmp_path / "b.jsonl"
         run(capsys, "run", str(SKIRMISH), "--log", str(log))
         code, _, err = run(capsys, "replay", str(log), "--battle", index)
-        assert code == 2 and err == f"{log}:0:0: (document): no battle {index} in this log\n"
+        assert code == 2 and err == (f"{log}:0:0: (document): no battle {index} in this log; its"
+                                     " battle is no batch's (a sim run log): replay it without"
+                                     " --battle\n")
+
+    def test_battle_out_of_a_batch_log(self, tmp_path: pathlib.Path, capsys) -> None:
+        out = tmp_path / "run"
+        assert run(capsys, "batch", str(SKIRMISH), "-n", "5", "--logs", "all", "--out", str(out),
+                   "--workers", "1", "--no-progress", "--json")[0] == 0
+        (log,) = (out / "logs").iterdir()
+        code, _, err = run(capsys, "replay", str(log), "--battle", "7")
+        assert code == 2 and err == (f"{log}:0:0: (document): no battle 7 in this log; it holds"
+                                     " battles 0 to 4 of its batch\n")
 
     @pytest.mark.parametrize(
         ("text", "where"),
