@@ -16,6 +16,7 @@ from sim.paired import HEADLINE
 ROOT = pathlib.Path(__file__).parent.parent
 AMBUSH = ROOT / "scenarios" / "road_ambush.yaml"
 DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
+WARREN = ROOT / "scenarios" / "days" / "goblin_warren.yaml"
 
 
 def compare(capsys, *args: str) -> dict:
@@ -125,10 +126,23 @@ class TestErrors:
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=5..1",
                          "--workers", "1"]) == 2
         assert capsys.readouterr().err.startswith("sim compare: --vary: LO..HI must hold")
-        assert cli.main(["compare", str(AMBUSH), "--vary", "name=../a,../b",
+        vary = "steps[4].encounter=../road_ambush.yaml,../hobgoblin_warband.yaml"
+        assert cli.main(["compare", str(WARREN), "--vary", vary,
                          "-n", "5", "--workers", "1", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["variants"] == [
-            "name=../a", "name=../b"]
+            "steps[4].encounter=../road_ambush.yaml", "steps[4].encounter=../hobgoblin_warband.yaml"]
+
+    @pytest.mark.parametrize(("vary", "told"), [
+        ("sides[goblins].members[goblin].count=3,4,3", "count=3 fights the same battles as"
+                                                       " sides[goblins].members[goblin].count=3"),
+        ("name=A,B", "name=B fights the same battles as name=A"),
+        ("sides[heroes].members[Aria].description=a,b", "description=b fights the same battles as")])
+    def test_variants_fighting_the_same_battles_are_refused(self, capsys, vary, told):
+        """--vary values whose variants fight the same battles compared nothing (a table of
+        zero differences): a value given twice, a name, a description."""
+        assert cli.main(["compare", str(AMBUSH), "--vary", vary, "--workers", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("sim compare: --vary: ") and told in err and len(err.splitlines()) == 1
 
     def test_report_page(self, tmp_path, capsys):
         """--report writes an HTML page with the names escaped and a plot."""

@@ -9,6 +9,8 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
+import attrs
+
 from sim.batch import Runner, kept_pool
 from sim.cli.common import (
     EXIT_OK,
@@ -20,7 +22,7 @@ from sim.cli.common import (
     warn,
 )
 from sim.compare import MAX_VARIANTS, compare, variant_names
-from sim.day_file import Day, load_input
+from sim.day_file import Day, Encounter, load_input
 from sim.errors import InputError, ScenarioError
 from sim.model import Scenario
 from sim.paired import Variant
@@ -82,6 +84,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _check_count(labels)
         scenarios = _load_all([(args.scenarios[0], [*args.overrides, label]) for label in labels],
                               bestiary)
+        _check_distinct("compare", labels, scenarios)
     else:
         labels = [p.stem for p in args.scenarios]
         _check_count(labels)
@@ -117,6 +120,28 @@ def _vary_values(text: str) -> tuple[str, list[str]]:
     return path.strip(), listed
 
 
+def _fights(loaded: Scenario | Day) -> str:
+    """What a battle (or a day) reads of a loaded variant: everything but the names."""
+    if isinstance(loaded, Day):
+        steps = [_fights(step.scenario) if isinstance(step, Encounter) else (step.kind, step.hours)
+                 for step in loaded.steps]
+        return repr((loaded.rules, loaded.destiny_points, loaded.unhealable_recovery, steps))
+    return attrs.evolve(loaded, name="").resolved_sha256
+
+
+def _check_distinct(command: str, labels: Sequence[str], loaded: Sequence[Scenario | Day]) -> None:
+    """--vary values that fight the same battles compare nothing: a repeated value (count=3,3),
+    or a path no battle reads (name=A,B, a description) gave a table of zero differences."""
+    seen: dict[str, int] = {}
+    for k, (label, variant) in enumerate(zip(labels, loaded, strict=True)):
+        first = seen.setdefault(_fights(variant), k)
+        if first != k:
+            msg = (f"sim {command}: --vary: {label} fights the same battles as {labels[first]} (a value"
+                   " given twice, or a path no battle reads: a name, a description); vary"
+                   " something the battle reads")
+            raise InputError(msg)
+
+
 def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str]]],
               bestiary: tuple[pathlib.Path, ...]) -> list[Scenario | Day]:
     """Load every variant, reporting every variant's problems at once."""
@@ -137,6 +162,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     labels = [f"{path}={v}" for v in values]
     scenarios = _load_all([(args.scenario, [*args.overrides, label]) for label in labels],
                           tuple(args.bestiary))
+    _check_distinct("tune", labels, scenarios)
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
     runner, window = _runner_for(args)
     shown = not (args.no_progress or args.json)
