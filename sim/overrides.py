@@ -216,6 +216,13 @@ def _apply_one(data: object, override: Override, file: str) -> tuple[object, Pat
                 if steps[number + 1].bracket:
                     msg = f"no key '{key}' in {format_path(where) or 'the scenario'}{_hint(key, list(node))}"
                     raise ValueError(msg)
+                if key == "mount" and "use" in node:
+                    # Made here, {hp: 30} would replace the entry's warhorse whole (a mount
+                    # written beside use: does), not edit it: a bare beast of 30 HP.
+                    msg = (f"no 'mount' written in {format_path(where)}: its mount, if any, comes"
+                           f" from bestiary entry {shorten(node['use'])}, and one written here"
+                           " replaces it whole; set it whole, e.g. mount={use: warhorse, hp: 30}")
+                    raise ValueError(msg)
                 node[key] = {}  # a section not written yet (options:); validation checks its name
             where = (*where, key)
             if not last:
