@@ -120,6 +120,34 @@ class TestCarryOver:
         pytest.fail("no seed spent both points")
 
 
+    def test_nobody_rides_a_mount_still_down(self, tmp_path):
+        """A mount stabilised at 0 HP after a won fight carried its rider into the next one: the
+        rider was seated on it and rolled riding (RULES 6: nobody rides an unconscious mount).
+        The rider now starts that fight on foot."""
+        body = ("name: D\nrules: d100\nparty:\n  name: knights\n  members:\n"
+                "    - {use: knight, name: Sir Bors, mount: {use: warhorse, hp: 4}}\n"
+                "    - {use: knight, name: Dame Aude, mount: {use: warhorse, hp: 4}}\n"
+                "steps:\n"
+                "  - encounter: {name: A, sides: [{name: b, members: [{use: brigand, count: 3}]}]}\n"
+                "  - encounter: {name: B, sides: [{name: c, members: [{use: brigand}]}]}\n")
+        day = load_day(write_day(tmp_path, body))
+        checked = 0
+        for seed in range(1, 40):
+            _, events = run_day(day, seed, log=True)
+            fights = battles(events)
+            if len(fights) < 2:
+                continue
+            hp = {c["name"]: c["hp"] for c in fights[1][0]["combatants"]}
+            for rider in ("Sir Bors", "Dame Aude"):
+                if hp[f"warhorse of {rider}"] or not hp[rider]:
+                    continue
+                checked += 1
+                assert not any(e["event"] == "effect_started" and e["target"] == rider
+                               and e["effect"] == "mounted" for e in fights[1])
+                assert not any(e["event"] == "check_rolled" and e["actor"] == rider
+                               and e.get("skill") == "riding" for e in fights[1])
+        assert checked >= 3
+
 class TestEndOfDay:
     """The day ends at the first fight the party does not win."""
 
