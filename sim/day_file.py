@@ -33,6 +33,8 @@ MAX_STEPS = 50
 MAX_HOURS = 24 * 7
 MAX_DESCRIPTION = 5000  # as a scenario's
 DAY_KEYS = ("name", "rules", "description", "party", "steps", "options")
+STEP_KEYS = ("encounter", "rest")
+REST_KEYS = ("kind", "hours")
 OPPOSITION = "opposition"  # the winner of a day the party did not see through
 
 
@@ -244,9 +246,15 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
           destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
           ) -> Encounter | Rest | None:
     where: Path = ("steps", i)
-    if not isinstance(step, dict) or len(step) != 1 or next(iter(step)) not in ("encounter", "rest"):
+    if isinstance(step, dict) and len(step) == 1 and next(iter(step)) not in STEP_KEYS:
+        (key,) = step
+        hint = did_you_mean(key, STEP_KEYS) if isinstance(key, str) else ""
+        _fail(problems, source, (*where, key), f"unknown key {shorten(key)} in a step: a step is"
+              f" {{encounter: FILE or inline scenario}} or {{rest: {{kind, hours}}}}{hint}", at_key=True)
+        return None
+    if not isinstance(step, dict) or len(step) != 1:
         _fail(problems, source, where,
-              "must be {encounter: FILE or inline scenario} or {rest: {kind, hours}}")
+              "must be {encounter: FILE or inline scenario} or {rest: {kind, hours}}, one a step")
         return None
     (kind, value), = step.items()
     if kind == "rest":
@@ -256,8 +264,17 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
 
 def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Rest | None:
     where: Path = ("steps", i, "rest")
-    if not isinstance(value, dict) or set(value) - {"kind", "hours"} or "kind" not in value:
+    if not isinstance(value, dict):
         _fail(problems, source, where, "must be {kind: quick|calm|good|intensive, hours: N}")
+        return None
+    unknown = [key for key in value if key not in REST_KEYS]
+    for key in unknown:  # a misspelt key is named, with the one it is close to
+        hint = did_you_mean(key, REST_KEYS) if isinstance(key, str) else ""
+        _fail(problems, source, (*where, key), f"unknown key {shorten(key)} in a rest (kind,"
+              f" hours){hint}", at_key=True)
+    if "kind" not in value:
+        _fail(problems, source, where, "missing required key 'kind' (quick, calm, good or intensive)")
+    if unknown or "kind" not in value:
         return None
     kind, hours = value["kind"], value.get("hours", 1)
     ok = True

@@ -48,6 +48,21 @@ class TestDayFile:
         (line,) = self.problems(tmp_path, body)
         assert f"steps[1].rest.kind: no rest kind {shown}" in line
 
+    def test_misspelt_step_and_rest_keys_are_named(self, tmp_path):
+        """`rest: {kind: good, hour: 8}` and `- rets: ...` were told only 'must be {kind: ...,
+        hours: N}' (or '{encounter...} or {rest...}'), not which key was wrong: now each
+        unknown key is named at its place, with the key it is close to."""
+        body = ("name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: " + str(AMBUSH)
+                + "\n  - rest: {kind: good, hour: 8}\n  - rets: {kind: good}\n  - rest: {hours: 2}\n")
+        day = tmp_path / "day.yaml"
+        assert self.problems(tmp_path, body) == [
+            f"{day}:12:24: steps[1].rest.hour: unknown key 'hour' in a rest (kind, hours); did"
+            " you mean 'hours'?",
+            f"{day}:13:5: steps[2].rets: unknown key 'rets' in a step: a step is {{encounter: FILE"
+            " or inline scenario} or {rest: {kind, hours}}; did you mean 'rest'?",
+            f"{day}:14:11: steps[3].rest: missing required key 'kind' (quick, calm, good or"
+            " intensive)"]
+
     def test_rest_before_the_first_fight_does_nothing(self, tmp_path):
         """A rest before any fight, with morale off, played exactly the day without it (the
         party starts rested): refused. With morale on it gives a token, and is kept."""
