@@ -132,6 +132,11 @@ def _scores(c: Checker, value: object, path: Path, names: tuple[str, ...] | None
     """A mapping of name -> score on 0..``top`` (``names``: the only keys allowed, if given)."""
     if not isinstance(value, dict):
         return c.fail(path, f"must be a mapping of name: score (got {shorten(value)})")
+    if not value:
+        # Missing scores count the default, and beside use: scores override the entry's one
+        # by one: an empty mapping sets nothing anywhere.
+        return c.fail(path, "does nothing: it sets no score (missing ones count the default;"
+                            " beside use:, write null to drop the entry's); remove it", at_key=True)
     out: dict[str, int] = {}
     for key, score in value.items():
         if not isinstance(key, str) or (names is not None and key not in names):

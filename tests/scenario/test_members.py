@@ -34,6 +34,19 @@ class TestUseAndCount:
         assert dict(horse.characteristics) == {"physique": 70, "force": 90}
         assert dict(horse.skills) == {"melee": 55, "defense": 30}
 
+    def test_an_empty_score_mapping_is_refused(self, arena):
+        """`skills: {}` sets no score: beside use: (scores override one by one) and alone
+        (missing ones count the default) it did nothing; null drops the entry's."""
+        arena.write(BESTIARY_WITH_MOUNTS, "bestiary/d100/x.yaml")
+        p = arena.one(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, skills: {}}"))
+        assert (p.path, p.message) == ("sides[0].members[0].mount.skills", "does nothing: it sets"
+                                       " no score (missing ones count the default; beside use:,"
+                                       " write null to drop the entry's); remove it")
+        p = arena.one(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse}").replace(
+            "      - name: brigand\n", "      - {use: warhorse, name: Nag, characteristics: {}}\n"
+                                     "      - name: brigand\n"))
+        assert p.path == "sides[1].members[0].characteristics"
+
     def test_count_names(self, arena):
         """``count: 3`` names the members ``goblin 1`` .. ``goblin 3``, one kind (their entry)."""
         scenario = arena.load(variant("count: 2", "count: 3"))
