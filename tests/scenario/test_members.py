@@ -47,6 +47,18 @@ class TestUseAndCount:
                                      "      - name: brigand\n"))
         assert p.path == "sides[1].members[0].characteristics"
 
+    def test_null_beside_a_mounts_use_drops_the_entry_s(self, arena):
+        """`mount: {use: warhorse, skills: null}` was refused 'must be a mapping (got None)':
+        KEY: null dropped an entry's key on a member only. It drops it on a mount too, and a
+        key the entry does not give is 'nothing to drop'."""
+        arena.write(BESTIARY_WITH_MOUNTS, "bestiary/d100/x.yaml")
+        horse = arena.load(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, skills: null}")
+                           ).sides[0].members[1]
+        assert dict(horse.skills) == {} and horse.hp.max == 30
+        p = arena.one(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, items: null}"))
+        assert (p.path, p.message) == ("sides[0].members[0].mount.items",
+                                       "nothing to drop: bestiary entry 'warhorse' has no 'items'")
+
     def test_count_names(self, arena):
         """``count: 3`` names the members ``goblin 1`` .. ``goblin 3``, one kind (their entry)."""
         scenario = arena.load(variant("count: 2", "count: 3"))
