@@ -234,12 +234,14 @@ def show_entry(rules: str, entry: Entry) -> str:
 
 
 def find_entry(name: str, dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]
-               ) -> tuple[str, Entry] | str:
-    """(rules, entry) of ``name``, or why there is none: a close name, the folders searched."""
-    for rules, entries in found.items():
-        entry = entries.get(name.strip())
-        if entry is not None:
-            return rules, entry
+               ) -> list[tuple[str, Entry]] | str:
+    """(rules, entry) of ``name`` in each rule system that has one (`sim bestiary wolf`: the
+    d20 wolf and the d10 one, not the first alone), or why there is none: a close name, the
+    folders searched."""
+    hits = [(rules, entries[name.strip()]) for rules, entries in found.items()
+            if name.strip() in entries]
+    if hits:
+        return hits
     names = tuple(key for entries in found.values() for key in entries)
     return (f"no bestiary entry '{name}'{did_you_mean(name, names)};"
             f" {where_searched(list(dirs), tuple(found))}")
