@@ -148,6 +148,28 @@ class TestCarryOver:
                                and e.get("skill") == "riding" for e in fights[1])
         assert checked >= 3
 
+    def test_a_member_dead_in_one_fight_and_named_in_a_later_hazard(self, tmp_path):
+        """A later encounter whose hazard names a party member who died earlier (destiny
+        points spent) crashed the day with KeyError (exit 1, a batch's worker lost); the dead
+        are left out of its zones, as of its sides."""
+        body = ("name: D\nrules: d20\noptions: {destiny_points: 1}\nparty:\n  name: heroes\n"
+                "  members:\n    - {use: knight, name: Sir Bors, hp: 60}\n"
+                "    - {use: ranger, name: Aria, hp: 1}\n    - {use: rogue, name: Wren, hp: 1}\n"
+                "steps:\n"
+                "  - encounter: {name: A, sides: [{name: g, members: [{use: goblin, count: 3}]}]}\n"
+                "  - encounter:\n      name: B\n"
+                "      hazards: [{kind: water, zone: ford, members: [Aria], escape: none}]\n"
+                "      sides: [{name: c, members: [{use: goblin}]}]\n")
+        day = load_day(write_day(tmp_path, body))
+        reached = 0
+        for seed in range(1, 20):
+            _, events = run_day(day, seed, log=True)
+            fights = battles(events)
+            if len(fights) == 2 and all(c["name"] != "Aria" for c in fights[1][0]["combatants"]):
+                reached += 1
+                assert not any(e.get("target") == "Aria" for e in fights[1])
+        assert reached >= 1
+
 class TestEndOfDay:
     """The day ends at the first fight the party does not win."""
 
