@@ -116,6 +116,17 @@ class TestErrors:
                              "--workers", "1"]) == 2
             assert capsys.readouterr().err.startswith("sim compare: --vary: must be PATH=V1,V2")
 
+    def test_vary_values_may_hold_commas(self, capsys):
+        """A YAML value holding commas (a flow list or mapping, a quoted text) is one value:
+        `items=[{heal: 2d4, count: 2}],[{heal: 4d4, count: 2}]` was cut at every comma into
+        broken YAML."""
+        vary = "sides[heroes].members[Aria].items=[{heal: 2d4, count: 2}],[{heal: 4d4, count: 2}]"
+        assert cli.main(["compare", str(AMBUSH), "--vary", vary, "-n", "5", "--workers", "1",
+                         "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["variants"] == [
+            "sides[heroes].members[Aria].items=[{heal: 2d4, count: 2}]",
+            "sides[heroes].members[Aria].items=[{heal: 4d4, count: 2}]"]
+
     def test_bad_vary_path(self, capsys):
         """A --vary path that does not exist names the problem."""
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[orcs].hp=1,2", "--workers", "1"]) == 2

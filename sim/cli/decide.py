@@ -113,11 +113,30 @@ def _vary_values(text: str) -> tuple[str, list[str]]:
     if sep and is_range(values):  # (a value may hold '..' itself: ../other.yaml)
         path, numbers = parse_vary(text, "compare")
         return path, [str(v) for v in numbers]
-    listed = [v.strip() for v in values.split(",")]
+    listed = [v.strip() for v in _split_values(values)]
     if not sep or not path.strip() or len(listed) < 2 or not all(listed):
         msg = f"sim compare: --vary: must be PATH=V1,V2,... or PATH=LO..HI (got {text[:80]!r})"
         raise InputError(msg)
     return path.strip(), listed
+
+
+def _split_values(text: str) -> list[str]:
+    """The values of ``V1,V2,...``: split at the commas outside brackets and quotes, so that a
+    YAML value may hold some (``[{heal: 2d4, count: 2}]`` was cut into two broken values)."""
+    values, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"" and not text[start:i].strip():  # a quoted value (not it's)
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            values.append(text[start:i])
+            start = i + 1
+    return [*values, text[start:]]
 
 
 def _fights(loaded: Scenario | Day) -> str:
