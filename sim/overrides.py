@@ -51,7 +51,7 @@ def _fail(file: str, text: str, message: str) -> ScenarioError:
     return ScenarioError([Problem(file, 0, 0, f"--set {shorten(text, 80)[1:-1]}", message)])
 
 
-def _split(text: str) -> tuple[str, str] | None:
+def split_assignment(text: str) -> tuple[str, str] | None:
     """PATH and VALUE at the first '=' outside brackets (names may hold '=')."""
     depth = 0
     for i, ch in enumerate(text):
@@ -104,7 +104,7 @@ def parse(text: str, file: str = "--set") -> Override:
     """Parse one ``PATH=VALUE``; ScenarioError (exit 2) when it cannot be."""
     if len(text) > MAX_TEXT:
         raise _fail(file, text, f"at most {MAX_TEXT} characters")
-    split = _split(text)
+    split = split_assignment(text)
     if split is None and text.count("[") > text.count("]"):
         raise _fail(file, text, "bad path: a '[' is never closed")
     if split is None:

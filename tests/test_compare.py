@@ -127,6 +127,14 @@ class TestErrors:
             "sides[heroes].members[Aria].items=[{heal: 2d4, count: 2}]",
             "sides[heroes].members[Aria].items=[{heal: 4d4, count: 2}]"]
 
+    def test_vary_value_may_hold_an_equals_sign(self, capsys):
+        """PATH ends at the first '=' outside brackets, as in --set: the last one cut a
+        weapon named 'x=1' into a broken path and value."""
+        vary = "sides[heroes].members[Aria].weapons=[{name: x=1, damage: 1d4}],[{name: y, damage: 1d6}]"
+        assert cli.main(["compare", str(AMBUSH), "--vary", vary, "-n", "5", "--workers", "1",
+                         "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["variants"][0].endswith("[{name: x=1, damage: 1d4}]")
+
     def test_bad_vary_path(self, capsys):
         """A --vary path that does not exist names the problem."""
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[orcs].hp=1,2", "--workers", "1"]) == 2

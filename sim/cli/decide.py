@@ -25,6 +25,7 @@ from sim.compare import MAX_VARIANTS, compare, variant_names
 from sim.day_file import Day, Encounter, load_input
 from sim.errors import InputError, ScenarioError
 from sim.model import Scenario
+from sim.overrides import split_assignment
 from sim.paired import Variant
 from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
@@ -109,12 +110,14 @@ def _check_count(labels: Sequence[str]) -> None:
 
 def _vary_values(text: str) -> tuple[str, list[str]]:
     """``PATH=V1,V2,...`` or ``PATH=LO..HI`` (integers)."""
-    path, sep, values = text.rpartition("=")
+    _, sep, values = text.rpartition("=")
     if sep and is_range(values):  # (a value may hold '..' itself: ../other.yaml)
         path, numbers = parse_vary(text, "compare")
         return path, [str(v) for v in numbers]
+    # At the first '=' outside brackets, as --set: a value may hold '=' (a name 'x=1').
+    path, values = split_assignment(text) or ("", "")
     listed = [v.strip() for v in _split_values(values)]
-    if not sep or not path.strip() or len(listed) < 2 or not all(listed):
+    if not path.strip() or len(listed) < 2 or not all(listed):
         msg = f"sim compare: --vary: must be PATH=V1,V2,... or PATH=LO..HI (got {text[:80]!r})"
         raise InputError(msg)
     return path.strip(), listed
