@@ -295,6 +295,22 @@ class TestBatchOfDays:
         assert cli.main(["replay", "--verify", str(log)]) == 0
 
 
+    def test_changed_encounter_file_is_named_as_such(self, tmp_path, capsys):
+        """An encounter file edited after the run began was told 'a bestiary entry it uses
+        changed' by replay RUN_DIR (and --resume): the day file itself was unchanged."""
+        (tmp_path / "fight.yaml").write_text(AMBUSH.read_text())
+        day = write_day(tmp_path, "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: fight.yaml\n")
+        out = tmp_path / "run"
+        assert cli.main(["batch", str(day), "-n", "5", "--workers", "1", "--json", "--no-progress",
+                         "--out", str(out)]) == 0
+        (tmp_path / "fight.yaml").write_text(AMBUSH.read_text().replace("count: 6", "count: 5"))
+        capsys.readouterr()
+        assert cli.main(["replay", str(out), "--battle", "0", "--no-interactive"]) == 2
+        assert capsys.readouterr().err == (
+            f"{day}:0:0: (document): an encounter file it names, or a bestiary entry it uses,"
+            " changed since the run began (searched: the default folders)\n")
+
+
 class TestDayReplay:
     """Both replays step through a whole day: fights, then rests, then fights."""
 
