@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from sim import __version__
 from sim.batch import BATTLES, RunFolder, battle_seed, load_run_scenario
 from sim.day import run_any
-from sim.day_file import load_input
+from sim.day_file import Day, load_input
 from sim.errors import InputError
 from sim.events import SCHEMA, missing_fields, read_jsonl
 from sim.infile import open_regular_text
@@ -60,6 +60,8 @@ def verify(path: pathlib.Path, battle: int | None = None, scenario_path: pathlib
         msg = f"{path}:1:1: battle_started.overrides: must be a list of PATH=VALUE texts"
         raise InputError(msg)
     scenario = load_input(found, (*bestiary, *logged), overrides=overrides)
+    if isinstance(scenario, Day):
+        _check_encounter_files(path, saved, scenario)
     batch = head.get("batch")
     _, fresh = run_any(scenario, head["seed"], log=True,
                        batch=batch if isinstance(batch, dict) else None)
@@ -87,6 +89,23 @@ def verify(path: pathlib.Path, battle: int | None = None, scenario_path: pathlib
 
 # Where the files lay: the scenario (or day) and the extra bestiary folders, which verify may
 # be given anew (--scenario, --bestiary) when they moved; what they held is in the events.
+def _check_encounter_files(path: pathlib.Path, saved: list[dict], day: Day) -> None:
+    """A day's encounter file edited since the log was written is bad input (exit 2), as a
+    changed scenario is: the day file's SHA-256 matched, and the log was said to differ."""
+    logged, step = {}, None
+    for event in saved:
+        if event["event"] == "encounter_started":
+            step = event.get("step")
+        elif event["event"] == "battle_started" and step is not None:
+            logged[step] = event.get("scenario_sha256")
+    for encounter in day.encounters:
+        was = logged.get(encounter.step)
+        if was is not None and was != encounter.scenario.sha256:
+            msg = (f"{path}:1:1: day_started: encounter file {encounter.scenario.path} (step"
+                   f" {encounter.step}) changed since the log was written: SHA-256 differs")
+            raise InputError(msg)
+
+
 PATH_FIELDS = ("scenario_path", "scenario_path_resolved", "day_path", "day_path_resolved", "bestiary")
 HEADERS = ("battle_started", "day_started")
 

@@ -311,6 +311,22 @@ class TestBatchOfDays:
             " changed since the run began (searched: the default folders)\n")
 
 
+    def test_verify_with_an_edited_encounter_file_is_bad_input(self, tmp_path, capsys):
+        """A day log whose encounter file was edited since (a comment added) was said to
+        differ (exit 1) at that fight's battle_started; it is bad input (exit 2), as an edited
+        scenario is, naming the file."""
+        fight = tmp_path / "fight.yaml"
+        fight.write_text(AMBUSH.read_text())
+        day = write_day(tmp_path, "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: fight.yaml\n")
+        log = tmp_path / "day.jsonl"
+        assert cli.main(["run", str(day), "--log", str(log)]) == 0
+        fight.write_text(AMBUSH.read_text() + "# edited\n")
+        capsys.readouterr()
+        assert cli.main(["replay", "--verify", str(log)]) == 2
+        assert capsys.readouterr().err == (f"{log}:1:1: day_started: encounter file {fight} (step 0)"
+                                           " changed since the log was written: SHA-256 differs\n")
+
+
 class TestDayReplay:
     """Both replays step through a whole day: fights, then rests, then fights."""
 
