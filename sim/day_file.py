@@ -23,18 +23,16 @@ from sim.model import Combatant, Scenario, Side
 from sim.overrides import apply as apply_overrides
 from sim.overrides import blame
 from sim.overrides import parse_all as parse_overrides
-from sim.rest import REST_KINDS
+from sim.rest import read_rest
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
 from sim.scenario.checker import Checker, did_you_mean
 from sim.scenario.unused import morale_is_on
 from sim.yamlsrc import Mark, Path, Source, display_name, load_yaml, shorten
 
 MAX_STEPS = 50
-MAX_HOURS = 24 * 7
 MAX_DESCRIPTION = 5000  # as a scenario's
 DAY_KEYS = ("name", "rules", "description", "party", "steps", "options")
 STEP_KEYS = ("encounter", "rest")
-REST_KEYS = ("kind", "hours")
 OPPOSITION = "opposition"  # the winner of a day the party did not see through
 
 
@@ -264,30 +262,9 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
 
 def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Rest | None:
     where: Path = ("steps", i, "rest")
-    if not isinstance(value, dict):
-        _fail(problems, source, where, "must be {kind: quick|calm|good|intensive, hours: N}")
-        return None
-    unknown = [key for key in value if key not in REST_KEYS]
-    for key in unknown:  # a misspelt key is named, with the one it is close to
-        hint = did_you_mean(key, REST_KEYS) if isinstance(key, str) else ""
-        _fail(problems, source, (*where, key), f"unknown key {shorten(key)} in a rest (kind,"
-              f" hours){hint}", at_key=True)
-    if "kind" not in value:
-        _fail(problems, source, where, "missing required key 'kind' (quick, calm, good or intensive)")
-    if unknown or "kind" not in value:
-        return None
-    kind, hours = value["kind"], value.get("hours", 1)
-    ok = True
-    if not isinstance(kind, str) or kind not in REST_KINDS:  # (a list cannot be looked up)
-        hint = did_you_mean(kind, tuple(REST_KINDS)) if isinstance(kind, str) else ""
-        _fail(problems, source, (*where, "kind"),
-              f"no rest kind {shorten(kind)}: quick, calm, good or intensive{hint}")
-        ok = False
-    if not isinstance(hours, int) or isinstance(hours, bool) or not 1 <= hours <= MAX_HOURS:
-        _fail(problems, source, (*where, "hours"),
-              f"must be a whole number of hours 1..{MAX_HOURS} (got {shorten(hours)})")
-        ok = False
-    return Rest(i, kind, hours) if ok else None
+    read = read_rest(value, lambda path, message, at_key=False: _fail(
+        problems, source, (*where, *path), message, at_key))
+    return None if read is None else Rest(i, *read)
 
 
 def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party: dict, rules: str,
