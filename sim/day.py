@@ -63,7 +63,9 @@ def _roster(day: Day) -> list[Member]:
 
 
 def _fighting(scenario: Scenario, party: str, dead: set[str]) -> Scenario:
-    """The encounter without the party's dead (a rider whose mount died goes on foot)."""
+    """The encounter without the party's dead (a rider whose mount died goes on foot), nor
+    in its hazards: a dead member named in a zone was looked up there and crashed the day
+    (KeyError; the timeline passes over whoever is not on the field)."""
     if not dead:
         return scenario
     sides = []
@@ -73,7 +75,9 @@ def _fighting(scenario: Scenario, party: str, dead: set[str]) -> Scenario:
                             for c in side.members if c.name not in dead)
             side = attrs.evolve(side, members=members)
         sides.append(side)
-    return attrs.evolve(scenario, sides=tuple(sides))
+    hazards = tuple(attrs.evolve(h, members=tuple(m for m in h.members if m not in dead))
+                    for h in scenario.hazards)
+    return attrs.evolve(scenario, sides=tuple(sides), hazards=hazards)
 
 
 def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None

@@ -23,15 +23,16 @@ from sim.model import Combatant, Scenario, Side
 from sim.overrides import apply as apply_overrides
 from sim.overrides import blame
 from sim.overrides import parse_all as parse_overrides
-from sim.rest import REST_KINDS
+from sim.rest import read_rest
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
-from sim.scenario.checker import did_you_mean
+from sim.scenario.checker import Checker, did_you_mean
 from sim.scenario.unused import morale_is_on
 from sim.yamlsrc import Mark, Path, Source, display_name, load_yaml, shorten
 
 MAX_STEPS = 50
-MAX_HOURS = 24 * 7
+MAX_DESCRIPTION = 5000  # as a scenario's
 DAY_KEYS = ("name", "rules", "description", "party", "steps", "options")
+STEP_KEYS = ("encounter", "rest")
 OPPOSITION = "opposition"  # the winner of a day the party did not see through
 
 
@@ -185,11 +186,12 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         _fail(problems, source, ("rules",),
               f"must be one of {', '.join(IMPLEMENTED_SYSTEMS)} (got {shorten(rules)})")
         return None
-    name = data.get("name")
-    if "name" in data and (not isinstance(name, str) or not name.strip()):
-        _fail(problems, source, ("name",), f"must be a non-empty text (got {shorten(data.get('name'))})")
-    if "description" in data and not isinstance(data["description"], str):
-        _fail(problems, source, ("description",), f"must be a text (got {shorten(data['description'])})")
+    # Checked as a scenario's are: a day's name is in every log, summary and report of it.
+    checker = Checker(source, problems)
+    if "name" in data:
+        checker.text(data["name"], ("name",))
+    if "description" in data:
+        checker.text(data["description"], ("description",), MAX_DESCRIPTION)
     destiny, recovery = read_day_options(data.get("options"), rules,
                                          lambda where, message: _fail(problems, source, where, message))
     party = data.get("party")
@@ -242,9 +244,15 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
           destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
           ) -> Encounter | Rest | None:
     where: Path = ("steps", i)
-    if not isinstance(step, dict) or len(step) != 1 or next(iter(step)) not in ("encounter", "rest"):
+    if isinstance(step, dict) and len(step) == 1 and next(iter(step)) not in STEP_KEYS:
+        (key,) = step
+        hint = did_you_mean(key, STEP_KEYS) if isinstance(key, str) else ""
+        _fail(problems, source, (*where, key), f"unknown key {shorten(key)} in a step: a step is"
+              f" {{encounter: FILE or inline scenario}} or {{rest: {{kind, hours}}}}{hint}", at_key=True)
+        return None
+    if not isinstance(step, dict) or len(step) != 1:
         _fail(problems, source, where,
-              "must be {encounter: FILE or inline scenario} or {rest: {kind, hours}}")
+              "must be {encounter: FILE or inline scenario} or {rest: {kind, hours}}, one a step")
         return None
     (kind, value), = step.items()
     if kind == "rest":
@@ -254,21 +262,9 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
 
 def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Rest | None:
     where: Path = ("steps", i, "rest")
-    if not isinstance(value, dict) or set(value) - {"kind", "hours"} or "kind" not in value:
-        _fail(problems, source, where, "must be {kind: quick|calm|good|intensive, hours: N}")
-        return None
-    kind, hours = value["kind"], value.get("hours", 1)
-    ok = True
-    if not isinstance(kind, str) or kind not in REST_KINDS:  # (a list cannot be looked up)
-        hint = did_you_mean(kind, tuple(REST_KINDS)) if isinstance(kind, str) else ""
-        _fail(problems, source, (*where, "kind"),
-              f"no rest kind {shorten(kind)}: quick, calm, good or intensive{hint}")
-        ok = False
-    if not isinstance(hours, int) or isinstance(hours, bool) or not 1 <= hours <= MAX_HOURS:
-        _fail(problems, source, (*where, "hours"),
-              f"must be a whole number of hours 1..{MAX_HOURS} (got {shorten(hours)})")
-        ok = False
-    return Rest(i, kind, hours) if ok else None
+    read = read_rest(value, lambda path, message, at_key=False: _fail(
+        problems, source, (*where, *path), message, at_key))
+    return None if read is None else Rest(i, *read)
 
 
 def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party: dict, rules: str,
@@ -278,12 +274,20 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
     if isinstance(value, str):
         file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)
         if not file.is_file():
-            _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file})")
+            what = "not a regular file" if file.exists() else "no such file"
+            _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file}: {what})")
             return None
         try:
             own = load_yaml(file)
         except ScenarioError as exc:
             problems.extend(exc.problems)
+            return None
+        if isinstance(own.data, dict) and ("steps" in own.data or "creatures" in own.data):
+            # Else read as a scenario, it was only told 'sides: must be a list of sides'.
+            what = ("a day (it has steps:): a day's fights are written as this day's steps"
+                    if "steps" in own.data else
+                    "a bestiary file (it has creatures:): fight its entries with use: in a scenario")
+            _fail(problems, day, where, f"{shorten(value)} is {what}")
             return None
         origin: Path = ()
         scenario_path = file

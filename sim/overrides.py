@@ -51,7 +51,7 @@ def _fail(file: str, text: str, message: str) -> ScenarioError:
     return ScenarioError([Problem(file, 0, 0, f"--set {shorten(text, 80)[1:-1]}", message)])
 
 
-def _split(text: str) -> tuple[str, str] | None:
+def split_assignment(text: str) -> tuple[str, str] | None:
     """PATH and VALUE at the first '=' outside brackets (names may hold '=')."""
     depth = 0
     for i, ch in enumerate(text):
@@ -104,7 +104,7 @@ def parse(text: str, file: str = "--set") -> Override:
     """Parse one ``PATH=VALUE``; ScenarioError (exit 2) when it cannot be."""
     if len(text) > MAX_TEXT:
         raise _fail(file, text, f"at most {MAX_TEXT} characters")
-    split = _split(text)
+    split = split_assignment(text)
     if split is None and text.count("[") > text.count("]"):
         raise _fail(file, text, "bad path: a '[' is never closed")
     if split is None:
@@ -215,6 +215,13 @@ def _apply_one(data: object, override: Override, file: str) -> tuple[object, Pat
             elif isinstance(node, dict) and key not in node:
                 if steps[number + 1].bracket:
                     msg = f"no key '{key}' in {format_path(where) or 'the scenario'}{_hint(key, list(node))}"
+                    raise ValueError(msg)
+                if key == "mount" and "use" in node:
+                    # Made here, {hp: 30} would replace the entry's warhorse whole (a mount
+                    # written beside use: does), not edit it: a bare beast of 30 HP.
+                    msg = (f"no 'mount' written in {format_path(where)}: its mount, if any, comes"
+                           f" from bestiary entry {shorten(node['use'])}, and one written here"
+                           " replaces it whole; set it whole, e.g. mount={use: warhorse, hp: 30}")
                     raise ValueError(msg)
                 node[key] = {}  # a section not written yet (options:); validation checks its name
             where = (*where, key)

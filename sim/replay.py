@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from sim import __version__
 from sim.batch import BATTLES, RunFolder, battle_seed, load_run_scenario
 from sim.day import run_any
-from sim.day_file import load_input
+from sim.day_file import Day, load_input
 from sim.errors import InputError
 from sim.events import SCHEMA, missing_fields, read_jsonl
 from sim.infile import open_regular_text
@@ -48,19 +48,29 @@ def verify(path: pathlib.Path, battle: int | None = None, scenario_path: pathlib
         raise InputError(msg)
     found = find_scenario(path, head, scenario_path)
     logged = tuple(pathlib.Path(folder) for folder in head.get("bestiary", ()))
+    gone = [folder for folder in logged if not folder.is_dir()]
+    if gone and not bestiary:
+        # Passed over, its entries came silently from the next folder (the repository's
+        # troll for one's own), and the log was said to differ.
+        msg = (f"{path}:1:1: {head['event']}.bestiary: the logged bestiary folder {gone[0]} is"
+               " not a folder any more; give it with --bestiary DIR")
+        raise InputError(msg)
     overrides = head.get("overrides", [])
     if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
         msg = f"{path}:1:1: battle_started.overrides: must be a list of PATH=VALUE texts"
         raise InputError(msg)
     scenario = load_input(found, (*bestiary, *logged), overrides=overrides)
+    if isinstance(scenario, Day):
+        _check_encounter_files(path, saved, scenario)
     batch = head.get("batch")
     _, fresh = run_any(scenario, head["seed"], log=True,
                        batch=batch if isinstance(batch, dict) else None)
     fresh = json.loads(json.dumps(fresh))  # compare as the log stores them (tuples -> lists)
     for old, new in zip(saved, fresh, strict=False):
-        # Where the files lie is not what the battle did: the day's header and each of its
-        # fights' battle_started name the files as given then, not as found now.
-        if old.get("event") == new.get("event") and new.get("event") in HEADERS:
+        # Where the files lie is not what the battle did: a day's header and each of its
+        # fights' battle_started name the day and encounter files as the day was given
+        # (a relative day file gives relative encounter paths), here resolved.
+        if new.get("event") in HEADERS and old.get("event") == new.get("event"):
             for key in PATH_FIELDS:
                 new.pop(key, None)
                 if key in old:
@@ -75,6 +85,23 @@ def verify(path: pathlib.Path, battle: int | None = None, scenario_path: pathlib
     note = "" if head.get("version") == __version__ else (
         f" (written by version {head.get('version')}, checked with {__version__})")
     return True, f"{path}: identical, {len(saved)} events, scenario {found}{note}"
+
+
+def _check_encounter_files(path: pathlib.Path, saved: list[dict], day: Day) -> None:
+    """A day's encounter file edited since the log was written is bad input (exit 2), as a
+    changed scenario is: the day file's SHA-256 matched, and the log was said to differ."""
+    logged, step = {}, None
+    for event in saved:
+        if event["event"] == "encounter_started":
+            step = event.get("step")
+        elif event["event"] == "battle_started" and step is not None:
+            logged[step] = event.get("scenario_sha256")
+    for encounter in day.encounters:
+        was = logged.get(encounter.step)
+        if was is not None and was != encounter.scenario.sha256:
+            msg = (f"{path}:1:1: day_started: encounter file {encounter.scenario.path} (step"
+                   f" {encounter.step}) changed since the log was written: SHA-256 differs")
+            raise InputError(msg)
 
 
 # Header fields that say where files lie (verify copies them from the log): the scenario or
@@ -157,11 +184,19 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
             msg = f"{path}:0:0: (document): holds {len(battles)} battles; pick one with --battle I"
             raise InputError(msg)
         return battles[0]
+    held = []
     for events in battles:
         batch = events[0].get("batch")
         if isinstance(batch, dict) and batch.get("index") == battle:
             return events
-    msg = f"{path}:0:0: (document): no battle {battle} in this log"
+        if isinstance(batch, dict) and isinstance(batch.get("index"), int):
+            held.append(batch["index"])
+    # Say what it does hold: `sim run --log` writes one battle with no batch index, which
+    # --battle 0 did not find either.
+    what = (f"it holds battles {min(held)} to {max(held)} of its batch" if held else
+            "its battle is no batch's (a sim run log): replay it without --battle"
+            if len(battles) == 1 else "its battles are no batch's")
+    msg = f"{path}:0:0: (document): no battle {battle} in this log; {what}"
     raise InputError(msg)
 
 

@@ -10,6 +10,7 @@ combatant's state between fights (``hand_over`` to a new fight's fighter,
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -17,7 +18,9 @@ import attrs
 from sim import dice
 from sim.morale import state_of
 from sim.rules.d100 import load_fatigue
+from sim.scenario.checker import did_you_mean
 from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
+from sim.yamlsrc import shorten
 
 
 @attrs.frozen
@@ -41,6 +44,35 @@ REST_KINDS = {
     "intensive": RestKind(dice.parse("2d8"), 3, False, 3, True, True),
 }
 HEROISM_BACK_AFTER_HOURS = 8  # heroism dice come back after a rest this long, in one go
+MAX_HOURS = 24 * 7
+REST_KEYS = ("kind", "hours")
+Fail = Callable[..., None]  # (path within the rest, message, at_key=False)
+
+
+def read_rest(value: object, fail: Fail) -> tuple[str, int] | None:
+    """A day's ``rest: {kind, hours}`` step as (kind, hours); problems through ``fail``, each
+    at its key (a misspelt one named, with the key it is close to)."""
+    if not isinstance(value, dict):
+        fail((), "must be {kind: quick|calm|good|intensive, hours: N}")
+        return None
+    unknown = [key for key in value if key not in REST_KEYS]
+    for key in unknown:
+        hint = did_you_mean(key, REST_KEYS) if isinstance(key, str) else ""
+        fail((key,), f"unknown key {shorten(key)} in a rest (kind, hours){hint}", at_key=True)
+    if "kind" not in value:
+        fail((), "missing required key 'kind' (quick, calm, good or intensive)")
+    if unknown or "kind" not in value:
+        return None
+    kind, hours = value["kind"], value.get("hours", 1)
+    ok = True
+    if not isinstance(kind, str) or kind not in REST_KINDS:  # (a list cannot be looked up)
+        hint = did_you_mean(kind, tuple(REST_KINDS)) if isinstance(kind, str) else ""
+        fail(("kind",), f"no rest kind {shorten(kind)}: quick, calm, good or intensive{hint}")
+        ok = False
+    if not isinstance(hours, int) or isinstance(hours, bool) or not 1 <= hours <= MAX_HOURS:
+        fail(("hours",), f"must be a whole number of hours 1..{MAX_HOURS} (got {shorten(hours)})")
+        ok = False
+    return (kind, hours) if ok else None
 
 
 @attrs.define

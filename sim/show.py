@@ -208,7 +208,7 @@ def entry_line(entry: Entry) -> str:
     stats = [f"{key} {fields[key]}" for key in _LINE_STATS if key in fields]
     stats += [f"{skill} {score}" for skill, score in fields.get("skills", {}).items()]
     weapons = [f"{w['name']} {w['damage']}" for w in fields.get("weapons", ())]
-    return f"{entry.key}: {', '.join(stats)}" + (f"; {', '.join(weapons)}" if weapons else "")
+    return f"{entry.name}: {', '.join(stats)}" + (f"; {', '.join(weapons)}" if weapons else "")
 
 
 def listing(dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]) -> str:
@@ -230,16 +230,18 @@ def listing(dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry
 def show_entry(rules: str, entry: Entry) -> str:
     """One entry as YAML, headed by its rules and file."""
     where = safe(entry.source.file, newlines=False)
-    return f"# {rules} bestiary entry, from {where}\n{to_yaml({entry.key: plain(entry.fields)})}"
+    return f"# {rules} bestiary entry, from {where}\n{to_yaml({entry.name: plain(entry.fields)})}"
 
 
 def find_entry(name: str, dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]
-               ) -> tuple[str, Entry] | str:
-    """(rules, entry) of ``name``, or why there is none: a close name, the folders searched."""
-    for rules, entries in found.items():
-        entry = entries.get(name)
-        if entry is not None:
-            return rules, entry
+               ) -> list[tuple[str, Entry]] | str:
+    """(rules, entry) of ``name`` in each rule system that has one (`sim bestiary wolf`: the
+    d20 wolf and the d10 one, not the first alone), or why there is none: a close name, the
+    folders searched."""
+    hits = [(rules, entries[name.strip()]) for rules, entries in found.items()
+            if name.strip() in entries]
+    if hits:
+        return hits
     names = tuple(key for entries in found.values() for key in entries)
     return (f"no bestiary entry '{name}'{did_you_mean(name, names)};"
             f" {where_searched(list(dirs), tuple(found))}")

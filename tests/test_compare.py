@@ -16,6 +16,7 @@ from sim.paired import HEADLINE
 ROOT = pathlib.Path(__file__).parent.parent
 AMBUSH = ROOT / "scenarios" / "road_ambush.yaml"
 DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
+WARREN = ROOT / "scenarios" / "days" / "goblin_warren.yaml"
 
 
 def compare(capsys, *args: str) -> dict:
@@ -115,6 +116,25 @@ class TestErrors:
                              "--workers", "1"]) == 2
             assert capsys.readouterr().err.startswith("sim compare: --vary: must be PATH=V1,V2")
 
+    def test_vary_values_may_hold_commas(self, capsys):
+        """A YAML value holding commas (a flow list or mapping, a quoted text) is one value:
+        `items=[{heal: 2d4, count: 2}],[{heal: 4d4, count: 2}]` was cut at every comma into
+        broken YAML."""
+        vary = "sides[heroes].members[Aria].items=[{heal: 2d4, count: 2}],[{heal: 4d4, count: 2}]"
+        assert cli.main(["compare", str(AMBUSH), "--vary", vary, "-n", "5", "--workers", "1",
+                         "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["variants"] == [
+            "sides[heroes].members[Aria].items=[{heal: 2d4, count: 2}]",
+            "sides[heroes].members[Aria].items=[{heal: 4d4, count: 2}]"]
+
+    def test_vary_value_may_hold_an_equals_sign(self, capsys):
+        """PATH ends at the first '=' outside brackets, as in --set: the last one cut a
+        weapon named 'x=1' into a broken path and value."""
+        vary = "sides[heroes].members[Aria].weapons=[{name: x=1, damage: 1d4}],[{name: y, damage: 1d6}]"
+        assert cli.main(["compare", str(AMBUSH), "--vary", vary, "-n", "5", "--workers", "1",
+                         "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["variants"][0].endswith("[{name: x=1, damage: 1d4}]")
+
     def test_bad_vary_path(self, capsys):
         """A --vary path that does not exist names the problem."""
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[orcs].hp=1,2", "--workers", "1"]) == 2
@@ -125,10 +145,23 @@ class TestErrors:
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=5..1",
                          "--workers", "1"]) == 2
         assert capsys.readouterr().err.startswith("sim compare: --vary: LO..HI must hold")
-        assert cli.main(["compare", str(AMBUSH), "--vary", "name=../a,../b",
+        vary = "steps[4].encounter=../road_ambush.yaml,../hobgoblin_warband.yaml"
+        assert cli.main(["compare", str(WARREN), "--vary", vary,
                          "-n", "5", "--workers", "1", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["variants"] == [
-            "name=../a", "name=../b"]
+            "steps[4].encounter=../road_ambush.yaml", "steps[4].encounter=../hobgoblin_warband.yaml"]
+
+    @pytest.mark.parametrize(("vary", "told"), [
+        ("sides[goblins].members[goblin].count=3,4,3", "count=3 fights the same battles as"
+                                                       " sides[goblins].members[goblin].count=3"),
+        ("name=A,B", "name=B fights the same battles as name=A"),
+        ("sides[heroes].members[Aria].description=a,b", "description=b fights the same battles as")])
+    def test_variants_fighting_the_same_battles_are_refused(self, capsys, vary, told):
+        """--vary values whose variants fight the same battles compared nothing (a table of
+        zero differences): a value given twice, a name, a description."""
+        assert cli.main(["compare", str(AMBUSH), "--vary", vary, "--workers", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("sim compare: --vary: ") and told in err and len(err.splitlines()) == 1
 
     def test_report_page(self, tmp_path, capsys):
         """--report writes an HTML page with the names escaped and a plot."""

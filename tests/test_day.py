@@ -140,6 +140,56 @@ class TestCarryOver:
         pytest.fail("no seed spent both points")
 
 
+    def test_nobody_rides_a_mount_still_down(self, tmp_path):
+        """A mount stabilised at 0 HP after a won fight carried its rider into the next one: the
+        rider was seated on it and rolled riding (RULES 6: nobody rides an unconscious mount).
+        The rider now starts that fight on foot."""
+        body = ("name: D\nrules: d100\nparty:\n  name: knights\n  members:\n"
+                "    - {use: knight, name: Sir Bors, mount: {use: warhorse, hp: 4}}\n"
+                "    - {use: knight, name: Dame Aude, mount: {use: warhorse, hp: 4}}\n"
+                "steps:\n"
+                "  - encounter: {name: A, sides: [{name: b, members: [{use: brigand, count: 3}]}]}\n"
+                "  - encounter: {name: B, sides: [{name: c, members: [{use: brigand}]}]}\n")
+        day = load_day(write_day(tmp_path, body))
+        checked = 0
+        for seed in range(1, 40):
+            _, events = run_day(day, seed, log=True)
+            fights = battles(events)
+            if len(fights) < 2:
+                continue
+            hp = {c["name"]: c["hp"] for c in fights[1][0]["combatants"]}
+            for rider in ("Sir Bors", "Dame Aude"):
+                if hp[f"warhorse of {rider}"] or not hp[rider]:
+                    continue
+                checked += 1
+                assert not any(e["event"] == "effect_started" and e["target"] == rider
+                               and e["effect"] == "mounted" for e in fights[1])
+                assert not any(e["event"] == "check_rolled" and e["actor"] == rider
+                               and e.get("skill") == "riding" for e in fights[1])
+        assert checked >= 3
+
+    def test_a_member_dead_in_one_fight_and_named_in_a_later_hazard(self, tmp_path):
+        """A later encounter whose hazard names a party member who died earlier (destiny
+        points spent) crashed the day with KeyError (exit 1, a batch's worker lost); the dead
+        are left out of its zones, as of its sides."""
+        body = ("name: D\nrules: d20\noptions: {destiny_points: 1}\nparty:\n  name: heroes\n"
+                "  members:\n    - {use: knight, name: Sir Bors, hp: 60}\n"
+                "    - {use: ranger, name: Aria, hp: 1}\n    - {use: rogue, name: Wren, hp: 1}\n"
+                "steps:\n"
+                "  - encounter: {name: A, sides: [{name: g, members: [{use: goblin, count: 3}]}]}\n"
+                "  - encounter:\n      name: B\n"
+                "      hazards: [{kind: water, zone: ford, members: [Aria], escape: none}]\n"
+                "      sides: [{name: c, members: [{use: goblin}]}]\n")
+        day = load_day(write_day(tmp_path, body))
+        reached = 0
+        for seed in range(1, 20):
+            _, events = run_day(day, seed, log=True)
+            fights = battles(events)
+            if len(fights) == 2 and all(c["name"] != "Aria" for c in fights[1][0]["combatants"]):
+                reached += 1
+                assert not any(e.get("target") == "Aria" for e in fights[1])
+        assert reached >= 1
+
 class TestEndOfDay:
     """The day ends at the first fight the party does not win."""
 
@@ -247,15 +297,52 @@ class TestBatchOfDays:
         assert "identical" in capsys.readouterr().out
 
 
-    def test_verify_of_a_day_run_by_a_relative_path(self, tmp_path, capsys, monkeypatch):
-        """`sim run DAY --log` from the day's folder, by a relative path: the log verifies (the
-        day's and each fight's paths as given are where the files lie, not what happened)."""
-        monkeypatch.chdir(MARSH.parent)
+    def test_verify_of_a_day_given_by_a_relative_path(self, tmp_path, capsys, monkeypatch):
+        """A day run as `sim run DAY --log` from its folder logs its day file and encounter files
+        as given (relative); verify re-loads it by the absolute path and must not call the
+        paths a difference (it said 'first difference at event 1', exit 1)."""
+        monkeypatch.chdir(WARREN.parent)
         log = tmp_path / "day.jsonl"
-        assert cli.main(["run", MARSH.name, "--seed", "2", "--log", str(log)]) == 0
+        assert cli.main(["run", WARREN.name, "--seed", "2", "--log", str(log)]) == 0
+        events = [json.loads(line) for line in log.read_text().splitlines()]
+        assert events[0]["day_path"] == WARREN.name
+        assert any(e["event"] == "battle_started" and not e["scenario_path"].startswith("/")
+                   for e in events)
         capsys.readouterr()
         assert cli.main(["replay", "--verify", str(log)]) == 0
         assert "identical" in capsys.readouterr().out
+        monkeypatch.chdir(tmp_path)  # and from elsewhere, by the logged absolute path
+        assert cli.main(["replay", "--verify", str(log)]) == 0
+
+    def test_changed_encounter_file_is_named_as_such(self, tmp_path, capsys):
+        """An encounter file edited after the run began was told 'a bestiary entry it uses
+        changed' by replay RUN_DIR (and --resume): the day file itself was unchanged."""
+        (tmp_path / "fight.yaml").write_text(AMBUSH.read_text())
+        day = write_day(tmp_path, "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: fight.yaml\n")
+        out = tmp_path / "run"
+        assert cli.main(["batch", str(day), "-n", "5", "--workers", "1", "--json", "--no-progress",
+                         "--out", str(out)]) == 0
+        (tmp_path / "fight.yaml").write_text(AMBUSH.read_text().replace("count: 6", "count: 5"))
+        capsys.readouterr()
+        assert cli.main(["replay", str(out), "--battle", "0", "--no-interactive"]) == 2
+        assert capsys.readouterr().err == (
+            f"{day}:0:0: (document): an encounter file it names, or a bestiary entry it uses,"
+            " changed since the run began (searched: the default folders)\n")
+
+    def test_verify_with_an_edited_encounter_file_is_bad_input(self, tmp_path, capsys):
+        """A day log whose encounter file was edited since (a comment added) was said to
+        differ (exit 1) at that fight's battle_started; it is bad input (exit 2), as an edited
+        scenario is, naming the file."""
+        fight = tmp_path / "fight.yaml"
+        fight.write_text(AMBUSH.read_text())
+        day = write_day(tmp_path, "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: fight.yaml\n")
+        log = tmp_path / "day.jsonl"
+        assert cli.main(["run", str(day), "--log", str(log)]) == 0
+        fight.write_text(AMBUSH.read_text() + "# edited\n")
+        capsys.readouterr()
+        assert cli.main(["replay", "--verify", str(log)]) == 2
+        assert capsys.readouterr().err == (f"{log}:1:1: day_started: encounter file {fight} (step 0)"
+                                           " changed since the log was written: SHA-256 differs\n")
 
 
 class TestDayReplay:

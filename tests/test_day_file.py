@@ -25,6 +25,21 @@ class TestDayFile:
         assert line.startswith(f"{tmp_path / 'day.yaml'}:11:16:")
         assert "no encounter file 'nope.yaml'" in line
 
+    def test_encounter_that_is_a_day_or_a_bestiary(self, tmp_path):
+        """An encounter naming a day file (this one, or another) or a bestiary file was told
+        '<file>:1:1: sides: must be a list of sides'; now the step says what the file is.
+        A folder is no encounter file either, and says so."""
+        body = ("name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: day.yaml\n"
+                "  - encounter: bestiary/d20/goblinoids.yaml\n  - encounter: bestiary\n")
+        day = tmp_path / "day.yaml"
+        assert self.problems(tmp_path, body) == [
+            f"{day}:11:16: steps[0].encounter: 'day.yaml' is a day (it has steps:): a day's"
+            " fights are written as this day's steps",
+            f"{day}:12:16: steps[1].encounter: 'bestiary/d20/goblinoids.yaml' is a bestiary file"
+            " (it has creatures:): fight its entries with use: in a scenario",
+            f"{day}:13:16: steps[2].encounter: no encounter file 'bestiary' (looked at"
+            f" {tmp_path / 'bestiary'}: not a regular file)"]
+
     @pytest.mark.parametrize(("kind", "shown"), [("nap", "'nap'"), ("[]", "[]"), ("{}", "{}")])
     def test_unknown_rest_kind(self, tmp_path, kind, shown):
         """A rest kind that is not a name (a list, a map) is refused, not looked up."""
@@ -32,6 +47,21 @@ class TestDayFile:
                                                    "\n  - rest: {kind: " + kind + ", hours: 1}\n")
         (line,) = self.problems(tmp_path, body)
         assert f"steps[1].rest.kind: no rest kind {shown}" in line
+
+    def test_misspelt_step_and_rest_keys_are_named(self, tmp_path):
+        """`rest: {kind: good, hour: 8}` and `- rets: ...` were told only 'must be {kind: ...,
+        hours: N}' (or '{encounter...} or {rest...}'), not which key was wrong: now each
+        unknown key is named at its place, with the key it is close to."""
+        body = ("name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: " + str(AMBUSH)
+                + "\n  - rest: {kind: good, hour: 8}\n  - rets: {kind: good}\n  - rest: {hours: 2}\n")
+        day = tmp_path / "day.yaml"
+        assert self.problems(tmp_path, body) == [
+            f"{day}:12:24: steps[1].rest.hour: unknown key 'hour' in a rest (kind, hours); did"
+            " you mean 'hours'?",
+            f"{day}:13:5: steps[2].rets: unknown key 'rets' in a step: a step is {{encounter: FILE"
+            " or inline scenario} or {rest: {kind, hours}}; did you mean 'rest'?",
+            f"{day}:14:11: steps[3].rest: missing required key 'kind' (quick, calm, good or"
+            " intensive)"]
 
     def test_rest_before_the_first_fight_does_nothing(self, tmp_path):
         """A rest before any fight, with morale off, played exactly the day without it (the
@@ -108,7 +138,22 @@ class TestDayFile:
         body = ("name: D\nrules: d20\ndescription: 42\n" + PARTY + "steps:\n  - encounter: "
                 + str(AMBUSH) + "\n")
         (line,) = self.problems(tmp_path, body)
-        assert "day.yaml:3:" in line and "description: must be a text (got 42)" in line
+        assert "day.yaml:3:" in line and "description: must be a non-empty string (got 42)" in line
+
+    def test_name_and_description_bounded_as_a_scenarios(self, tmp_path):
+        """A day's name of 100,000 characters, or holding control characters, and a description
+        past 5,000 characters were accepted (a scenario's are refused): the name is written in
+        every log line day_started, summary and report of the day."""
+        long = "x" * 100_000
+        body = (f'name: "{long}"\nrules: d20\ndescription: "{long}"\n' + PARTY
+                + "steps:\n  - encounter: " + str(AMBUSH) + "\n")
+        assert [line.split(": ", 1)[1] for line in self.problems(tmp_path, body)] == [
+            "name: must be at most 80 characters (got 100000)",
+            "description: must be at most 5000 characters (got 100000)"]
+        (tmp_path / "c").mkdir()
+        body = body.replace(f'"{long}"', '"a\\x1b[2Jb"', 1).replace(f'"{long}"', "D")
+        (line,) = self.problems(tmp_path / "c", body)
+        assert line.endswith("name: must not contain control characters (got 'a\\x1b[2Jb')")
 
     def test_level_outside_d20_only_for_a_resting_party(self, tmp_path):
         """Outside d20 only a day's rests read `level` (RULES 7: 1d4+level HP an hour...): a

@@ -97,6 +97,23 @@ class TestErrors:
         (line,) = problems("sides[1].members[3].count=2")
         assert "has 1 entries (indexes 0 to 0), no [3]" in line
 
+    def test_a_mount_key_beside_use_is_not_made_from_nothing(self):
+        """mount.hp=30 on a knight whose warhorse comes from its bestiary entry made the member
+        `mount: {hp: 30}`, which replaced the warhorse whole: a bare beast, no weapons nor
+        skills, without a word. Refused, saying how to set it; given whole, it edits."""
+        charge = ROOT / "scenarios" / "mounted_charge.yaml"
+        with pytest.raises(ScenarioError) as caught:
+            load_scenario(charge, overrides=["sides[0].members[0].mount.hp=30"])
+        (line,) = map(str, caught.value.problems)
+        assert line.endswith("--set sides[0].members[0].mount.hp=30: no 'mount' written in"
+                             " sides[0].members[0]: its mount, if any, comes from bestiary entry"
+                             " 'knight', and one written here replaces it whole; set it whole,"
+                             " e.g. mount={use: warhorse, hp: 30}")
+        scenario = load_scenario(charge, overrides=["sides[0].members[0].mount={use: warhorse}",
+                                                    "sides[0].members[0].mount.hp=30"])
+        horse = next(c for c in scenario.combatants if c.name == "warhorse of Sir Bors")
+        assert horse.hp.max == 30 and horse.weapons
+
     def test_unknown_key_goes_to_validation(self):
         """A key of no schema is refused by validation, with its hint and the --set named."""
         (line,) = problems("sides[goblins].members[goblin].hitpoints=30")

@@ -48,13 +48,25 @@ class TestSavedLogs:
         code, out, err = run(capsys, "run", str(SKIRMISH), "--seed", "4", "--log", "-", "--narrate")
         assert code == 0 and out.startswith('{"event":"battle_started"') and "Golden skirmish" in err
 
-    @pytest.mark.parametrize("index", ["-1", "5000"])
+    @pytest.mark.parametrize("index", ["-1", "0", "5000"])
     def test_battle_out_of_a_log(self, tmp_path: pathlib.Path, capsys, index: str) -> None:
-        """--battle -1 and --battle 5000 get the same one-line message."""
+        """--battle -1, 0 and 5000 get the same one-line message; it says what the log holds
+        (a sim run log's one battle has no batch index: --battle 0 missed it too)."""
         log = tmp_path / "b.jsonl"
         run(capsys, "run", str(SKIRMISH), "--log", str(log))
         code, _, err = run(capsys, "replay", str(log), "--battle", index)
-        assert code == 2 and err == f"{log}:0:0: (document): no battle {index} in this log\n"
+        assert code == 2 and err == (f"{log}:0:0: (document): no battle {index} in this log; its"
+                                     " battle is no batch's (a sim run log): replay it without"
+                                     " --battle\n")
+
+    def test_battle_out_of_a_batch_log(self, tmp_path: pathlib.Path, capsys) -> None:
+        out = tmp_path / "run"
+        assert run(capsys, "batch", str(SKIRMISH), "-n", "5", "--logs", "all", "--out", str(out),
+                   "--workers", "1", "--no-progress", "--json")[0] == 0
+        (log,) = (out / "logs").iterdir()
+        code, _, err = run(capsys, "replay", str(log), "--battle", "7")
+        assert code == 2 and err == (f"{log}:0:0: (document): no battle 7 in this log; it holds"
+                                     " battles 0 to 4 of its batch\n")
 
     @pytest.mark.parametrize(
         ("text", "where"),
@@ -247,6 +259,29 @@ class TestVerify:
         assert err.startswith(f"{log}:1:1: battle_started: no scenario file with the logged SHA-256")
         assert f"{scenario} (changed since the log was written: SHA-256 differs)" in err
         assert err.rstrip().endswith("give the scenario with --scenario PATH")
+
+    def test_extra_bestiary_folders(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A log written with --bestiary verifies with the folders given again (that said
+        'first difference at event 1', exit 1: the header's folder list was compared); a
+        logged folder that is gone is refused (its entries came silently from elsewhere, and
+        the log 'differed') unless --bestiary gives the folder anew."""
+        lib = tmp_path / "lib"
+        (lib / "d20").mkdir(parents=True)
+        (lib / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n  vault ogre: {hp: 30, weapons: [{name: club, damage: 1d8}]}\n")
+        scenario = tmp_path / "s.yaml"
+        scenario.write_text(SKIRMISH.read_text().replace(
+            "- {name: ghoul, count: 3,", "- {use: vault ogre}\n      - {name: ghoul, count: 2,"))
+        log = tmp_path / "b.jsonl"
+        assert cli.main(["run", str(scenario), "--bestiary", str(lib), "--log", str(log)]) == 0
+        assert run(capsys, "replay", "--verify", str(log))[0] == 0
+        assert run(capsys, "replay", "--verify", str(log), "--bestiary", str(lib))[0] == 0
+        lib.rename(tmp_path / "moved")
+        code, _, err = run(capsys, "replay", "--verify", str(log))
+        assert (code, err) == (2, f"{log}:1:1: battle_started.bestiary: the logged bestiary folder"
+                                  f" {lib} is not a folder any more; give it with --bestiary DIR\n")
+        code, out, _ = run(capsys, "replay", "--verify", str(log), "--bestiary", str(tmp_path / "moved"))
+        assert code == 0 and "identical" in out
 
     def test_header_records_both_paths(self, tmp_path: pathlib.Path, capsys, monkeypatch) -> None:
         """battle_started keeps the path as given and adds it resolved (absolute)."""

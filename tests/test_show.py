@@ -274,6 +274,15 @@ class TestBestiary:
         assert yaml.safe_load(out)["goblin"]["description"] == "Small and numerous."
         assert run(capsys, "bestiary", "goblin")[1] == out
 
+    def test_name_in_several_systems_shows_each(self, capsys) -> None:
+        """`sim bestiary wolf` showed the d20 wolf alone, the d100, 2d10 and d10 wolves hidden
+        without a word; each system's entry of that name is shown."""
+        code, out, _ = run(capsys, "bestiary", "wolf", "--bestiary", str(REPO / "bestiary"))
+        heads = [line.split(" ")[1] for line in out.splitlines() if line.startswith("# ")]
+        assert code == 0 and heads == ["d20", "d100", "2d10", "d10"]
+        code, out, _ = run(capsys, "bestiary", "d10", "wolf", "--bestiary", str(REPO / "bestiary"))
+        assert code == 0 and out.count("# d10 bestiary entry") == 1 and out.count("# ") == 1
+
     def test_missing_entry(self, here: pathlib.Path, capsys) -> None:
         """An unknown name: exit 2, a hint, the folders searched and how to add one."""
         code, out, err = run(capsys, "bestiary", "d20", "gobln")

@@ -339,7 +339,10 @@ def load_run_scenario(folder: RunFolder, manifest: dict[str, Any],
     if scenario.sha256 != manifest["scenario_sha256"]:  # changed between the two reads
         raise InputError(changed)
     if scenario.resolved_sha256 != manifest["resolved_sha256"]:
-        msg = (f"{path}:0:0: (document): a bestiary entry it uses changed since the run began"
+        # A day's own file is unchanged; its encounter files are hashed in the resolved day.
+        what = ("an encounter file it names, or a bestiary entry it uses," if isinstance(scenario, Day)
+                else "a bestiary entry it uses")
+        msg = (f"{path}:0:0: (document): {what} changed since the run began"
                f" (searched: {', '.join(manifest['bestiary']) or 'the default folders'})")
         raise InputError(msg)
     return scenario

@@ -9,6 +9,8 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
+import attrs
+
 from sim.batch import Runner, kept_pool
 from sim.cli.common import (
     EXIT_OK,
@@ -20,9 +22,10 @@ from sim.cli.common import (
     warn,
 )
 from sim.compare import MAX_VARIANTS, compare, variant_names
-from sim.day_file import Day, load_input
+from sim.day_file import Day, Encounter, load_input
 from sim.errors import InputError, ScenarioError
 from sim.model import Scenario
+from sim.overrides import split_assignment
 from sim.paired import Variant
 from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
@@ -82,6 +85,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _check_count(labels)
         scenarios = _load_all([(args.scenarios[0], [*args.overrides, label]) for label in labels],
                               bestiary)
+        _check_distinct("compare", labels, scenarios)
     else:
         labels = [p.stem for p in args.scenarios]
         _check_count(labels)
@@ -106,15 +110,58 @@ def _check_count(labels: Sequence[str]) -> None:
 
 def _vary_values(text: str) -> tuple[str, list[str]]:
     """``PATH=V1,V2,...`` or ``PATH=LO..HI`` (integers)."""
-    path, sep, values = text.rpartition("=")
+    _, sep, values = text.rpartition("=")
     if sep and is_range(values):  # (a value may hold '..' itself: ../other.yaml)
         path, numbers = parse_vary(text, "compare")
         return path, [str(v) for v in numbers]
-    listed = [v.strip() for v in values.split(",")]
-    if not sep or not path.strip() or len(listed) < 2 or not all(listed):
+    # At the first '=' outside brackets, as --set: a value may hold '=' (a name 'x=1').
+    path, values = split_assignment(text) or ("", "")
+    listed = [v.strip() for v in _split_values(values)]
+    if not path.strip() or len(listed) < 2 or not all(listed):
         msg = f"sim compare: --vary: must be PATH=V1,V2,... or PATH=LO..HI (got {text[:80]!r})"
         raise InputError(msg)
     return path.strip(), listed
+
+
+def _split_values(text: str) -> list[str]:
+    """The values of ``V1,V2,...``: split at the commas outside brackets and quotes, so that a
+    YAML value may hold some (``[{heal: 2d4, count: 2}]`` was cut into two broken values)."""
+    values, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"" and not text[start:i].strip():  # a quoted value (not it's)
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            values.append(text[start:i])
+            start = i + 1
+    return [*values, text[start:]]
+
+
+def _fights(loaded: Scenario | Day) -> str:
+    """What a battle (or a day) reads of a loaded variant: everything but the names."""
+    if isinstance(loaded, Day):
+        steps = [_fights(step.scenario) if isinstance(step, Encounter) else (step.kind, step.hours)
+                 for step in loaded.steps]
+        return repr((loaded.rules, loaded.destiny_points, loaded.unhealable_recovery, steps))
+    return attrs.evolve(loaded, name="").resolved_sha256
+
+
+def _check_distinct(command: str, labels: Sequence[str], loaded: Sequence[Scenario | Day]) -> None:
+    """--vary values that fight the same battles compare nothing: a repeated value (count=3,3),
+    or a path no battle reads (name=A,B, a description) gave a table of zero differences."""
+    seen: dict[str, int] = {}
+    for k, (label, variant) in enumerate(zip(labels, loaded, strict=True)):
+        first = seen.setdefault(_fights(variant), k)
+        if first != k:
+            msg = (f"sim {command}: --vary: {label} fights the same battles as {labels[first]} (a value"
+                   " given twice, or a path no battle reads: a name, a description); vary"
+                   " something the battle reads")
+            raise InputError(msg)
 
 
 def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str]]],
@@ -137,6 +184,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     labels = [f"{path}={v}" for v in values]
     scenarios = _load_all([(args.scenario, [*args.overrides, label]) for label in labels],
                           tuple(args.bestiary))
+    _check_distinct("tune", labels, scenarios)
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
     runner, window = _runner_for(args)
     shown = not (args.no_progress or args.json)

@@ -38,8 +38,8 @@ def cmd_bestiary(args: argparse.Namespace) -> int:
     if name is None:
         print(safe(listing(dirs, found)), end="")
         return EXIT_OK
-    entry = find_entry(name, dirs, found)
-    if isinstance(entry, str):
-        raise InputError(f"sim bestiary: {entry}")
-    print(show_entry(*entry), end="")
+    entries = find_entry(name, dirs, found)
+    if isinstance(entries, str):
+        raise InputError(f"sim bestiary: {entries}")
+    print("\n".join(show_entry(*entry) for entry in entries), end="")
     return EXIT_OK

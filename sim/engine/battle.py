@@ -165,11 +165,16 @@ class Battle(Clock, Turns, Combat, Status):
             self._place_hazards()
 
     def _mount_riders(self) -> None:
-        """Seat every rider on its mount (listed right after it): they move as one."""
+        """Seat every rider on its mount (listed right after it): they move as one. In a day's
+        fight, a rider or a mount still down from the last one (stabilised at 0 HP, or a broken
+        mind) is not seated: nobody rides an unconscious mount, and an unconscious rider is out
+        of the saddle (RULES 6; before, the rider rode its 0-HP horse and rolled riding on it)."""
         by_name = {f.name: f for f in self.fighters}
         for rider in self.fighters:
             if rider.spec.mount is not None:
                 mount = by_name[rider.spec.mount]
+                if not (rider.able and mount.able):
+                    continue
                 rider.mounted_on, mount.ridden_by = mount, rider
                 if self.log is not None:
                     self.emit("effect_started", target=rider.name, effect="mounted",

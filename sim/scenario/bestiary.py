@@ -29,9 +29,14 @@ BESTIARY_ENV = "SIM_BESTIARY"  # extra bestiary folders, os.pathsep-separated
 class Entry:
     """A validated bestiary entry: its fields and where it was written."""
 
-    key: str
+    key: str  # as written in the file (where its problems are reported)
     fields: dict[str, Any]
     source: Source
+
+    @property
+    def name(self) -> str:
+        """The name ``use:`` finds it by: the key stripped, as ``use:`` is."""
+        return self.key.strip()
 
 
 def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str, Entry]:
@@ -69,7 +74,12 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
     entries: dict[str, Entry] = {}
     for key, block in creatures.items():
         path_ = ("creatures", key)
-        if c.text(key, path_) is INVALID:
+        name = c.text(key, path_)  # stripped, as `use:` is: 'ogre ' is the entry `use: ogre` finds
+        if name is INVALID:
+            continue
+        if name in entries:
+            c.fail(path_, f"duplicate bestiary entry {shorten(name)} (also written"
+                          f" {shorten(entries[name].key)} in this file)", at_key=True)
             continue
         partial: dict[str, Any] = {}
         fields = c.mapping(block, path_, stat_fields(c), partial=partial)
@@ -81,7 +91,7 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
             check_entry_order(c, fields, path_)
         # An invalid entry is kept (marked INVALID) so `use:` of it is not also
         # reported as missing: its own problems were reported in the bestiary.
-        entries[key] = Entry(key, fields, source)
+        entries[name] = Entry(key, fields, source)
     return entries
 
 
@@ -125,7 +135,7 @@ def load_bestiary(dirs: list[pathlib.Path], rules: str, problems: list[Problem])
                 if key in seen_here:
                     first = seen_here[key].source.file
                     problems.append(entry.source.problem(
-                        ("creatures", key), f"duplicate bestiary entry '{key}' (also in {first})",
+                        ("creatures", entry.key), f"duplicate bestiary entry '{key}' (also in {first})",
                         at_key=True))
                     continue
                 seen_here[key] = entry

@@ -132,6 +132,11 @@ def _scores(c: Checker, value: object, path: Path, names: tuple[str, ...] | None
     """A mapping of name -> score on 0..``top`` (``names``: the only keys allowed, if given)."""
     if not isinstance(value, dict):
         return c.fail(path, f"must be a mapping of name: score (got {shorten(value)})")
+    if not value:
+        # Missing scores count the default, and beside use: scores override the entry's one
+        # by one: an empty mapping sets nothing anywhere.
+        return c.fail(path, "does nothing: it sets no score (missing ones count the default;"
+                            " beside use:, write null to drop the entry's); remove it", at_key=True)
     out: dict[str, int] = {}
     for key, score in value.items():
         if not isinstance(key, str) or (names is not None and key not in names):
@@ -223,9 +228,17 @@ def check_skills(c: Checker, fields: dict[str, Any], path: Path, group_checks: t
 
 
 def _mount(c: Checker, value: object, path: Path) -> Any:
-    """``mount: {use: warhorse, ...overrides}`` or an inline stat block (a mount rides nothing)."""
+    """``mount: {use: warhorse, ...overrides}`` or an inline stat block (a mount rides nothing).
+    Beside ``use:``, ``KEY: null`` drops what the entry gives, as on a member: kept as None
+    here, dropped once the entry is merged (sim.scenario.members)."""
     table = {**stat_fields(c, mount=False), "use": c.text}
-    return c.mapping(value, path, table)
+    dropped: tuple[str, ...] = ()
+    if isinstance(value, dict) and "use" in value:
+        dropped = tuple(k for k, v in value.items()
+                        if v is None and k in table and k not in ("use", "name", "hp"))
+        value = {k: v for k, v in value.items() if k not in dropped}
+    fields = c.mapping(value, path, table)
+    return fields if fields is INVALID else {**fields, **dict.fromkeys(dropped)}
 
 
 def check_potion_at(c: Checker, tactics: Tactics | None, block: dict[str, Any], path: Path

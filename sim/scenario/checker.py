@@ -13,6 +13,9 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
+import yaml
+import yaml.resolver
+
 from sim import dice
 from sim.errors import DiceError, Problem
 from sim.scenario.limits import IMPLEMENTED_SYSTEMS, MAX_DAMAGE, MAX_MESSAGE, MAX_NAME
@@ -55,17 +58,14 @@ class Checker:
 
     def integer(self, value: object, path: Path, lo: int, hi: int) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
-            return self.fail(path, f"must be an integer (got {shorten(value)})")
+            return self.fail(path, f"must be an integer (got {shorten(value)}){_number_hint(value, True)}")
         if not lo <= value <= hi:
             return self.fail(path, f"must be between {lo} and {hi} (got {value})")
         return value
 
     def number(self, value: object, path: Path, lo: float, hi: float) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            hint = ""
-            if isinstance(value, str) and _looks_numeric(value):
-                hint = " (YAML reads 1e5 as text: write 100000 or 1.0e+5)"
-            return self.fail(path, f"must be a number (got {shorten(value)}){hint}")
+            return self.fail(path, f"must be a number (got {shorten(value)}){_number_hint(value)}")
         if not math.isfinite(value) or not lo <= value <= hi:
             return self.fail(path, f"must be between {lo:g} and {hi:g} (got {shorten(value)})")
         return float(value)
@@ -175,12 +175,22 @@ ALIASES = {
 }
 
 
-def _looks_numeric(text: str) -> bool:
+def _number_hint(value: object, integer: bool = False) -> str:
+    """Why a number came as text: quoted ('0.5', "3"), or written 1e5, which YAML 1.1 reads as
+    text (its floats need a dot). Told apart by what the text would be unquoted."""
+    if not isinstance(value, str):
+        return ""
+    if _PLAIN.resolve(yaml.ScalarNode, value, (True, False)) in _NUMBER_TAGS:
+        return ": quoted, it is text; write it without quotes"
     try:
-        float(text)
+        float(value)
     except ValueError:
-        return False
-    return True
+        return ""
+    return " (YAML reads 1e5 as text: write 100000" + (")" if integer else " or 1.0e+5)")
+
+
+_PLAIN = yaml.resolver.Resolver()
+_NUMBER_TAGS = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")
 
 
 def did_you_mean(got: object, choices: tuple[str, ...]) -> str:

@@ -43,6 +43,9 @@ class Failed:
     member: Member
 
 
+SCORES = ("characteristics", "attributes", "skills")  # mappings a member's use: merges by name
+
+
 def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str, Entry] | None
              ) -> Any:
     """Merge ``use:`` (a bestiary entry) under the given keys; INVALID when it cannot."""
@@ -59,6 +62,11 @@ def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str,
     merged = {"name": use, **entry.fields, **fields}
     if "tactics" in fields and "tactics" in entry.fields:  # key by key, like a side's
         merged["tactics"] = fields["tactics"].over(entry.fields["tactics"])
+    for key in SCORES:
+        # Score by score: `characteristics: {force: 80}` next to `use: man-at-arms` is a
+        # stronger man-at-arms, not one whose physique, mental and social fall to the default.
+        if key in fields and key in entry.fields:
+            merged[key] = {**entry.fields[key], **fields[key]}
     return merged
 
 
@@ -140,12 +148,16 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
     if "mount" in merged:
         mount_path = (*path, "mount")
         given_mount = dict(merged.pop("mount"))
+        mount_dropped = tuple(k for k, v in given_mount.items() if v is None)  # KEY: null
+        for key in mount_dropped:
+            del given_mount[key]
         mount_use = given_mount.get("use")
         if "mount" in written:
             mount_written = frozenset(given_mount) - {"use"}
         mount = _resolve(c, dict(given_mount), mount_path, bestiary)
         if mount is INVALID:
             return INVALID
+        _drop(c, mount, mount_dropped, mount_path, mount_use)
         if "mount" in mount:  # only through use: (written here it is an unknown key)
             return c.fail((*mount_path, "mount"), f"a mount has no mount of its own (bestiary"
                           f" entry {shorten(mount_use)} gives it one)")

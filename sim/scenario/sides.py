@@ -111,6 +111,8 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
             elif not any(_own_potion_at(m) is None for m in carriers):
                 c.fail((*path, "tactics", "potion_at"), "does nothing: every member of this "
                                                         "side with items sets its own potion_at")
+        if not lost and not failed and isinstance(raw, dict):
+            _check_lone_potions(c, members, side_tactics, raw, path)
         if side_tactics is not None and side_tactics.target is not None and not lost and all(
                 _own_target(block) is not None for m in members for block in (m.fields, m.mount)
                 if block is not None):
@@ -173,6 +175,30 @@ def _check_orders(c: Checker, tactics: Tactics | None, members: list[Member],
         return
     blocks = [b for m in members for b in (m.fields, m.mount) if b is not None]
     check_side_order(c, tactics, blocks, (*path, "tactics", "weapons"))
+
+
+def _check_lone_potions(c: Checker, members: list[Member], side_tactics: Tactics | None,
+                        raw: dict, path: Path) -> None:
+    """Items of a side's only fighter with ``potion_at: 0`` do nothing: it never drinks while
+    standing, and no ally could be given one (its mount is given none). Reported where the
+    0 or the items were written; both from its bestiary entry, kept quietly as all it gives."""
+    if sum(m.count for m in members) != 1 or not members[0].fields.get("items"):
+        return
+    member = members[0]
+    own = _own_potion_at(member)
+    side = None if side_tactics is None else side_tactics.potion_at
+    if (own if own is not None else side) != 0:
+        return  # None: the default 0.33
+    message = ("does nothing: with potion_at 0 it never drinks while standing, and no ally on its"
+               " side could be given a potion (a mount is given none)")
+    written = raw.get("members", [None])[0]
+    tactics = written.get("tactics") if isinstance(written, dict) else None
+    if isinstance(tactics, dict) and "potion_at" in tactics:
+        c.fail((*member.path, "tactics", "potion_at"), message, at_key=True)
+    elif own is None:  # the side's 0
+        c.fail((*path, "tactics", "potion_at"), message, at_key=True)
+    elif "items" in member.written:  # under its bestiary entry's 0
+        c.fail((*member.path, "items"), message, at_key=True)
 
 
 def _own_potion_at(member: Any) -> float | None:

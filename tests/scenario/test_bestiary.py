@@ -148,6 +148,20 @@ class TestBestiary:
         assert where(first) == (7, 5, "creatures.goblin.weapon")
         assert first.message == "unknown key 'weapon'; did you mean 'weapons'?"
 
+    def test_entry_name_is_stripped_like_use(self, arena):
+        """An entry written `"goblin ":` is the one `use: goblin` finds (it was unreachable:
+        `use:` is stripped, the key was not, and the miss suggested 'goblin ' for 'goblin');
+        `goblin` and `"goblin "` in one file are one name written twice."""
+        arena.write(variant("  goblin:", '  "goblin ":', text=BESTIARY), "bestiary/d20/x.yaml")
+        scenario = arena.load(BASE)
+        assert scenario.sides[1].members[0].name == "goblin 1"
+        code, out, _ = arena.cli("bestiary", "d20")
+        assert code == 0 and "  goblin: level 1" in out
+        arena.write(BESTIARY + '  "goblin ": {hp: 3}\n', "bestiary/d20/x.yaml")
+        p = arena.one(BASE)
+        assert (p.file, *where(p)) == ("bestiary/d20/x.yaml", 13, 3, "creatures['goblin ']")
+        assert p.message == "duplicate bestiary entry 'goblin' (also written 'goblin' in this file)"
+
     def test_unknown_top_level_key_in_bestiary(self, arena):
         """A misspelt top-level key of a bestiary file gets a hint too."""
         path = arena.write(BESTIARY + "creaturs: {}\n", "bestiary/d20/x.yaml")

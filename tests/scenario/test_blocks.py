@@ -114,6 +114,21 @@ class TestTacticsAndItems:
         assert "creatures.hobgoblin.tactics.potion_at: does nothing without items" in err
 
 
+    def test_potions_of_a_lone_fighter_that_never_drinks_are_refused(self, arena):
+        """`potion_at: 0` never drinks while standing; the side's only fighter has nobody to
+        give a potion to: its items did nothing, accepted without a word. Refused where the 0
+        was written (the member's, else the side's); with an ally, kept."""
+        items = "        armor: 4\n        items: [{heal: 2d4}]\n"
+        why = ("does nothing: with potion_at 0 it never drinks while standing, and no ally on"
+               " its side could be given a potion (a mount is given none)")
+        p = arena.one(variant("        armor: 4\n", items + "        tactics: {potion_at: 0}\n"))
+        assert (p.path, p.message) == ("sides[0].members[0].tactics.potion_at", why)
+        p = arena.one(variant("        armor: 4\n", items,
+                              "party: true\n", "party: true\n    tactics: {potion_at: 0}\n"))
+        assert (p.path, p.message) == ("sides[0].tactics.potion_at", why)
+        arena.load(variant("        armor: 4\n", items + "        tactics: {potion_at: 0}\n",
+                           "  - name: goblins", "      - {name: Brom, hp: 9}\n  - name: goblins"))
+
 class TestDefense:
     """``defense`` of 2d10 and d10 stat blocks (RULES.md §3)."""
 

@@ -23,7 +23,22 @@ class TestWrongTypes:
         """``level: "3"`` is a string, not an integer."""
         p = arena.one(variant("level: 3", 'level: "3"'))
         assert where(p) == (8, 16, "sides[0].members[0].level")
-        assert p.message == "must be an integer (got '3')"
+        assert p.message == "must be an integer (got '3'): quoted, it is text; write it without quotes"
+
+    @pytest.mark.parametrize(("value", "message"), [
+        ('"12"', "must be a number (got '12'): quoted, it is text; write it without quotes"),
+        ("'0.5'", "must be a number (got '0.5'): quoted, it is text; write it without quotes"),
+        ("1e3", "must be a number (got '1e3') (YAML reads 1e5 as text: write 100000 or 1.0e+5)"),
+        ('"a lot"', "must be a number (got 'a lot')")])
+    def test_number_as_text_says_why(self, arena, value, message):
+        """A number that came as text says why: a quoted '0.5' was told YAML reads 1e5 as
+        text, which is no help; 1e5 (text in YAML 1.1: its floats need a dot) still is."""
+        p = arena.one(variant("rules: d20\n", f"rules: d20\ndistance: {value}\n"))
+        assert (where(p), p.message) == ((3, 11, "distance"), message)
+
+    def test_integer_written_1e3_is_not_told_to_write_a_float(self, arena):
+        p = arena.one(variant("rules: d20\n", "rules: d20\nmax_rounds: 1e3\n"))
+        assert p.message == "must be an integer (got '1e3') (YAML reads 1e5 as text: write 100000)"
 
     def test_armor_boolean(self, arena):
         """``armor: true`` is refused even though bool is an int in Python."""

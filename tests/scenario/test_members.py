@@ -21,6 +21,44 @@ class TestUseAndCount:
         assert [(w.name, str(w.damage)) for w in boss.weapons] == [("rusty blade", "1d6")]
         assert boss.side == "goblins"
 
+    def test_scores_beside_use_override_score_by_score(self, arena):
+        """`characteristics: {force: 60}` beside `use:` changes that score and keeps the entry's
+        others (they were dropped to the default 50 without a word); a mount's skills too."""
+        arena.write(BESTIARY_WITH_MOUNTS.replace(
+            "  warhorse: {hp: 30,", "  warhorse: {hp: 30, characteristics: {physique: 70, force: 80},"),
+            "bestiary/d100/x.yaml")
+        scenario = arena.load(MOUNTED.replace(
+            "mount: {use: pony}",
+            "mount: {use: warhorse, characteristics: {force: 90}, skills: {melee: 55}}"))
+        horse = scenario.sides[0].members[1]
+        assert dict(horse.characteristics) == {"physique": 70, "force": 90}
+        assert dict(horse.skills) == {"melee": 55, "defense": 30}
+
+    def test_an_empty_score_mapping_is_refused(self, arena):
+        """`skills: {}` sets no score: beside use: (scores override one by one) and alone
+        (missing ones count the default) it did nothing; null drops the entry's."""
+        arena.write(BESTIARY_WITH_MOUNTS, "bestiary/d100/x.yaml")
+        p = arena.one(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, skills: {}}"))
+        assert (p.path, p.message) == ("sides[0].members[0].mount.skills", "does nothing: it sets"
+                                       " no score (missing ones count the default; beside use:,"
+                                       " write null to drop the entry's); remove it")
+        p = arena.one(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse}").replace(
+            "      - name: brigand\n", "      - {use: warhorse, name: Nag, characteristics: {}}\n"
+                                     "      - name: brigand\n"))
+        assert p.path == "sides[1].members[0].characteristics"
+
+    def test_null_beside_a_mounts_use_drops_the_entry_s(self, arena):
+        """`mount: {use: warhorse, skills: null}` was refused 'must be a mapping (got None)':
+        KEY: null dropped an entry's key on a member only. It drops it on a mount too, and a
+        key the entry does not give is 'nothing to drop'."""
+        arena.write(BESTIARY_WITH_MOUNTS, "bestiary/d100/x.yaml")
+        horse = arena.load(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, skills: null}")
+                           ).sides[0].members[1]
+        assert dict(horse.skills) == {} and horse.hp.max == 30
+        p = arena.one(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, items: null}"))
+        assert (p.path, p.message) == ("sides[0].members[0].mount.items",
+                                       "nothing to drop: bestiary entry 'warhorse' has no 'items'")
+
     def test_count_names(self, arena):
         """``count: 3`` names the members ``goblin 1`` .. ``goblin 3``, one kind (their entry)."""
         scenario = arena.load(variant("count: 2", "count: 3"))
