@@ -139,7 +139,6 @@ class TestCarryOver:
                 return
         pytest.fail("no seed spent both points")
 
-
     def test_nobody_rides_a_mount_still_down(self, tmp_path):
         """A mount stabilised at 0 HP after a won fight carried its rider into the next one: the
         rider was seated on it and rolled riding (RULES 6: nobody rides an unconscious mount).
@@ -189,6 +188,7 @@ class TestCarryOver:
                 reached += 1
                 assert not any(e.get("target") == "Aria" for e in fights[1])
         assert reached >= 1
+
 
 class TestEndOfDay:
     """The day ends at the first fight the party does not win."""

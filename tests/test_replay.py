@@ -119,14 +119,7 @@ class TestRunFolders:
 
     def test_bestiary_option_is_remembered(self, tmp_path: pathlib.Path, capsys) -> None:
         """A run made with --bestiary DIR replays without saying it again."""
-        lib = tmp_path / "lib" / "d20"
-        lib.mkdir(parents=True)
-        (lib / "b.yaml").write_text("rules: d20\ncreatures:\n  brute: {hp: 9, weapons: "
-                                    "[{name: club, damage: 1d6}]}\n")
-        scenario = tmp_path / "s.yaml"
-        scenario.write_text("name: s\nrules: d20\nsides:\n  - {name: h, party: true, members: "
-                            "[{name: A, hp: 8, weapons: [{name: s, damage: 1d6}]}]}\n"
-                            "  - {name: m, members: [{use: brute}]}\n")
+        scenario = brute_scenario(tmp_path)
         run_dir = self._run(tmp_path, scenario, "--bestiary", str(tmp_path / "lib"))
         capsys.readouterr()
         code, out, err = run(capsys, "replay", str(run_dir), "--battle", "3", "--no-interactive")
@@ -296,14 +289,7 @@ class TestVerify:
                                                        ) -> None:
         """--bestiary given to --verify (the run's folder again, or where it moved) is where the
         stat blocks lie, not what the battle did: identical. A changed stat block still differs."""
-        lib = tmp_path / "lib" / "d20"
-        lib.mkdir(parents=True)
-        (lib / "b.yaml").write_text("rules: d20\ncreatures:\n  brute: {hp: 9, weapons: "
-                                    "[{name: club, damage: 1d6}]}\n")
-        scenario = tmp_path / "s.yaml"
-        scenario.write_text("name: s\nrules: d20\nsides:\n  - {name: h, party: true, members: "
-                            "[{name: A, hp: 8, weapons: [{name: s, damage: 1d6}]}]}\n"
-                            "  - {name: m, members: [{use: brute}]}\n")
+        scenario = brute_scenario(tmp_path)
         log = tmp_path / "b.jsonl"
         assert cli.main(["run", str(scenario), "--seed", "3", "--log", str(log), "--bestiary",
                          str(tmp_path / "lib")]) == 0
@@ -596,3 +582,16 @@ class TestHostileBattlesFile:
                 continue  # the picks read no rounds
             code, _, err = run(capsys, *args)
             assert code == 2 and err.startswith(f"{path}:0:0: (document): {problem}"), err
+
+
+def brute_scenario(tmp_path: pathlib.Path) -> pathlib.Path:
+    """A scenario whose monster, a brute, comes from a bestiary folder of its own (tmp_path/lib)."""
+    lib = tmp_path / "lib" / "d20"
+    lib.mkdir(parents=True)
+    (lib / "b.yaml").write_text("rules: d20\ncreatures:\n  brute: {hp: 9, weapons: "
+                                "[{name: club, damage: 1d6}]}\n")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\nrules: d20\nsides:\n  - {name: h, party: true, members: "
+                        "[{name: A, hp: 8, weapons: [{name: s, damage: 1d6}]}]}\n"
+                        "  - {name: m, members: [{use: brute}]}\n")
+    return scenario
