@@ -4,7 +4,8 @@ Between steps the party keeps its HP, unhealable HP, PSY, fatigue, heroism
 dice, destiny points, morale tokens, spirit, its dead and its serious-wound
 weakness; ongoing effects end with each fight. A ``Member`` holds one party
 combatant's state between fights (``hand_over`` to a new fight's fighter,
-``take_back`` after it); ``rest`` applies one rest of a given kind and length.
+``take_back`` after it); ``rest`` applies one rest of a given kind and length, and
+``read_rest`` reads a day file's ``rest: {kind, hours}`` step.
 """
 
 from __future__ import annotations
