@@ -54,6 +54,36 @@ class TestDrinking:
         b._take_turn(b.fighters[0])
         assert events(b.log, "item_used") == []
 
+    @pytest.mark.parametrize(("potion_at", "max_hp", "hp"),
+                             [(0.7, 90, 63), (0.29, 100, 29), (0.57, 100, 57), (0.58, 50, 29)])
+    def test_potion_at_exact_threshold(self, potion_at: float, max_hp: int, hp: int) -> None:
+        """Items: exactly at potion_at of maximum HP it drinks, even where potion_at x max_hp
+        rounds below the HP (0.7 x 90 = 62.99999999999999: at 63 of 90 it did not drink)."""
+        b = hurt_hero(hp=hp, tactics=Tactics(potion_at=potion_at))
+        b.fighters[0].max_hp = max_hp
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "item_used")) == 1
+        b = hurt_hero(hp=hp + 1, tactics=Tactics(potion_at=potion_at))
+        b.fighters[0].max_hp = max_hp
+        b._take_turn(b.fighters[0])
+        assert events(b.log, "item_used") == []
+
+    def test_potion_at_is_exact_for_every_hundredth(self) -> None:
+        """Items: for every potion_at of two decimals and maximum HP up to 120, the fighter
+        drinks exactly when hp / max_hp <= potion_at, read as fractions."""
+        from fractions import Fraction
+
+        from sim.items import wants_to_drink
+
+        hero = hurt_hero().fighters[0]
+        for hundredths in range(1, 100):
+            hero.potion_at = hundredths / 100
+            for max_hp in range(1, 121):
+                hero.max_hp = max_hp
+                for hp in range(1, max_hp):
+                    hero.hp = hp
+                    assert wants_to_drink(hero) == (Fraction(hp, max_hp) <= Fraction(hundredths, 100))
+
     def test_potion_at_is_steerable(self) -> None:
         """Items: `tactics: {potion_at: 0.5}` drinks at half HP; 0 only at... never while up."""
         b = hurt_hero(hp=15, tactics=Tactics(potion_at=0.5))
