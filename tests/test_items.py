@@ -189,6 +189,25 @@ class TestGiving:
         b._take_turn(b.fighters[0])
         assert len(events(b.log, "item_used")) == given
 
+    @pytest.mark.parametrize(("rules", "after_move"), [("d100", ["item_used"]),
+                                                       ("d20", ["attack_resolved"]),
+                                                       ("2d10", [])])
+    def test_a_move_into_reach_then_pours_before_attacking(self, rules: str,
+                                                           after_move: list[str]) -> None:
+        """Items: a move that ends within 2 m of a downed ally is followed by the potion, not an
+        attack, where the turn has the half-action for it (d100; the audit found Aria in
+        wyvern_crag move 8 m next to Greta, down, and strike the wyvern with her potions in
+        hand). In d20 what a move leaves is no whole turn: it attacks; in 2d10 the move is the
+        turn."""
+        b = self.pair(rules, gap=8.0)
+        medic, down, monster = b.fighters
+        monster.x = 10.0
+        b._take_turn(medic)
+        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
+        assert done == ["moved", *after_move]
+        assert medic.x == 8.0
+        assert (down.status == "active") == (after_move == ["item_used"])
+
     def test_potion_ends_a_serious_wounds_knock_out(self) -> None:
         """Items (d100): a potion wakes an ally knocked out by a serious wound; the wound's
         weakness stays."""
