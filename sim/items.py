@@ -45,8 +45,13 @@ def heal_ceiling(fighter: Fighter) -> int:
 
 
 def wants_to_drink(fighter: Fighter) -> bool:
-    """At or below ``potion_at`` of its maximum HP, with HP a potion could still give back."""
-    return fighter.hp <= fighter.potion_at * fighter.max_hp and fighter.hp < heal_ceiling(fighter)
+    """At or below ``potion_at`` of its maximum HP, with HP a potion could still give back.
+
+    The fraction hp / max_hp is compared, not hp with potion_at x max_hp: that product is
+    rounded (0.7 x 90 = 62.99999999999999), and a fighter at exactly the threshold (63 of 90)
+    did not drink. A quotient of integers and a decimal literal round alike, so the test is
+    exact for the fractions written in a scenario."""
+    return fighter.hp / fighter.max_hp <= fighter.potion_at and fighter.hp < heal_ceiling(fighter)
 
 
 def downed_ally(allies: Sequence[Fighter], fighter: Fighter) -> Fighter | None:

@@ -9,9 +9,9 @@ import icepool
 import pytest
 
 from sim import dice
-from sim.engine import Battle
+from sim.engine import Battle, run_battle
 from sim.items import use_item
-from sim.model import Item, Tactics
+from sim.model import Item, Tactics, Weapon
 from tests.builders import battle, d100, events, fighter, scenario, side
 
 POTION = Item(heal=dice.parse("2d4"), name="healing potion", count=2)
@@ -53,6 +53,36 @@ class TestDrinking:
         b = hurt_hero(hp=10)  # 0.333... > 0.33
         b._take_turn(b.fighters[0])
         assert events(b.log, "item_used") == []
+
+    @pytest.mark.parametrize(("potion_at", "max_hp", "hp"),
+                             [(0.7, 90, 63), (0.29, 100, 29), (0.57, 100, 57), (0.58, 50, 29)])
+    def test_potion_at_exact_threshold(self, potion_at: float, max_hp: int, hp: int) -> None:
+        """Items: exactly at potion_at of maximum HP it drinks, even where potion_at x max_hp
+        rounds below the HP (0.7 x 90 = 62.99999999999999: at 63 of 90 it did not drink)."""
+        b = hurt_hero(hp=hp, tactics=Tactics(potion_at=potion_at))
+        b.fighters[0].max_hp = max_hp
+        b._take_turn(b.fighters[0])
+        assert len(events(b.log, "item_used")) == 1
+        b = hurt_hero(hp=hp + 1, tactics=Tactics(potion_at=potion_at))
+        b.fighters[0].max_hp = max_hp
+        b._take_turn(b.fighters[0])
+        assert events(b.log, "item_used") == []
+
+    def test_potion_at_is_exact_for_every_hundredth(self) -> None:
+        """Items: for every potion_at of two decimals and maximum HP up to 120, the fighter
+        drinks exactly when hp / max_hp <= potion_at, read as fractions."""
+        from fractions import Fraction
+
+        from sim.items import wants_to_drink
+
+        hero = hurt_hero().fighters[0]
+        for hundredths in range(1, 100):
+            hero.potion_at = hundredths / 100
+            for max_hp in range(1, 121):
+                hero.max_hp = max_hp
+                for hp in range(1, max_hp):
+                    hero.hp = hp
+                    assert wants_to_drink(hero) == (Fraction(hp, max_hp) <= Fraction(hundredths, 100))
 
     def test_potion_at_is_steerable(self) -> None:
         """Items: `tactics: {potion_at: 0.5}` drinks at half HP; 0 only at... never while up."""
@@ -159,6 +189,25 @@ class TestGiving:
         b._take_turn(b.fighters[0])
         assert len(events(b.log, "item_used")) == given
 
+    @pytest.mark.parametrize(("rules", "after_move"), [("d100", ["item_used"]),
+                                                       ("d20", ["attack_resolved"]),
+                                                       ("2d10", [])])
+    def test_a_move_into_reach_then_pours_before_attacking(self, rules: str,
+                                                           after_move: list[str]) -> None:
+        """Items: a move that ends within 2 m of a downed ally is followed by the potion, not an
+        attack, where the turn has the half-action for it (d100; the audit found Aria in
+        wyvern_crag move 8 m next to Greta, down, and strike the wyvern with her potions in
+        hand). In d20 what a move leaves is no whole turn: it attacks; in 2d10 the move is the
+        turn."""
+        b = self.pair(rules, gap=8.0)
+        medic, down, monster = b.fighters
+        monster.x = 10.0
+        b._take_turn(medic)
+        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
+        assert done == ["moved", *after_move]
+        assert medic.x == 8.0
+        assert (down.status == "active") == (after_move == ["item_used"])
+
     def test_potion_ends_a_serious_wounds_knock_out(self) -> None:
         """Items (d100): a potion wakes an ally knocked out by a serious wound; the wound's
         weakness stays."""
@@ -174,3 +223,84 @@ class TestGiving:
         b._take_turn(medic)
         assert hurt.status == "active" and hurt.weakened and hurt.effects == []
         assert [e["reason"] for e in events(b.log, "effect_ended")] == ["potion"]
+
+
+class TestWholeBattle:
+    """A whole d20 battle with potions against the exact numbers of RULES.md §2, §3, §5, §8."""
+
+    HERO_HP, OGRE_HP, POTIONS = 10, 15, 2
+
+    @classmethod
+    def exact(cls) -> tuple[float, float, float]:
+        """(P(hero wins), E[potions drunk], E[rounds]) by a Markov chain over (hero HP, ogre HP,
+        potions left), round by round: group initiative 4+ on 1d6 (the hero first),
+        the hero drinks 2d4 (capped) at or below half HP, else attacks 1d20+2 > 13 (1d8, +1d4
+        on a natural 20); the ogre makes it defend 1d20+3 > 12 (1d10, +1d4 on a natural 1)."""
+        d4, d8, d10 = icepool.d4, icepool.d8, icepool.d10
+
+        def chances(die: icepool.Die) -> list[tuple[int, float]]:
+            total = die.denominator()
+            return [(value, count / total) for value, count in die.items()]
+
+        heal = chances(d4 + d4)
+        # The damage of one attack, 0 for a miss: 11 in 20 miss, 8 hit, 1 in 20 is critical.
+        hero_hits = chances(icepool.Die({icepool.Die([0]): 11, d8: 8, d8 + d4: 1}))
+        ogre_hits = chances(icepool.Die({icepool.Die([0]): 11, d10: 8, d10 + d4: 1}))
+
+        def hero(s: tuple[int, int, int]) -> list:
+            h, o, left = s
+            if left and h * 2 <= cls.HERO_HP:
+                return [((min(cls.HERO_HP, h + v), o, left - 1), p) for v, p in heal]
+            return [((h, max(0, o - v), left), p) for v, p in hero_hits]
+
+        def ogre(s: tuple[int, int, int]) -> list:
+            h, o, left = s
+            return [((max(0, h - v), o, left), p) for v, p in ogre_hits]
+
+        now = {(cls.HERO_HP, cls.OGRE_HP, cls.POTIONS): 1.0}
+        win = drunk = rounds = 0.0
+        for number in range(1, 101):
+            after: Counter = Counter()
+            for state, p in now.items():
+                for turns in ((hero, ogre), (ogre, hero)):  # 3 of 6: the party first
+                    states = {state: p / 2}
+                    for turn in turns:
+                        moved: Counter = Counter()
+                        for s, q in states.items():
+                            if s[0] == 0 or s[1] == 0:
+                                moved[s] += q
+                                continue
+                            for s2, q2 in turn(s):
+                                moved[s2] += q * q2
+                        states = moved
+                    for s, q in states.items():
+                        if s[0] and s[1]:
+                            after[s] += q
+                        else:
+                            win += q if s[1] == 0 else 0.0
+                            drunk += q * (cls.POTIONS - s[2])
+                            rounds += q * number
+            now = after
+            if sum(now.values()) < 1e-9:  # what is left cannot move the 4th decimal
+                break
+        return win, drunk, rounds
+
+    def test_duel_with_potions(self) -> None:
+        """Items: win rate, potions drunk and rounds of a duel with potions (d20) match the exact
+        chain within 4 standard errors (the items audit's independent model agreed too)."""
+        ogre = fighter("Ogre", hp=self.OGRE_HP, level=3, attack_threshold=12,
+                       weapons=(Weapon(name="club", damage=dice.parse("1d10")),))
+        hero = fighter("Hero", hp=self.HERO_HP, level=2, armor=3, items=(POTION,),
+                       tactics=Tactics(potion_at=0.5))
+        spec = scenario(side("heroes", hero, party=True), side("ogres", ogre))
+        n = 20000
+        wins, drunk, rounds = [], [], []
+        for seed in range(n):
+            outcome, _ = run_battle(spec, seed)
+            wins.append(outcome.winner == "heroes")
+            drunk.append(outcome.rows[0][-1])
+            rounds.append(outcome.rounds)
+        for values, want in zip((wins, drunk, rounds), self.exact(), strict=True):
+            mean = sum(values) / n
+            var = sum((v - mean) ** 2 for v in values) / (n - 1)
+            assert abs(mean - want) < 4 * (var / n) ** 0.5, (mean, want)
