@@ -756,18 +756,33 @@ class TestMountedCombat:
         fall = events(b.log, "damage_dealt")[0]
         assert (fall["target"], fall["amount"], fall["kind"], fall["armor_piercing"]) == (
             "Knight", 4, "fall", True)
-        assert knight.mounted_on is None and horse.ridden_by is None and knight.prone
+        assert knight.mounted_on is None and horse.ridden_by is None
 
-    def test_standing_up_costs_a_half_action(self, scripted) -> None:
-        """Mounted combat: after a fall, standing up is a half-action; one attack is left that turn."""
+    def test_fall_loses_the_attack_not_the_turn(self, scripted) -> None:
+        """Mounted combat: the fall loses the attack, not the turn: standing up is a half-action,
+        spent with the turn's other half-action; the next turn has both attacks."""
         b = battle(mounted())
         knight = b.fighters[0]
         scripted(b, (97, 100), (4, 10))
         b._take_turn(knight)
-        rng = scripted(b, (90, 100))  # no riding check any more: one attack roll
+        assert [e["actor"] for e in events(b.log, "stood_up")] == ["Knight"] and not knight.prone
+        assert events(b.log, "attack_resolved") == []
+        rng = scripted(b, (90, 100), (90, 100))  # no riding check any more: two attack rolls
         b._take_turn(knight)
-        assert events(b.log, "stood_up")[0]["actor"] == "Knight" and not knight.prone
-        assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
+        assert len(events(b.log, "attack_resolved")) == 2 and rng.unused == 0
+
+    def test_fall_on_the_second_attack_stands_up_next_turn(self, scripted) -> None:
+        """Mounted combat: a fall on the turn's second attack leaves no half-action to stand up
+        with: the rider is still down, stands up as its next turn begins, then attacks once."""
+        b = battle(mounted())
+        knight = b.fighters[0]
+        scripted(b, (60, 100), (90, 100), (97, 100), (4, 10))  # riding, a miss; then the fumble
+        b._take_turn(knight)
+        assert knight.prone and events(b.log, "stood_up") == []
+        rng = scripted(b, (90, 100))
+        b._take_turn(knight)
+        assert [e["actor"] for e in events(b.log, "stood_up")] == ["Knight"]
+        assert len(events(b.log, "attack_resolved")) == 2 and rng.unused == 0
 
     def test_mount_attacks_on_its_own_turn(self, scripted) -> None:
         """Mounted combat: the mount is a combatant that attacks on its own turn."""

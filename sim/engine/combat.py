@@ -27,7 +27,9 @@ class Combat:
 
         Outnumbered (d20): once ``outnumbered_at`` different enemies attacked the
         target this round, later attacks on it that round are favoured. Returns
-        True when the attack ends the attacker's turn (a fumble, a fall).
+        True when the attack ends the attacker's turn: a fumble, or a caster out cold from
+        paying. A fall from the saddle loses the attack, not the turn (RULES 6): the
+        turn goes on with what it has left, unless the fall knocked the rider out.
         """
         table = self.table
         surprise = attacker.side == table.surprising
@@ -42,8 +44,8 @@ class Combat:
         bonus = 0
         if weapon.psy or attacker.mounted_on is not None:
             bonus = self._before_attack(attacker, weapon)
-            if bonus is None:
-                return True
+            if bonus is None:  # the attack is lost
+                return not attacker.able
         # Both sources favour the attacker, so they never cancel: no need to combine.
         advantage = 1 if surprise or outnumbered else 0
         strike = self._strike

@@ -83,6 +83,11 @@ class Turns:
             budget -= cost
             if ended or (attacks >= economy.max_attacks and not economy.move_after_attack):
                 return  # a fumble, or the turn is over (d20): draw no die, touch no target
+            if fighter.prone:  # thrown from the saddle (RULES 6): the attack is lost, not the
+                if budget < economy.stand_cost:  # turn; standing up is a half-action
+                    return
+                budget -= economy.stand_cost
+                self._stand_up(fighter)
 
     def _prepare_turn(self, fighter: Fighter) -> tuple[int, int, bool] | None:
         """Before a turn where a rout, a fall, a hazard, a rescue or a mount may change
@@ -108,10 +113,8 @@ class Turns:
         economy = self.economy
         moves = 0
         if fighter.prone and budget >= economy.stand_cost:
-            fighter.prone = False
             budget -= economy.stand_cost
-            if self.log is not None:
-                self.emit("stood_up", actor=fighter.name)
+            self._stand_up(fighter)
         for effect in list(fighter.effects):
             if isinstance(effect, ESCAPABLE) and effect.escape == "move" and budget >= economy.move_cost:
                 effect.end("left the zone")
@@ -127,6 +130,11 @@ class Turns:
         if budget >= economy.stand_cost and self._help_up(fighter):
             budget -= economy.stand_cost
         return budget, moves
+
+    def _stand_up(self, fighter: Fighter) -> None:
+        fighter.prone = False
+        if self.log is not None:
+            self.emit("stood_up", actor=fighter.name)
 
     def _help_up(self, fighter: Fighter) -> bool:
         """Help a fallen ally in reach to its feet (a half-action): it need not spend its own."""
