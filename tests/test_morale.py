@@ -293,6 +293,19 @@ class TestGainsAndLosses:
         b.deal_damage(hero, 6, None, "fire", True)
         assert changes(b.log) == [] and hero.morale == 4
 
+    def test_spell_price_is_no_wound(self) -> None:
+        """Losses: "wound -floor(k / 2) with k the damage of the hit": the HP a caster pays
+        for a spell with no PSY left (RULES 3) are no hit, so no token is lost; paying to 0 HP
+        is still a fall (its ally loses 4, nobody gains a kill)."""
+        b = battle(quality(side("heroes", fighter("Hero", hp=5), fighter("Ally"), party=True),
+                           side("monsters", fighter("Monster"))))
+        hero, ally, foe = b.fighters
+        hero.morale = ally.morale = foe.morale = 6
+        b.pay_psy(hero, 4)
+        assert changes(b.log) == [] and hero.hp == 1
+        b.pay_psy(hero, 3)
+        assert changes(b.log) == [("Ally", -4, "ally_fell", 2)] and hero.morale == 6
+
     def test_tokens_never_below_zero(self) -> None:
         """Losses: tokens stop at 0 (a big wound empties the stock, no more)."""
         b = battle(duel2d10(hero={"hp": 40}))
