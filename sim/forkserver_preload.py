@@ -9,8 +9,11 @@ that is only being born.
 
 import signal
 
-import pyarrow.parquet  # noqa: F401  (preloaded: workers fork with it imported)
+from sim.arrow import load_arrow, own_process
 
-import sim.batch  # noqa: F401  (preloaded: workers fork with the engine imported)
+own_process()  # the forkserver and its workers are sim's: pyarrow loads without numpy
+load_arrow()  # preloaded: workers fork with it imported
+
+import sim.batch  # noqa: E402, F401  (preloaded: workers fork with the engine imported)
 
 signal.signal(signal.SIGINT, signal.SIG_IGN)

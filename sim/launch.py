@@ -9,6 +9,7 @@ Only the command's entry points import this module: a program or a test that imp
 try:
     import signal
 
+    from sim.arrow import own_process
     from sim.cli import main as run_command
 except KeyboardInterrupt:  # nothing begun: exit as interrupted, without a traceback
     raise SystemExit(130) from None
@@ -18,6 +19,7 @@ def main() -> int:
     """The command's exit code. Once the command has returned, Ctrl-C is ignored: a late
     one (its output printed, its files written) would make the process die of SIGINT
     while Python exits, telling a finished command as interrupted."""
+    own_process()  # the command's process is sim's alone: pyarrow may load without numpy
     code = run_command()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     return code

@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from sim.arrow import load_arrow
 from sim.batch import journal
 from sim.batch.battles_file import BATTLES
 from sim.batch.tables import battles_problem, part_identity_of, part_problem, part_table
@@ -119,6 +120,7 @@ class RunFolder:
             raise InputError(f"{self.journal_path}:0:0: (document): unreadable ({exc})") from exc
 
     def _checked_part(self, number: int, payload: bytes, identity: dict[str, Any], width: int) -> Any:
+        load_arrow()
         import pyarrow as pa
 
         where = f"{self.journal_path}:0:0: (part {number})"
@@ -144,6 +146,7 @@ class RunFolder:
 
     def read_battles(self, columns: Sequence[str], run_id: str) -> Any:
         """Columns of battles.parquet, which must be this run's (merged under its run id)."""
+        load_arrow()
         import pyarrow.parquet as pq
 
         path = self.path / BATTLES

@@ -30,10 +30,11 @@ from typing import Any, ClassVar, Protocol
 
 import attrs
 
+from sim.arrow import load_arrow, own_process
 from sim.batch.battles_file import BattlesWriter
 from sim.batch.chunk import ChunkResult, PartSource
 from sim.batch.folder import RunFolder
-from sim.batch.tables import load_arrow, part_table
+from sim.batch.tables import part_table
 from sim.errors import RunAborted
 from sim.shutdown import signals_ignored
 
@@ -191,6 +192,7 @@ def _serve(local: LocalStore, conn: multiprocessing.connection.Connection,
     for signum in (signal.SIGINT, signal.SIGTERM):  # again: a batch run from a thread other
         signal.signal(signum, signal.SIG_IGN)  # than the main one forks it unable to ignore them
     failure = None
+    own_process()  # this process stores for sim and exits: its pyarrow needs no numpy
     try:
         load_arrow()  # now, while the first chunk plays; not when it arrives
     except Exception as exc:  # a broken install: told at the first part

@@ -19,6 +19,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from sim.arrow import load_arrow
 from sim.columns import BattleColumns, BattleRow
 from sim.day import StepResult
 from sim.day_file import MAX_STEPS
@@ -69,6 +70,7 @@ def part_schema(days: bool = False) -> Any:
 
 def battles_part(battles: BattleColumns) -> Any:
     """A chunk's battles as a part: its columns, copied into Arrow as they are."""
+    load_arrow()  # a worker's first part: pyarrow loads here
     import pyarrow as pa
 
     codes = pa.DictionaryArray.from_arrays(pa.array(battles.codes, pa.int32()),
@@ -98,12 +100,6 @@ def full_table(part: Any, roster: Sequence[tuple[str, str]]) -> Any:
         offsets, pa.StructArray.from_arrays([names, sides, *fighters], fields=fields))
     return pa.table([combatants if name == "combatants" else part.column(name) for name in schema.names],
                     schema=schema)
-
-
-def load_arrow() -> None:
-    """Import what storing parts needs (pyarrow and its Parquet writer): a store process
-    (sim.batch.store) calls it as it starts, while the batch plays its first chunk."""
-    import pyarrow.parquet  # noqa: F401
 
 
 def _arrow(function: str, *args: Any) -> Any:

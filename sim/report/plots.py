@@ -34,18 +34,24 @@ class Plot:
 def _battle_columns(run_dir: pathlib.Path) -> tuple[Any, list[str], Any]:
     """battles.parquet's rounds, and every combatant's (name, final HP) flattened, as numpy arrays;
     the file must be this run's (its manifest's run id), as every reader of it checks."""
-    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     folder = RunFolder(run_dir)
     table = folder.read_battles(["rounds", "combatants"], folder.read_manifest()["run_id"])
-    rounds = table.column("rounds").to_numpy()
+    rounds = _int32s(table.column("rounds").combine_chunks())
     flat = pc.list_flatten(table.column("combatants"))
     flat = flat.combine_chunks() if isinstance(flat, pa.ChunkedArray) else flat
     names = flat.field("name").to_pylist()
-    hp = np.asarray(flat.field("hp").to_numpy(zero_copy_only=False), dtype=float)
-    return rounds, names, hp
+    return rounds, names, _int32s(flat.field("hp")).astype(float)
+
+
+def _int32s(array: Any) -> Any:
+    """An Arrow int32 array with no value missing (``battles_problem`` checked) as numpy,
+    read from its data buffer: pyarrow may have been loaded without numpy (sim.arrow)."""
+    import numpy as np
+
+    return np.frombuffer(array.buffers()[1], dtype=np.int32, count=array.offset + len(array))[array.offset:]
 
 
 def attrition_plot(summary: Summary) -> str:
