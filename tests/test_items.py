@@ -190,15 +190,15 @@ class TestGiving:
         assert len(events(b.log, "item_used")) == given
 
     @pytest.mark.parametrize(("rules", "after_move"), [("d100", ["item_used"]),
-                                                       ("d20", ["attack_resolved"]),
+                                                       ("d20", ["item_used"]),
                                                        ("2d10", [])])
     def test_a_move_into_reach_then_pours_before_attacking(self, rules: str,
                                                            after_move: list[str]) -> None:
         """Items: a move that ends within 2 m of a downed ally is followed by the potion, not an
         attack, where the turn has the half-action for it (d100; the audit found Aria in
         wyvern_crag move 8 m next to Greta, down, and strike the wyvern with her potions in
-        hand). In d20 what a move leaves is no whole turn: it attacks; in 2d10 the move is the
-        turn."""
+        hand). In d20 the move leaves the turn's action (move, then the action: RULES 2, 8),
+        which the potion takes; in 2d10 the move is the turn."""
         b = self.pair(rules, gap=8.0)
         medic, down, monster = b.fighters
         monster.x = 10.0

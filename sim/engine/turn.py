@@ -66,12 +66,13 @@ class Turns:
                         return  # already as close as it means to be: no empty move
                     moves += 2 if run else 1
                     budget -= economy.run_cost if run else economy.move_cost  # type: ignore[operator]
-                    if fighter.items:
+                    if fighter.items and budget > 0:
                         # The move may have brought it within 2 m of a downed ally: the policy
-                        # pours before attacking (RULES 8), with what the turn has left (d100:
-                        # the other half-action; elsewhere a potion takes the whole turn).
+                        # pours before attacking (RULES 8), with what the turn has left: d100's
+                        # other half-action, d20's action (move, then the action); in 2d10
+                        # and d10 the move was the turn.
                         budget = use_items(self.table, fighter, self._by_side[fighter.side],
-                                           economy.item_turn_cost, budget, self.wake)
+                                           economy.item_cost or budget, budget, self.wake)
                     continue
                 weapon, cost = chosen
             else:  # everyone stands together: the weapon at hand, its cost known
