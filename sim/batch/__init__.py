@@ -42,6 +42,7 @@ from sim.batch.runners import (
     kept_pool,
     make_runner,
     run_serial,
+    scheduler_problem,
 )
 from sim.batch.tables import PART_KEY
 from sim.batch.weigh import Work
@@ -50,5 +51,5 @@ __all__ = [
     "BATTLES", "DEFAULT_CHUNK", "PART_KEY", "SUMMARY", "Batch", "BatchSpec", "ChunkResult",
     "ChunkTask", "LogPlan", "RunFolder", "Runner", "Work", "battle_seed", "check_scheduler", "default_out",
     "default_workers", "kept_pool", "load_run_scenario", "make_runner", "open_run", "run_chunk", "run_serial",
-    "spec_from_manifest", "start_run", "write_atomic",
+    "scheduler_problem", "spec_from_manifest", "start_run", "write_atomic",
 ]

@@ -10,8 +10,8 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from sim.batch import Runner, Work, check_scheduler, default_workers, make_runner
-from sim.errors import InputError
+from sim.batch import Runner, Work, check_scheduler, default_workers, make_runner, scheduler_problem
+from sim.errors import InputError, option_problem
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.scenario.bestiary import BESTIARY_ENV, env_bestiary_dirs, rules_folder
 from sim.terminal import safe
@@ -59,10 +59,11 @@ def check_scheduler_option(args: argparse.Namespace) -> None:
     if args.scheduler is None:
         return
     if args.executor != "dask":
-        raise InputError(f"sim {args.command}: --scheduler needs --executor dask")
+        raise InputError(scheduler_problem(args.scheduler, "needs --executor dask"))
     if args.workers is not None:
-        raise InputError(f"sim {args.command}: --workers would do nothing with --scheduler (it"
-                         " sizes a local pool or Dask cluster; the scheduler's cluster has its own)")
+        raise InputError(option_problem(args.workers, "--workers", "would do nothing with"
+                                        " --scheduler (it sizes a local pool or Dask cluster;"
+                                        " the scheduler's cluster has its own)"))
     check_scheduler(args.scheduler)
 
 

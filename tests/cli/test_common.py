@@ -97,7 +97,7 @@ def test_workers_with_a_scheduler_is_refused():
     (it was accepted and ignored), so it is refused before the scheduler is even dialled."""
     args = argparse.Namespace(command="batch", executor="dask", scheduler="tcp://127.0.0.1:1",
                               workers=4)
-    with pytest.raises(InputError, match=r"^sim batch: --workers would do nothing with --scheduler"):
+    with pytest.raises(InputError, match=r"^4:0:0: --workers: would do nothing with --scheduler \("):
         check_scheduler_option(args)
 
 
