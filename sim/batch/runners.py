@@ -269,7 +269,7 @@ class DaskRunner(_Keepable):
             with signals_ignored():  # its worker processes leave Ctrl-C to us, as pool workers do
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                              dashboard_address=None)
-        else:  # the command checked it answers as a Dask scheduler (cli.common.check_scheduler_option)
+        else:  # the command checked it answers as a Dask scheduler (cli.common.check_execution_options)
             # Losing the scheduler is reported in one line: not as Dask's tracebacks.
             logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         try:
@@ -316,6 +316,19 @@ def make_runner(executor: str, workers: int, scheduler: str | None) -> Runner:
 
 
 def default_workers() -> int:
+    """The cores this process may use (its CPU affinity where the system has one)."""
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                else (os.cpu_count() or 1))
+
+
+# Battles only compute: past one worker a core they take turns on the same cores and end no
+# sooner, while each worker is an interpreter with the engine loaded (about 50 MB resident),
+# so --workers 1024 on two cores only exhausted memory. A few a core are still let through
+# (a test or a benchmark may oversubscribe on purpose).
+WORKERS_PER_CORE = 8
+
+
+def max_local_workers() -> int:
+    """The most worker processes a local pool or a local Dask cluster may start."""
+    return WORKERS_PER_CORE * default_workers()
 

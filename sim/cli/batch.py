@@ -27,7 +27,7 @@ from sim.cli.common import (
     EXIT_OK,
     battle_progress,
     check_bestiary_dirs,
-    check_scheduler_option,
+    check_execution_options,
     runner_of,
     say,
     warn,
@@ -111,7 +111,7 @@ def _resume_hint(folder: RunFolder) -> str:
 
 def cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     check_bestiary_dirs(args.bestiary)
-    check_scheduler_option(args)  # before any run folder is made
+    check_execution_options(args)  # before any run folder is made
     prepared = _prepare_batch(args, argv)
     if isinstance(prepared, dict):  # --resume of a finished run: nothing left to play
         _show_summary(prepared, RunFolder(args.resume), args.json)

@@ -13,7 +13,7 @@ import pytest
 import sim.batch.runners
 from sim import cli
 from sim.batch import ChunkTask, LogPlan, kept_pool
-from sim.batch.runners import DaskRunner, ProcessRunner
+from sim.batch.runners import DaskRunner, ProcessRunner, max_local_workers
 from sim.errors import RunAborted
 from sim.scenario import load_scenario
 from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, journal_records, rows
@@ -152,6 +152,16 @@ class TestScheduler:
         assert resumed == 0
         batch(tmp_path, "whole", *args, "--workers", "1")
         assert rows(run) == rows(tmp_path / "whole")
+
+
+class TestWorkerLimit:
+    """How many worker processes a local pool or cluster may start."""
+
+    @pytest.mark.parametrize("cores", [1, 2, 3])
+    def test_eight_a_usable_core(self, monkeypatch: pytest.MonkeyPatch, cores: int) -> None:
+        """The limit follows the cores this process may use (its affinity), not the machine's."""
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+        assert max_local_workers() == 8 * cores
 
 
 class TestKeptPool:
