@@ -25,7 +25,7 @@ from sim.batch.chunk import (
     battle_seed,
     run_chunk,
 )
-from sim.batch.folder import SUMMARY, RunFolder, write_atomic
+from sim.batch.folder import JOURNAL, SUMMARY, RunFolder, write_atomic
 from sim.batch.run import (
     Batch,
     BatchSpec,
@@ -50,9 +50,9 @@ from sim.batch.tables import PART_KEY
 from sim.batch.weigh import Work
 
 __all__ = [
-    "BATTLES", "DEFAULT_CHUNK", "PART_KEY", "SUMMARY", "WORKERS_PER_CORE", "Batch", "BatchSpec",
+    "BATTLES", "DEFAULT_CHUNK", "JOURNAL", "PART_KEY", "SUMMARY", "WORKERS_PER_CORE", "Batch", "BatchSpec",
     "ChunkResult", "ChunkTask", "LogPlan", "RunFolder", "Runner", "Work", "battle_seed", "check_scheduler",
     "default_out", "default_workers", "kept_pool", "load_run_scenario", "make_runner", "max_local_workers",
-    "open_run", "run_chunk", "run_serial", "scheduler_problem", "spec_from_manifest", "start_run",
-    "write_atomic",
+    "open_run", "run_chunk", "run_serial", "scheduler_problem", "spec_from_manifest",
+    "start_run", "write_atomic",
 ]
