@@ -41,6 +41,21 @@ class Problem:
         return safe(f"{self.file}:{self.line}:{self.col}: {where}: {self.message}", newlines=False)
 
 
+OPTION_SHOWN = 80  # characters of an option's value shown where a file name stands
+
+
+def option_problem(value: object, option: str, message: str) -> str:
+    """A command-line option's problem in the shape of every input problem, the value given
+    where a file's name stands (what the user wrote, as a file is), line and column 0:
+    ``tcp://127.0.0.1:1:0:0: --scheduler: cannot reach it (Connection refused)``. A value
+    longer than OPTION_SHOWN is cut: a megabyte of address is not printed whole. (Escaped
+    when printed, as every problem is: sim.cli.common.warn_problem.)"""
+    text = str(value)
+    if len(text) > OPTION_SHOWN:
+        text = text[: OPTION_SHOWN - 1] + "…"
+    return f"{text}:0:0: {option}: {message}"
+
+
 class SimError(Exception):
     """Base class of every error raised on purpose by combat-sim."""
 

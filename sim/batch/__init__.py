@@ -25,7 +25,7 @@ from sim.batch.chunk import (
     battle_seed,
     run_chunk,
 )
-from sim.batch.folder import SUMMARY, RunFolder, write_atomic
+from sim.batch.folder import JOURNAL, SUMMARY, RunFolder, write_atomic
 from sim.batch.run import (
     Batch,
     BatchSpec,
@@ -36,19 +36,23 @@ from sim.batch.run import (
     start_run,
 )
 from sim.batch.runners import (
+    WORKERS_PER_CORE,
     Runner,
     check_scheduler,
     default_workers,
     kept_pool,
     make_runner,
+    max_local_workers,
     run_serial,
+    scheduler_problem,
 )
 from sim.batch.tables import PART_KEY
 from sim.batch.weigh import Work
 
 __all__ = [
-    "BATTLES", "DEFAULT_CHUNK", "PART_KEY", "SUMMARY", "Batch", "BatchSpec", "ChunkResult",
-    "ChunkTask", "LogPlan", "RunFolder", "Runner", "Work", "battle_seed", "check_scheduler", "default_out",
-    "default_workers", "kept_pool", "load_run_scenario", "make_runner", "open_run", "run_chunk", "run_serial",
-    "spec_from_manifest", "start_run", "write_atomic",
+    "BATTLES", "DEFAULT_CHUNK", "JOURNAL", "PART_KEY", "SUMMARY", "WORKERS_PER_CORE", "Batch", "BatchSpec",
+    "ChunkResult", "ChunkTask", "LogPlan", "RunFolder", "Runner", "Work", "battle_seed", "check_scheduler",
+    "default_out", "default_workers", "kept_pool", "load_run_scenario", "make_runner", "max_local_workers",
+    "open_run", "run_chunk", "run_serial", "scheduler_problem", "spec_from_manifest",
+    "start_run", "write_atomic",
 ]

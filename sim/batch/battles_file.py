@@ -4,7 +4,8 @@ index order, a row group of ROW_GROUP battles or more at a time.
 The file grows beside its final name and takes it only when the run is complete,
 so a reader never sees half of it. A run stopped before then leaves the journal
 (and, when killed, the half-written file, which resuming deletes): resuming
-replays the stored parts into a new file, then goes on. Writing
+replays the stored parts into a new file, then goes on (a finished run that lost
+the file gets it back the same way while its journal is left: ``Batch.rebuild``). Writing
 as the parts are stored (not reading them all back at the end) spares a read and a
 check of every part, and the store (sim.batch.store: a process of its own when a
 core is free) encodes while the battles play.

@@ -35,6 +35,11 @@ SUMMARY = "summary.json"
 JOURNAL = "parts.journal"
 LEGACY_PARTS = "parts"  # a folder of Parquet parts, one per chunk, before the journal
 LOGS = "logs"
+# What to do about a damaged part: while a run is not finished, its battles can be played again.
+PLAY_AGAIN = f"delete {JOURNAL} and --resume plays its battles again"
+# A finished run whose battles.parquet cannot be made again from its journal: its seed and
+# scenario give the same battles to a new run.
+START_AGAIN = "start the run again in another --out (the same seed plays the same battles)"
 
 
 def write_atomic(path: pathlib.Path, data: bytes, durable: bool = True) -> None:
@@ -109,17 +114,19 @@ class RunFolder:
         except OSError as exc:
             raise RunAborted.cannot_write(self.journal_path, exc) from exc
 
-    def read_parts(self, identity: Callable[[int], dict[str, Any]], width: int) -> Iterator[Any]:
+    def read_parts(self, identity: Callable[[int], dict[str, Any]], width: int,
+                   remedy: str = PLAY_AGAIN) -> Iterator[Any]:
         """The stored chunks' tables in order, chunk k checked to be ``identity(k)`` of battles
         of ``width`` combatants; a damaged part, or one of another run or chunk, is an input
-        error, not a crash and never mixed in."""
+        error (ending with ``remedy``, what to do), not a crash and never mixed in."""
         try:
             for number, payload in enumerate(journal.records(self.journal_path)):
-                yield self._checked_part(number, payload, identity(number), width)
+                yield self._checked_part(number, payload, identity(number), width, remedy)
         except OSError as exc:
             raise InputError(f"{self.journal_path}:0:0: (document): unreadable ({exc})") from exc
 
-    def _checked_part(self, number: int, payload: bytes, identity: dict[str, Any], width: int) -> Any:
+    def _checked_part(self, number: int, payload: bytes, identity: dict[str, Any], width: int,
+                      remedy: str) -> Any:
         load_arrow()
         import pyarrow as pa
 
@@ -128,28 +135,44 @@ class RunFolder:
             table = part_table(payload)
             problem = part_problem(table, width)
         except pa.ArrowException as exc:
-            msg = f"{where}: unreadable ({exc}); delete {JOURNAL} and --resume plays its battles again"
-            raise InputError(msg) from exc
+            raise InputError(f"{where}: unreadable ({exc}); {remedy}") from exc
         if problem is not None:
-            msg = f"{where}: {problem}; delete {JOURNAL} and --resume plays its battles again"
-            raise InputError(msg)
+            raise InputError(f"{where}: {problem}; {remedy}")
         if part_identity_of(table) != identity:
             msg = (f"{where}: not chunk {number} of this run (run {identity['run_id']},"
                    f" seed {identity['seed']}, battles {identity['start']} to"
-                   f" {identity['stop'] - 1}); delete {JOURNAL} and --resume plays its battles again")
+                   f" {identity['stop'] - 1}); {remedy}")
             raise InputError(msg)
         if table.column("index").to_pylist() != list(range(identity["start"], identity["stop"])):
             msg = (f"{where}: does not hold battles {identity['start']} to {identity['stop'] - 1},"
-                   f" as it says; delete {JOURNAL} and --resume plays its battles again")
+                   f" as it says; {remedy}")
             raise InputError(msg)
         return table
 
-    def read_battles(self, columns: Sequence[str], run_id: str) -> Any:
-        """Columns of battles.parquet, which must be this run's (merged under its run id)."""
+    def battles_missing(self, manifest: dict[str, Any]) -> str:
+        """What to tell of a run whose battles.parquet is not there, and what to do: a run not
+        finished writes it at its end; a finished one had it, and only the parts journal
+        (which a finished run removes, unless stopped just before) can give it back."""
+        path = self.path / BATTLES
+        if manifest["status"] != "complete":
+            return (f"{path}:0:0: (document): missing: the run is not finished;"
+                    f" sim batch --resume {self.path} finishes it")
+        if os.path.lexists(self.journal_path):
+            return (f"{path}:0:0: (document): missing; sim batch --resume {self.path}"
+                    f" rebuilds it from {JOURNAL}")
+        return (f"{path}:0:0: (document): missing, and so is {JOURNAL}, which could rebuild it"
+                f" (a finished run removes it); {START_AGAIN}")
+
+    def read_battles(self, columns: Sequence[str], manifest: dict[str, Any]) -> Any:
+        """Columns of battles.parquet, which must be this run's (merged under the run id of its
+        ``manifest``); a missing one says what gives it back (``battles_missing``)."""
         load_arrow()
         import pyarrow.parquet as pq
 
         path = self.path / BATTLES
+        run_id = manifest["run_id"]
+        if not os.path.lexists(path):
+            raise InputError(self.battles_missing(manifest))
         try:
             with open_regular(path) as handle:  # refuses a FIFO or a device at once
                 # One thread: a pool still starting when a refused file ends the process aborted it

@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 
 from sim import __version__
-from sim.batch.battles_file import BattlesWriter
+from sim.batch.battles_file import BATTLES, BattlesWriter
 from sim.batch.chunk import (
     DEFAULT_CHUNK,
     ChunkResult,
@@ -32,7 +32,7 @@ from sim.batch.chunk import (
     part_identity,
     roster_of,
 )
-from sim.batch.folder import LOGS, SUMMARY, RunFolder, write_run_file
+from sim.batch.folder import LOGS, PLAY_AGAIN, START_AGAIN, SUMMARY, RunFolder, write_run_file
 from sim.batch.runners import Runner, run_serial
 from sim.batch.store import LocalStore, Store, StoreProcess, can_store_apart
 from sim.batch.tables import part_rows
@@ -131,11 +131,11 @@ class Batch:
         """Battles whose parts are in the journal: what a stopped run resumes from."""
         return self.store.stored if self.store is not None else 0
 
-    def _replay_parts(self, store: LocalStore) -> int:
+    def _replay_parts(self, store: LocalStore, remedy: str = PLAY_AGAIN) -> int:
         """Aggregate and write out the chunks already stored; returns how many are kept (a stop
         may come early)."""
         kept = 0
-        for table in self.folder.read_parts(self._identity, len(self.scenario.combatants)):
+        for table in self.folder.read_parts(self._identity, len(self.scenario.combatants), remedy):
             self.aggregate.add_rows(part_rows(table))
             store.replayed(table)
             kept += 1
@@ -200,6 +200,28 @@ class Batch:
         self.folder.write_manifest(manifest)
         self.folder.remove_parts()
         return summary
+
+    def rebuild(self) -> int:
+        """A finished run's battles.parquet made again from its parts journal, as the run made
+        it (the same parts through the same writer: the same bytes); returns its battles. A
+        journal short of the run's battles is refused, and the summary and manifest are left
+        as they are: the run's results stand."""
+        manifest = self.folder.read_manifest()
+        self.run_id = manifest["run_id"]
+        battles = BattlesWriter(self.folder.path, self.run_id, roster_of(self.scenario))
+        local = LocalStore(self.folder, battles)
+        remedy = f"{BATTLES} cannot be rebuilt from it; {START_AGAIN}"
+        try:
+            self._replay_parts(local, remedy)
+            if local.stored != manifest["battles_done"]:
+                msg = (f"{self.folder.journal_path}:0:0: (document): holds {local.stored} of the run's"
+                       f" {manifest['battles_done']} battles; {remedy}")
+                raise InputError(msg)
+            local.finish(local.stored)
+        except BaseException:
+            local.discard()
+            raise
+        return local.stored
 
     def _collect(self, first_chunk: int, plan: LogPlan) -> None:
         """Run the remaining chunks, aggregating strictly in index order."""

@@ -19,9 +19,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from sim.batch.chunk import ChunkResult, ChunkTask, run_chunk
-from sim.errors import InputError, RunAborted
+from sim.errors import InputError, RunAborted, option_problem
 from sim.shutdown import signals_deferred, signals_ignored, start_pool_helpers, worker_init
-from sim.yamlsrc import shorten
 
 Runner = Callable[[Iterator[ChunkTask], int], Iterator[ChunkResult]]
 
@@ -177,9 +176,13 @@ def check_scheduler(address: str) -> None:
     but never answers as a scheduler (an HTTP server, say). A Dask scheduler
     speaks first: it sends its handshake as soon as a connection opens, so a TCP
     address is probed for that. Other protocols (tls://, ...) go straight to Dask.
+    Each refusal is one ``ADDRESS:0:0: --scheduler: reason`` line (``scheduler_problem``).
     """
     # distributed (Dask) is heavy and optional: imported only when a scheduler is named.
-    from distributed.comm.addressing import parse_address, parse_host_port
+    try:
+        from distributed.comm.addressing import parse_address, parse_host_port
+    except ImportError as exc:
+        raise _no_dask() from exc
 
     try:
         protocol, location = parse_address(address)
@@ -187,8 +190,7 @@ def check_scheduler(address: str) -> None:
             return
         host, port = parse_host_port(location)
     except ValueError as exc:
-        msg = f"--scheduler: not an address like tcp://host:8786 (got {shorten(address)}: {exc})"
-        raise InputError(msg) from None
+        raise _malformed(address, exc) from None
     try:
         with socket.create_connection((host, port), timeout=DASK_CONNECT_S) as probe:
             probe.settimeout(DASK_CONNECT_S)
@@ -196,14 +198,28 @@ def check_scheduler(address: str) -> None:
     except TimeoutError:
         greeting = b""
     except OSError as exc:
-        msg = f"--scheduler: cannot reach {shorten(address)} ({exc.strerror or exc})"
-        raise InputError(msg) from None
+        raise InputError(scheduler_problem(address, f"cannot reach it ({exc.strerror or exc})")) from None
     except (ValueError, OverflowError) as exc:  # a host name IDNA cannot encode, a port past 65535
-        msg = f"--scheduler: not an address like tcp://host:8786 (got {shorten(address)}: {exc})"
-        raise InputError(msg) from None
+        raise _malformed(address, exc) from None
     if b"compression" not in greeting:  # a key of the scheduler's handshake
-        msg = f"--scheduler: {shorten(address)} answered, but not as a Dask scheduler"
-        raise InputError(msg)
+        raise InputError(scheduler_problem(address, "answered, but not as a Dask scheduler"))
+
+
+def scheduler_problem(address: str | None, message: str) -> str:
+    """A --scheduler problem, the address where a file's name stands (sim.errors.option_problem);
+    without --scheduler, the local cluster that ``--executor dask`` started is the subject."""
+    if address is None:
+        return option_problem("dask", "--executor", f"local cluster: {message}")
+    return option_problem(address, "--scheduler", message)
+
+
+def _no_dask() -> InputError:
+    return InputError(option_problem("dask", "--executor",
+                                     "needs dask.distributed: pip install 'combat-sim[dask]'"))
+
+
+def _malformed(address: str, exc: Exception) -> InputError:
+    return InputError(scheduler_problem(address, f"not an address like tcp://host:8786 ({exc})"))
 
 
 class DaskRunner(_Keepable):
@@ -220,8 +236,7 @@ class DaskRunner(_Keepable):
         try:  # heavy and optional: imported only for --executor dask
             from distributed import wait
         except ImportError as exc:
-            msg = "--executor dask needs dask.distributed: pip install 'combat-sim[dask]'"
-            raise InputError(msg) from exc
+            raise _no_dask() from exc
         if self._client is None:
             self._start()
         client, lost = self._client, _dask_lost()
@@ -230,7 +245,7 @@ class DaskRunner(_Keepable):
             try:
                 done_and_not = wait(list(pending), return_when="FIRST_COMPLETED")
             except lost as exc:
-                raise _dask_gone(exc) from exc
+                raise _dask_gone(self.scheduler, exc) from exc
             return set(done_and_not.done), set(done_and_not.not_done)
 
         def cancel(pending: set) -> None:
@@ -242,7 +257,7 @@ class DaskRunner(_Keepable):
             try:
                 return future.result()
             except lost as exc:
-                raise _dask_gone(exc) from exc
+                raise _dask_gone(self.scheduler, exc) from exc
 
         yield from self._results(lambda t: client.submit(run_chunk, t, pure=False), wait_one,
                                  result, cancel, tasks, window)
@@ -254,7 +269,7 @@ class DaskRunner(_Keepable):
             with signals_ignored():  # its worker processes leave Ctrl-C to us, as pool workers do
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                              dashboard_address=None)
-        else:  # the command checked it answers as a Dask scheduler (cli.common.check_scheduler_option)
+        else:  # the command checked it answers as a Dask scheduler (cli.common.check_execution_options)
             # Losing the scheduler is reported in one line: not as Dask's tracebacks.
             logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         try:
@@ -262,7 +277,7 @@ class DaskRunner(_Keepable):
                                   timeout=DASK_CONNECT_S)
         except (OSError, ValueError, TypeError) as exc:
             self._end()
-            msg = f"--scheduler: cannot reach a Dask scheduler at {shorten(self.scheduler)} ({exc})"
+            msg = scheduler_problem(self.scheduler, f"cannot reach a Dask scheduler there ({exc})")
             raise InputError(msg) from exc
 
     def _end(self) -> None:
@@ -287,9 +302,9 @@ def _dask_lost() -> tuple[type[BaseException], ...]:
     return (OSError, TimeoutError, cf.CancelledError, FutureCancelledError, FuturesCancelledError)
 
 
-def _dask_gone(exc: BaseException) -> RunAborted:
-    msg = f"--scheduler: lost the Dask scheduler or its workers ({type(exc).__name__})"
-    return RunAborted(msg)
+def _dask_gone(address: str | None, exc: BaseException) -> RunAborted:
+    return RunAborted(scheduler_problem(address, f"lost the Dask scheduler or its workers"
+                                                 f" ({type(exc).__name__})"))
 
 
 def make_runner(executor: str, workers: int, scheduler: str | None) -> Runner:
@@ -301,6 +316,19 @@ def make_runner(executor: str, workers: int, scheduler: str | None) -> Runner:
 
 
 def default_workers() -> int:
+    """The cores this process may use (its CPU affinity where the system has one)."""
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                else (os.cpu_count() or 1))
+
+
+# Battles only compute: past one worker a core they take turns on the same cores and end no
+# sooner, while each worker is an interpreter with the engine loaded (about 50 MB resident),
+# so --workers 1024 on two cores only exhausted memory. A few a core are still let through
+# (a test or a benchmark may oversubscribe on purpose).
+WORKERS_PER_CORE = 8
+
+
+def max_local_workers() -> int:
+    """The most worker processes a local pool or a local Dask cluster may start."""
+    return WORKERS_PER_CORE * default_workers()
 

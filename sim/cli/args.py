@@ -6,7 +6,7 @@ import argparse
 import pathlib
 
 from sim import __version__
-from sim.batch import DEFAULT_CHUNK
+from sim.batch import DEFAULT_CHUNK, WORKERS_PER_CORE
 from sim.replay import PICKS
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.terminal import safe
@@ -31,7 +31,9 @@ def _positive(text: str) -> int:
     return _bounded(text, 1)
 
 
-MAX_WORKERS = 1024  # a process each: more than any machine runs at once (and a C int's limit)
+# A process each: more than any machine runs at once (and a C int's limit). The machine's own
+# bound, WORKERS_PER_CORE a usable core, is checked after parsing (sim.cli.common), in one line.
+MAX_WORKERS = 1024
 
 
 def _workers(text: str) -> int:
@@ -64,7 +66,7 @@ def _add_execution(command: argparse.ArgumentParser, workers: str = "one a core"
     """Where and how many battles run: shared by batch, compare and tune."""
     command.add_argument("--seed", type=_seed, default=1, help="master seed (default 1)")
     command.add_argument("--workers", type=_workers, default=None,
-                         help=f"processes (default: {workers})")
+                         help=f"processes, at most {WORKERS_PER_CORE} a usable core (default: {workers})")
     command.add_argument("--executor", choices=("process", "dask"), default="process",
                          help="where chunks run: local processes (default), or a Dask cluster")
     command.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")

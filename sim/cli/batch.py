@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 
 from sim.batch import (
+    BATTLES,
+    JOURNAL,
     Batch,
     BatchSpec,
     LogPlan,
@@ -27,7 +30,7 @@ from sim.cli.common import (
     EXIT_OK,
     battle_progress,
     check_bestiary_dirs,
-    check_scheduler_option,
+    check_execution_options,
     runner_of,
     say,
     warn,
@@ -61,11 +64,7 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
         folder, manifest = open_run(args.resume)
         try:
             if manifest["status"] == "complete":
-                summary = folder.read_summary()
-                folder.remove_parts()  # a stop between "complete" and their removal leaves them
-                folder.release()  # nothing more to write: the run is another reader's again
-                warn(f"{folder.path}: already complete")
-                return summary
+                return _finished(folder, manifest)
             return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)
         except BaseException:
             folder.release()
@@ -78,6 +77,29 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
     LogPlan.parse(spec.logs, spec.n)  # reject a bad --logs before creating anything
     out = args.out or default_out(args.scenario, args.seed)
     return start_run(out, scenario, spec, argv, args.bestiary), scenario, spec
+
+
+def _finished(folder: RunFolder, manifest: dict) -> dict:
+    """--resume of a finished run: its summary, once its battles.parquet is there (made again
+    from the parts journal if it was lost and the journal is there: else exit 2, and the
+    journal is kept); then the journal goes (a stop between "complete" and its removal
+    leaves it)."""
+    summary = folder.read_summary()
+    told = f"{folder.path}: already complete"
+    if not os.path.lexists(folder.path / BATTLES):
+        told += f"; {BATTLES} was missing: rebuilt from {JOURNAL} ({_rebuilt(folder, manifest)} battles)"
+    folder.remove_parts()
+    folder.release()  # nothing more to write: the run is another reader's again
+    warn(told)
+    return summary
+
+
+def _rebuilt(folder: RunFolder, manifest: dict) -> int:
+    """A finished run's lost battles.parquet made again from its parts journal; its battles.
+    No journal is told first: the scenario (the parts' roster) is only loaded to use one."""
+    if not os.path.lexists(folder.journal_path):
+        raise InputError(folder.battles_missing(manifest))
+    return Batch(load_run_scenario(folder, manifest), spec_from_manifest(manifest), folder).rebuild()
 
 
 # What a run began with: --resume takes it from the manifest, so giving it again is refused.
@@ -111,7 +133,7 @@ def _resume_hint(folder: RunFolder) -> str:
 
 def cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     check_bestiary_dirs(args.bestiary)
-    check_scheduler_option(args)  # before any run folder is made
+    check_execution_options(args)  # before any run folder is made
     prepared = _prepare_batch(args, argv)
     if isinstance(prepared, dict):  # --resume of a finished run: nothing left to play
         _show_summary(prepared, RunFolder(args.resume), args.json)

@@ -10,8 +10,17 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from sim.batch import Runner, Work, check_scheduler, default_workers, make_runner
-from sim.errors import InputError
+from sim.batch import (
+    WORKERS_PER_CORE,
+    Runner,
+    Work,
+    check_scheduler,
+    default_workers,
+    make_runner,
+    max_local_workers,
+    scheduler_problem,
+)
+from sim.errors import InputError, option_problem
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.scenario.bestiary import BESTIARY_ENV, env_bestiary_dirs, rules_folder
 from sim.terminal import safe
@@ -54,15 +63,26 @@ def check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
                 raise InputError(msg)
 
 
-def check_scheduler_option(args: argparse.Namespace) -> None:
+def check_execution_options(args: argparse.Namespace) -> None:
+    """--workers and --scheduler, before any run folder is made or battle played."""
+    if args.scheduler is not None:
+        _check_scheduler_option(args)
+    elif args.workers is not None and args.workers > max_local_workers():
+        cores = default_workers()
+        msg = (f"at most {max_local_workers()} here ({WORKERS_PER_CORE} a usable core, {cores}"
+               f" core{'s' if cores > 1 else ''}): battles only compute, so more processes end no"
+               " sooner, and each holds memory of its own")
+        raise InputError(option_problem(args.workers, "--workers", msg))
+
+
+def _check_scheduler_option(args: argparse.Namespace) -> None:
     """--scheduler only with the Dask executor, and only a Dask scheduler that answers."""
-    if args.scheduler is None:
-        return
     if args.executor != "dask":
-        raise InputError(f"sim {args.command}: --scheduler needs --executor dask")
+        raise InputError(scheduler_problem(args.scheduler, "needs --executor dask"))
     if args.workers is not None:
-        raise InputError(f"sim {args.command}: --workers would do nothing with --scheduler (it"
-                         " sizes a local pool or Dask cluster; the scheduler's cluster has its own)")
+        raise InputError(option_problem(args.workers, "--workers", "would do nothing with"
+                                        " --scheduler (it sizes a local pool or Dask cluster;"
+                                        " the scheduler's cluster has its own)"))
     check_scheduler(args.scheduler)
 
 

@@ -16,7 +16,7 @@ from sim.cli.common import (
     EXIT_OK,
     battle_progress,
     check_bestiary_dirs,
-    check_scheduler_option,
+    check_execution_options,
     runner_of,
     say,
     warn,
@@ -35,7 +35,7 @@ from sim.tune import is_range, parse_target, parse_vary, tune
 def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
     """The runner, once every option that could fail after the battles is checked."""
     check_bestiary_dirs(args.bestiary)
-    check_scheduler_option(args)
+    check_execution_options(args)
     # The page sim.report.decision writes (PAGES), named here: sim.report is imported only
     # when a result is shown (see _decision_output).
     _check_report_folder(args.report, f"{args.command}.html")

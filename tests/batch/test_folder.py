@@ -1,14 +1,17 @@
-"""The run folder: its contents, and refusing to overwrite anything."""
+"""The run folder: its contents, refusing to overwrite anything, and a battles.parquet gone."""
 
 from __future__ import annotations
 
 import json
 import pathlib
 
+import pytest
+
 from sim import cli
-from sim.batch import battle_seed, battles_file
+from sim.batch import BatchSpec, battle_seed, battles_file, journal
 from sim.scenario import load_scenario
-from tests.batch.helpers import DUEL, SKIRMISH, batch, rows
+from tests.batch.helpers import DUEL, SKIRMISH, batch, cut_run, rows
+from tests.cli.helpers import PROBLEM_LINE
 
 
 class TestRunFolder:
@@ -51,3 +54,48 @@ class TestRunFolder:
         code = cli.main(["batch", str(DUEL), "-n", "10", "--out", str(tmp_path / "run")])
         assert code == 2 and "--resume" in capsys.readouterr().err
         assert (tmp_path / "run" / "summary.json").read_bytes() == before
+
+
+class TestMissingBattlesFile:
+    """`sim report RUN` and `sim replay RUN --worst` on a run without battles.parquet: one line
+    naming the file and what gives it back, where both said only "cannot read" and errno 2."""
+
+    @staticmethod
+    def refused(capsys, command: str, run: pathlib.Path) -> str:
+        argv = ["report", str(run)] if command == "report" else ["replay", str(run), "--worst",
+                                                                 "--no-interactive"]
+        capsys.readouterr()
+        code = cli.main(argv)
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.splitlines()) == 1 and PROBLEM_LINE.match(err), err
+        return err.rstrip("\n")
+
+    @pytest.mark.parametrize("command", ["report", "replay"])
+    def test_a_finished_run_with_its_journal(self, tmp_path: pathlib.Path, capsys, command: str) -> None:
+        """The journal is there (a stop just before its removal): --resume rebuilds the file."""
+        run = tmp_path / "run"
+        batch(tmp_path, "run", str(DUEL), "-n", "10", "--workers", "1")
+        (run / "battles.parquet").rename(tmp_path / "elsewhere.parquet")
+        journal.append(run / "parts.journal", b"a part")
+        assert self.refused(capsys, command, run) == (f"{run}/battles.parquet:0:0: (document): missing;"
+                                                      f" sim batch --resume {run} rebuilds it from"
+                                                      " parts.journal")
+
+    @pytest.mark.parametrize("command", ["report", "replay"])
+    def test_a_finished_run_without_its_journal(self, tmp_path: pathlib.Path, capsys, command: str) -> None:
+        """No journal (a finished run removes it): nothing rebuilds the file, and it says so."""
+        run = tmp_path / "run"
+        batch(tmp_path, "run", str(DUEL), "-n", "10", "--workers", "1")
+        (run / "battles.parquet").unlink()
+        assert self.refused(capsys, command, run) == (
+            f"{run}/battles.parquet:0:0: (document): missing, and so is parts.journal, which could"
+            " rebuild it (a finished run removes it); start the run again in another --out (the same"
+            " seed plays the same battles)")
+
+    def test_a_run_not_finished(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A run stopped before its end has no battles.parquet yet: --resume finishes it."""
+        scenario = load_scenario(SKIRMISH)
+        run = cut_run(tmp_path / "cut", scenario, BatchSpec(n=60, seed=1, chunk=20), 1).path
+        assert self.refused(capsys, "replay", run) == (f"{run}/battles.parquet:0:0: (document): missing:"
+                                                       f" the run is not finished; sim batch --resume"
+                                                       f" {run} finishes it")

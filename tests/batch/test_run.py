@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from fractions import Fraction
+from typing import ClassVar
 
 import pytest
 
@@ -221,6 +222,86 @@ class TestResume:
         scenario_file.write_text(DUEL.read_text().replace("hp: 1, armor: 3", "hp: 2, armor: 3"))
         assert cli.main(["batch", "--resume", str(folder.path), "--no-progress"]) == 2
         assert "changed" in capsys.readouterr().err
+
+
+class TestLostBattlesFile:
+    """A finished run whose battles.parquet was deleted: --resume said "already complete" and
+    left the run without its battles. Now it is rebuilt from the parts journal when one is
+    there (a stop after "complete", before the journal's removal, leaves it), else refused."""
+
+    RUNS: ClassVar[dict[str, list[str]]] = {
+        "battles": [str(SKIRMISH), "-n", "200", "--seed", "9", "--chunk", "30"],
+        "days": [str(WARREN), "-n", "12", "--seed", "3", "--chunk", "4"],
+        "precision": [str(SKIRMISH), "-n", "5000", "--seed", "9", "--chunk", "20", "--precision", "0.05"]}
+
+    @staticmethod
+    def finished(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, args: list[str],
+                 keep_journal: bool = True) -> pathlib.Path:
+        """A finished run, its journal kept as a stop just before its removal keeps it."""
+        with monkeypatch.context() as patch:
+            if keep_journal:
+                patch.setattr(RunFolder, "remove_parts", lambda self: None)
+            batch(tmp_path, "run", *args, "--workers", "1")
+        return tmp_path / "run"
+
+    @staticmethod
+    def resume(capsys: pytest.CaptureFixture[str], run: pathlib.Path) -> tuple[int, str]:
+        capsys.readouterr()
+        code = cli.main(["batch", "--resume", str(run), "--json", "--no-progress"])
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.splitlines()) == 1, err
+        return code, err.rstrip("\n")
+
+    @pytest.mark.parametrize("kind", list(RUNS))
+    def test_rebuilt_from_the_journal_byte_for_byte(self, tmp_path: pathlib.Path, monkeypatch,
+                                                    capsys, kind: str) -> None:
+        """The rebuilt battles.parquet is the file the run wrote, byte for byte (battles, days,
+        a run stopped by --precision); the summary is untouched; one stderr line says so."""
+        run = self.finished(tmp_path, monkeypatch, self.RUNS[kind])
+        written, summary = (run / "battles.parquet").read_bytes(), (run / "summary.json").read_bytes()
+        battles = json.loads(summary)["battles"]
+        (run / "battles.parquet").unlink()
+        code, err = self.resume(capsys, run)
+        assert code == 0 and err == (f"{run}: already complete; battles.parquet was missing:"
+                                     f" rebuilt from parts.journal ({battles} battles)")
+        assert (run / "battles.parquet").read_bytes() == written
+        assert (run / "summary.json").read_bytes() == summary
+        assert sorted(p.name for p in run.iterdir()) == [".lock", "battles.parquet", "manifest.json",
+                                                          "summary.json"]
+
+    def test_without_the_journal_it_is_refused(self, tmp_path: pathlib.Path, monkeypatch, capsys) -> None:
+        """A finished run removes its journal: nothing can rebuild the file, so exit 2 in one
+        line saying so and what to do, not "already complete" with the battles gone."""
+        run = self.finished(tmp_path, monkeypatch, self.RUNS["battles"], keep_journal=False)
+        (run / "battles.parquet").unlink()
+        code, err = self.resume(capsys, run)
+        assert code == 2 and err == (f"{run}/battles.parquet:0:0: (document): missing, and so is"
+                                     " parts.journal, which could rebuild it (a finished run removes"
+                                     " it); start the run again in another --out (the same seed plays"
+                                     " the same battles)")
+        assert sorted(p.name for p in run.iterdir()) == [".lock", "manifest.json", "summary.json"]
+
+    def test_a_short_or_damaged_journal_is_refused_and_kept(self, tmp_path: pathlib.Path, monkeypatch,
+                                                            capsys) -> None:
+        """A journal holding fewer battles than the run, or a record that is no part: exit 2
+        naming the journal, no battles.parquet short of the run's battles, and the journal kept
+        (it was removed, unread)."""
+        run = self.finished(tmp_path, monkeypatch, self.RUNS["battles"])
+        (run / "battles.parquet").unlink()
+        first = journal_records(run)[0]
+        write_journal(run, [first])
+        code, err = self.resume(capsys, run)
+        assert code == 2 and err == (f"{run}/parts.journal:0:0: (document): holds 30 of the run's 200"
+                                     " battles; battles.parquet cannot be rebuilt from it; start the"
+                                     " run again in another --out (the same seed plays the same battles)")
+        write_journal(run, [first, b"ARROW1 not really"])
+        code, err = self.resume(capsys, run)
+        assert code == 2 and err.startswith(f"{run}/parts.journal:0:0: (part 1): unreadable (")
+        assert err.endswith("); battles.parquet cannot be rebuilt from it; start the run again in"
+                            " another --out (the same seed plays the same battles)")
+        assert journal_records(run) == [first, b"ARROW1 not really"]
+        assert sorted(p.name for p in run.iterdir()) == [".lock", "manifest.json", "parts.journal",
+                                                          "summary.json"]
 
 
 class TestPrecision:

@@ -13,10 +13,11 @@ import pytest
 import sim.batch.runners
 from sim import cli
 from sim.batch import ChunkTask, LogPlan, kept_pool
-from sim.batch.runners import DaskRunner, ProcessRunner
+from sim.batch.runners import DaskRunner, ProcessRunner, max_local_workers
 from sim.errors import RunAborted
 from sim.scenario import load_scenario
 from tests.batch.helpers import DUEL, SKIRMISH, batch, comparable, journal_records, rows
+from tests.cli.helpers import PROBLEM_LINE
 from tests.processes import pool_workers, wait_until
 
 
@@ -45,17 +46,19 @@ class TestExecutors:
 
 
 class TestScheduler:
-    """--scheduler: anything but a reachable Dask scheduler exits 2 within seconds."""
+    """--scheduler: anything but a reachable Dask scheduler exits 2 within seconds, in one
+    ``ADDRESS:0:0: --scheduler: reason`` line, the shape of every other bad-input line."""
 
     @staticmethod
-    def refused(tmp_path: pathlib.Path, capsys, address: str) -> str:
+    def refused(tmp_path: pathlib.Path, capsys, address: str, *more: str) -> str:
         out = tmp_path / "run"
         code = cli.main(["batch", str(DUEL), "-n", "10", "--executor", "dask", "--scheduler",
-                         address, "--out", str(out), "--no-progress"])
+                         address, "--out", str(out), "--no-progress", *more])
         err = capsys.readouterr().err
         assert code == 2 and "Traceback" not in err and len(err.splitlines()) == 1, err
+        assert PROBLEM_LINE.match(err), err
         assert not out.exists()  # refused before any run folder is made
-        return err
+        return err.rstrip("\n")
 
     @pytest.mark.parametrize("address", ["not-a-url", "tcp://a..b:1", "tcp://" + "a" * 64 + ":1"])
     def test_malformed_address(self, tmp_path: pathlib.Path, capsys, address: str) -> None:
@@ -63,18 +66,21 @@ class TestScheduler:
         (the socket cannot encode it)."""
         pytest.importorskip("distributed")
         err = self.refused(tmp_path, capsys, address)
-        assert err.startswith("--scheduler: not an address like tcp://host:8786")
+        assert err.startswith(f"{address}:0:0: --scheduler: not an address like tcp://host:8786 (")
 
     def test_unreachable_address(self, tmp_path: pathlib.Path, capsys) -> None:
-        """A port nobody listens on is refused at once."""
-        import socket
-
+        """A port nobody listens on (port 1 of loopback) is refused at once."""
         pytest.importorskip("distributed")
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        err = self.refused(tmp_path, capsys, f"tcp://127.0.0.1:{port}")
-        assert err.startswith(f"--scheduler: cannot reach 'tcp://127.0.0.1:{port}'")
+        err = self.refused(tmp_path, capsys, "tcp://127.0.0.1:1")
+        assert err == "tcp://127.0.0.1:1:0:0: --scheduler: cannot reach it (Connection refused)"
+
+    def test_a_long_address_is_cut(self, tmp_path: pathlib.Path, capsys) -> None:
+        """An address of 10,000 characters is shown by its first 79 and an ellipsis, not whole."""
+        pytest.importorskip("distributed")
+        address = "tcp://" + "a" * 10_000 + ":1"
+        err = self.refused(tmp_path, capsys, address)
+        assert err.startswith(f"{address[:79]}…:0:0: --scheduler: not an address like")
+        assert len(err) < 300
 
     def test_http_server_is_not_a_scheduler(self, tmp_path: pathlib.Path, capsys,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,18 +92,35 @@ class TestScheduler:
         monkeypatch.setattr(sim.batch.runners, "DASK_CONNECT_S", 0.5)  # its greeting never comes
         server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
+        address = f"127.0.0.1:{server.server_address[1]}"
         try:
-            err = self.refused(tmp_path, capsys, f"127.0.0.1:{server.server_address[1]}")
+            err = self.refused(tmp_path, capsys, address)
         finally:
             server.shutdown()
             server.server_close()
-        assert "answered, but not as a Dask scheduler" in err
+        assert err == f"{address}:0:0: --scheduler: answered, but not as a Dask scheduler"
 
     def test_scheduler_without_dask_executor(self, tmp_path: pathlib.Path, capsys) -> None:
         """--scheduler with the process executor is refused, not ignored."""
-        code = cli.main(["batch", str(DUEL), "--scheduler", "tcp://127.0.0.1:8786",
+        code = cli.main(["batch", str(DUEL), "--scheduler", "tcp://127.0.0.1:1",
                          "--out", str(tmp_path / "run")])
-        assert code == 2 and "--scheduler needs --executor dask" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert code == 2 and err == "tcp://127.0.0.1:1:0:0: --scheduler: needs --executor dask\n"
+
+    def test_workers_with_a_scheduler(self, tmp_path: pathlib.Path, capsys) -> None:
+        """--workers beside --scheduler is refused in the same shape, naming --workers."""
+        err = self.refused(tmp_path, capsys, "tcp://127.0.0.1:1", "--workers", "3")
+        assert err.startswith("3:0:0: --workers: would do nothing with --scheduler (")
+
+    def test_without_dask_installed(self, tmp_path: pathlib.Path, capsys,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+        """Without dask.distributed (a plain ``pip install``), --scheduler is one line saying
+        what to install: its import failing was a traceback (exit 1)."""
+        import sys
+
+        monkeypatch.setitem(sys.modules, "distributed.comm.addressing", None)  # import fails
+        err = self.refused(tmp_path, capsys, "tcp://127.0.0.1:1")
+        assert err == "dask:0:0: --executor: needs dask.distributed: pip install 'combat-sim[dask]'"
 
     def test_scheduler_dying_leaves_a_resumable_run(self, tmp_path: pathlib.Path, capsys) -> None:
         """The scheduler goes away mid-run: exit 2, and --resume (here without Dask) finishes
@@ -121,13 +144,24 @@ class TestScheduler:
                          cluster.scheduler_address, "--out", str(run), "--no-progress"])
         closer.join(timeout=60)
         err = capsys.readouterr().err
-        assert code == 2 and "--scheduler: lost the Dask scheduler" in err
+        assert code == 2 and err.startswith(f"{cluster.scheduler_address}:0:0: --scheduler: lost the"
+                                            " Dask scheduler or its workers (")
         assert f"sim batch --resume {run}" in err and not (run / "summary.json").exists()
         resumed = cli.main(["batch", "--resume", str(run), "--workers", "1", "--json",
                             "--no-progress"])
         assert resumed == 0
         batch(tmp_path, "whole", *args, "--workers", "1")
         assert rows(run) == rows(tmp_path / "whole")
+
+
+class TestWorkerLimit:
+    """How many worker processes a local pool or cluster may start."""
+
+    @pytest.mark.parametrize("cores", [1, 2, 3])
+    def test_eight_a_usable_core(self, monkeypatch: pytest.MonkeyPatch, cores: int) -> None:
+        """The limit follows the cores this process may use (its affinity), not the machine's."""
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+        assert max_local_workers() == 8 * cores
 
 
 class TestKeptPool:

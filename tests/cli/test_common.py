@@ -5,22 +5,26 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import threading
 
 import pytest
 
 import sim.batch.weigh
 from sim.batch import LogPlan, Work, default_workers, run_serial
+from sim.batch.runners import DaskRunner
+from sim.cli import main
 from sim.cli.common import (
     battle_progress,
     check_bestiary_dirs,
-    check_scheduler_option,
+    check_execution_options,
     runner_of,
     say,
     warn,
 )
 from sim.errors import InputError
 from tests.builders import duel
+from tests.cli.helpers import AMBUSH, PROBLEM_LINE, run
 
 
 class TestSay:
@@ -92,13 +96,61 @@ class TestBattleProgress:
             raise KeyboardInterrupt
 
 
+class TestWorkerLimit:
+    """--workers of a local pool or a local Dask cluster: at most WORKERS_PER_CORE a usable core."""
+
+    @pytest.fixture(autouse=True)
+    def _two_cores(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+
+        def no_cluster(runner: DaskRunner) -> None:
+            # A local Dask cluster starts all its workers at once: 1,024 of them, let through by
+            # a regression, would exhaust the machine's memory instead of failing this test.
+            raise AssertionError(f"a local Dask cluster of {runner.workers} workers was started")
+
+        monkeypatch.setattr(DaskRunner, "_start", no_cluster)
+
+    @pytest.mark.parametrize("command", ["batch", "batch-dask", "resume", "compare", "tune"])
+    @pytest.mark.parametrize("workers", ["1024", "17"])
+    def test_more_than_the_limit_is_refused_before_anything(self, tmp_path, capsys, command, workers):
+        """--workers 1024 on two cores started 1,024 worker processes (memory ran out): now
+        17 or more is one line saying the limit and why, exit 2, before any folder or battle."""
+        out = tmp_path / "run"
+        if command == "resume":
+            assert main(["batch", str(AMBUSH), "-n", "5", "--workers", "1", "--out", str(out),
+                         "--no-progress"]) == 0
+            before = sorted(p.name for p in out.iterdir())
+        code, _, err = run(capsys, *self.argv(command, out), "--workers", workers)
+        assert code == 2 and err == (f"{workers}:0:0: --workers: at most 16 here (8 a usable core,"
+                                     " 2 cores): battles only compute, so more processes end no sooner,"
+                                     " and each holds memory of its own\n")
+        assert PROBLEM_LINE.match(err)
+        assert sorted(p.name for p in out.iterdir()) == before if command == "resume" else not out.exists()
+
+    def test_the_limit_itself_is_played(self, tmp_path, capsys):
+        """--workers 16 on two cores is let through (a pool starts its workers as chunks
+        need them: one chunk, one worker)."""
+        code, _, _ = run(capsys, "batch", str(AMBUSH), "-n", "5", "--workers", "16", "--out",
+                         str(tmp_path / "run"), "--no-progress", "--json")
+        assert code == 0 and (tmp_path / "run" / "battles.parquet").is_file()
+
+    @staticmethod
+    def argv(command: str, out) -> list[str]:
+        return {"batch": ["batch", str(AMBUSH), "-n", "5", "--out", str(out)],
+                "batch-dask": ["batch", str(AMBUSH), "-n", "5", "--executor", "dask", "--out", str(out)],
+                "resume": ["batch", "--resume", str(out)],
+                "compare": ["compare", str(AMBUSH), str(AMBUSH), "-n", "5", "--report", str(out)],
+                "tune": ["tune", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=1..2",
+                         "--target", "party.win>=0.5", "-n", "5", "--report", str(out)]}[command]
+
+
 def test_workers_with_a_scheduler_is_refused():
     """--workers sizes a local pool or cluster: with a remote --scheduler it would do nothing
     (it was accepted and ignored), so it is refused before the scheduler is even dialled."""
     args = argparse.Namespace(command="batch", executor="dask", scheduler="tcp://127.0.0.1:1",
                               workers=4)
-    with pytest.raises(InputError, match=r"^sim batch: --workers would do nothing with --scheduler"):
-        check_scheduler_option(args)
+    with pytest.raises(InputError, match=r"^4:0:0: --workers: would do nothing with --scheduler \("):
+        check_execution_options(args)
 
 
 class TestBestiaryFolders:
