@@ -125,6 +125,10 @@ RULE_SKILLS: dict[str, tuple[str, ...]] = {
 # bestiary entry may carry them for any scenario that asks; a scenario's own
 # `group_check` name is accepted too.
 GROUP_CHECK_SKILLS = (*sorted(MOVEMENT_ARTS), "perception")
+# The purposes of the checks a d20 combatant rolls (sim.rules.d20, sim.effects): its attacks
+# and defenses, terror, physique (fire, drowning, falls) and force (poison); with the group
+# checks, and its weapons' names and skills, what an aspect can match (RULES 3).
+D20_PURPOSES = ("attack", "defense", "terror", "physique", "force")
 TERROR_WITHOUT_SPIRIT = "does nothing without options: {spirit: true}"
 TIMELINE_KEYS = {"damage": ("explode",), "height": ("fall",), "kind": ("expose",),
                  "escape": ("expose",)}
@@ -173,6 +177,28 @@ def unread_skills(rules: str, skills: Mapping[str, int], weapons: Sequence[Weapo
         message = (f"no weapon and no rule of {rules} rolls the skill '{name}'"
                    f"{_skill_hint(rules, name, weapons, sorted(s for s in rolled if s))}")
         found.append(Unused((name,), message))
+    return found
+
+
+def unread_aspects(aspects: Sequence[str], weapons: Sequence[Weapon],
+                   group_checks: Iterable[str] = ()) -> list[Unused]:
+    """d20 aspects that no roll of the block can concern: a heroism die is spent only on a roll
+    whose purpose, or whose weapon's name or skill, is an aspect (sim.rules.d20)."""
+    own = [name for w in weapons for name in (w.name, w.skill) if name]
+    known = [*D20_PURPOSES, *GROUP_CHECK_SKILLS, *group_checks, *own]
+    if not aspects:
+        return [Unused((), "lists no roll, so no heroism die is ever spent (no aspects: every roll"
+                           " may use one); name the rolls, or remove it")]
+    found = []
+    for i, name in enumerate(aspects):
+        if name in known:
+            continue
+        hint = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        near = f"; did you mean '{hint[0]}'?" if hint else ""
+        found.append(Unused((i,), (
+            f"no roll concerns the aspect '{name}', so no heroism die is ever spent on it (an"
+            f" aspect names a roll: {', '.join(D20_PURPOSES)}, a group check such as stealth,"
+            f" or one of this stat block's weapons or their skill){near}")))
     return found
 
 

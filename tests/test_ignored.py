@@ -100,6 +100,30 @@ class TestSkills:
         assert ignored.unread_skills(rules, {skill: 3, "riding": 2}, [weapon]) == []
 
 
+class TestAspects:
+    """A d20 aspect must name a roll the block can make: a purpose, a group check, or one of
+    its weapons or their skill (a heroism die is spent only on a roll one concerns)."""
+
+    def test_a_typo_is_refused_with_a_hint(self):
+        """``atack`` concerns no roll: heroism would never be spent on it."""
+        (found,) = ignored.unread_aspects(("atack",), [])
+        assert found.path == (0,) and "did you mean 'attack'?" in found.message
+
+    def test_an_empty_list_is_refused(self):
+        """``aspects: []`` lists no roll, where no aspects at all lets every roll use one."""
+        (found,) = ignored.unread_aspects((), [])
+        assert found.path == () and "lists no roll" in found.message
+
+    def test_what_a_roll_can_concern_is_kept(self):
+        """Purposes, group checks (the scenario's own too), and its weapons' names and skills."""
+        sword = Weapon(name="sword", damage=None, skill="blades")  # type: ignore[arg-type]
+        aspects = ("attack", "defense", "terror", "physique", "force", "stealth", "sneaking",
+                   "sword", "blades")
+        assert ignored.unread_aspects(aspects, [sword], ("sneaking",)) == []
+        # an enemy's weapon: a defense roll concerns no weapon (sim.rules.d20)
+        assert [u.path for u in ignored.unread_aspects(("spear",), [sword])] == [(0,)]
+
+
 class TestIdleOptions:
     """Options the scenario's sides leave idle (sim.ignored.unused_options)."""
 

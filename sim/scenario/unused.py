@@ -39,6 +39,10 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
                           ignored.unread_skills(rules, fields.get("skills", {}),
                                                 fields.get("weapons", ()),
                                                 (group_check,) if group_check else ())]
+            if written & {"aspects", "weapons"} and fields.get("aspects") is not None:
+                found += [ignored.Unused(("aspects", *u.path), u.message) for u in
+                          ignored.unread_aspects(fields["aspects"], fields.get("weapons", ()),
+                                                 (group_check,) if group_check else ())]
             for unused in found:
                 _report_unused(c, ignored.Unused((*prefix, *unused.path), unused.message), path,
                                use, written)

@@ -6,6 +6,22 @@ from sim import dice
 from tests.scenario.arena import BASE, BESTIARY, variant
 
 
+class TestKeysThatDoNothing:
+    """Keys the system reads that this stat block or scenario leaves idle are refused there."""
+
+    def test_an_aspect_no_roll_concerns(self, arena):
+        """d20: ``aspects: [atack]`` (a typo) was accepted and its heroism never spent; an
+        aspect must name a roll (or a weapon of the block), written here or in the bestiary."""
+        text = variant("armor: 4\n", "armor: 4\n        heroism: 2\n        aspects: [atack]\n")
+        problems = arena.problems(text)
+        assert [p.path for p in problems] == ["sides[0].members[0].aspects[0]"]
+        assert "did you mean 'attack'?" in problems[0].message
+        arena.write(BESTIARY.replace("    level: 1\n", "    level: 1\n    heroism: 1\n"
+                                     "    aspects: [rusty]\n", 1), "bestiary/d20/x.yaml")
+        problems = arena.problems(BASE)
+        assert [p.path for p in problems] == ["creatures.goblin.aspects[0]"]
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
