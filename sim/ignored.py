@@ -238,6 +238,7 @@ class Context:
     # Something may make it roll a check besides its attacks: a hazard or the timeline, its
     # side's surprise group check, an enemy's fire or poison weapon, a mount (riding).
     checked: bool = True
+    mounted: bool = False  # it rides a mount (so it rolls riding from the saddle, RULES 6)
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
@@ -287,6 +288,11 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
                             " initiative (the party, else the first side) or makes a surprise"
                             " group check uses it; remove it")
         found += _unused_d20_weapons(ctx, fields)
+    if (rules != "d20" and RIDING in (fields.get("skills") or {}) and not ctx.mounted
+            and ctx.group_check != RIDING):
+        found.append(Unused(("skills", RIDING), (
+            "does nothing: only a rider rolls riding (from the saddle, RULES 6), and this stat"
+            " block has no mount; give it one (mount: {use: ...}), or remove it")))
     if rules != "d20" and not ctx.rests:
         refuse("level", f"does nothing in {rules}: only d20 rolls level; outside d20 only the"
                         " rests of a day read it, for the day's party; remove it")

@@ -99,7 +99,8 @@ def members_data(side: Side, scenario: Scenario) -> list[dict[str, Any]]:
         data = without_idle(combatant_data(member, rules, side.party), member, ctx)
         if member.mount is not None:
             mount = mounts[member.mount]
-            data["mount"] = without_idle(combatant_data(mount, rules, side.party), mount, ctx)
+            data["mount"] = without_idle(combatant_data(mount, rules, side.party), mount,
+                                         attrs.evolve(ctx, mounted=False))  # it rides nothing
             data["mount"]["name"] = member.mount.removesuffix(f" of {member.name}")
         out.append(data)
     return out

@@ -240,6 +240,33 @@ class TestShow:
         assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
 
 
+    def test_an_entry_riding_without_its_mount_is_not_shown(self, tmp_path: pathlib.Path,
+                                                           monkeypatch, capsys) -> None:
+        """`{use: knight, mount: null}`: the entry's riding (kept quietly there, refused when
+        written) is left out, the mount's own riding too; the shown file loads and fights the
+        same battles."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        (tmp_path / "bestiary" / "d100").mkdir(parents=True)
+        (tmp_path / "bestiary" / "d100" / "x.yaml").write_text(
+            "rules: d100\ncreatures:\n"
+            "  horse: {hp: 30, skills: {melee: 40, riding: 30}, weapons: [{name: hooves, damage: 1d8}]}\n"
+            "  knight: {hp: 20, skills: {melee: 50, riding: 50}, weapons: [{name: sword, damage: 1d8}],"
+            " mount: {use: horse}}\n", encoding="utf-8")
+        (tmp_path / "s.yaml").write_text(
+            "name: s\nrules: d100\nsides:\n  - name: a\n    party: true\n"
+            "    members: [{use: knight, name: Bors, mount: null}, {use: knight, name: Tam}]\n"
+            "  - name: b\n    members: [{use: horse, name: nag}]\n", encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        bors, tam = yaml.safe_load(out)["sides"][0]["members"]
+        assert bors["skills"] == {"melee": 50} and tam["skills"] == {"melee": 50, "riding": 50}
+        assert tam["mount"]["skills"] == {"melee": 40}
+        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
+        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
+
 class TestBestiary:
     """``sim bestiary [RULES] [NAME]``."""
 

@@ -34,6 +34,9 @@ class Member:
     mount_written: frozenset[str] = frozenset()
     # Its own and its mount's tactics.weapons as written here, checked against its side's.
     orders: tuple[WrittenOrder, ...] = ()
+    # The skills written here, its own and its mount's (the others come from `use:`).
+    skills_written: frozenset[str] = frozenset()
+    mount_skills_written: frozenset[str] = frozenset()
 
 
 @attrs.frozen
@@ -128,7 +131,10 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         # A whole stat block written here: what is valid in it can still be checked.
         check_skills(c, partial, path)
         valid = {k: v for k, v in partial.items() if v is not INVALID and k != "mount"}
-        return Failed(Member(valid, path, 1, written=frozenset(valid)))
+        # Its riding is not checked when a mount was written (invalid, so not in `valid`).
+        riding_checked = "mount" not in partial
+        return Failed(Member(valid, path, 1, written=frozenset(valid), skills_written=frozenset(
+            valid.get("skills") or () if riding_checked else ())))
     count = fields.pop("count", 1)
     use = fields.get("use")
     written = frozenset(fields) - {"use"}
@@ -145,6 +151,7 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
     if "name" not in merged or "hp" not in merged:
         return INVALID
     mount, mount_use, mount_written = None, None, frozenset()
+    mount_skills: frozenset[str] = frozenset()
     if "mount" in merged:
         mount_path = (*path, "mount")
         given_mount = dict(merged.pop("mount"))
@@ -154,6 +161,7 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         mount_use = given_mount.get("use")
         if "mount" in written:
             mount_written = frozenset(given_mount) - {"use"}
+            mount_skills = frozenset(given_mount.get("skills") or ())
         mount = _resolve(c, dict(given_mount), mount_path, bestiary)
         if mount is INVALID:
             return INVALID
@@ -168,7 +176,9 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         if "hp" not in mount:
             return c.fail(mount_path, "missing required key 'hp' (and no 'use:')")
     return Member(merged, path, count, mount, use=use, written=written, mount_use=mount_use,
-                  mount_written=mount_written, orders=tuple(o for o in orders if o is not None))
+                  mount_written=mount_written, orders=tuple(o for o in orders if o is not None),
+                  skills_written=frozenset(given.get("skills") or ()),
+                  mount_skills_written=mount_skills)
 
 
 def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
+
 from sim import ignored
 from sim.model import Combatant, Options, Side, Surprise
 from sim.scenario.checker import Checker
@@ -26,14 +28,19 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         ctx = member_context(rules, options, sides, side, surprise, rests, perils,
                              member.mount is not None)
         group_check = ctx.group_check
-        checks = [((), member.fields, member.path, member.use, member.written)]
+        afoot = attrs.evolve(ctx, mounted=False)  # a mount rides nothing
+        checks = [((), member.fields, member.path, member.use, member.written, ctx,
+                   member.skills_written)]
         if member.mount is not None and "mount" in member.written:
             checks.append(((), member.mount, (*member.path, "mount"), member.mount_use,
-                           member.mount_written))
+                           member.mount_written, afoot, member.mount_skills_written))
         elif member.mount is not None:  # the entry's mount: reported as the entry's key
-            checks.append((("mount",), member.mount, member.path, member.use, frozenset()))
-        for prefix, fields, path, use, written in checks:
-            found = ignored.unused_in_block(ctx, fields)
+            checks.append((("mount",), member.mount, member.path, member.use, frozenset(),
+                           afoot, frozenset()))
+        for prefix, fields, path, use, written, block_ctx, skills_written in checks:
+            # A bestiary entry's riding is kept quietly, even beside skills written here.
+            found = [u for u in ignored.unused_in_block(block_ctx, fields)
+                     if u.path != ("skills", ignored.RIDING) or ignored.RIDING in skills_written]
             if written & {"skills", "weapons"}:  # else checked in the bestiary already
                 found += [ignored.Unused(("skills", *u.path), u.message) for u in
                           ignored.unread_skills(rules, fields.get("skills", {}),
@@ -113,7 +120,7 @@ def member_context(rules: str, options: Options, sides: Sequence[Side], side: Si
         party_side=any(s.party for s in sides),
         enemies_all_party=all(other.party for other in sides if other is not side),
         rolls_initiative=side is home, group_check=group_check, rests=rests and side.party,
-        checked=checked)
+        checked=checked, mounted=mounted)
 
 
 def _report_unused(c: Checker, unused: ignored.Unused, path: Path, use: str | None,

@@ -22,6 +22,29 @@ class TestKeysThatDoNothing:
         assert [p.path for p in problems] == ["creatures.goblin.aspects[0]"]
 
 
+    def test_riding_without_a_mount(self, arena):
+        """d100, 2d10, d10: ``skills: {riding: 50}`` on a fighter with no mount was accepted
+        and never rolled (only a rider rolls riding, RULES 6); refused where written, kept
+        on a rider and as a bestiary entry's (``mount: null`` beside ``use:``)."""
+        arena.write("rules: d100\ncreatures:\n"
+                    "  horse: {hp: 30, skills: {melee: 40}, weapons: [{name: hooves, damage: 1d8}]}\n"
+                    "  knight: {hp: 20, skills: {melee: 50, riding: 50},"
+                    " weapons: [{name: sword, damage: 1d8}], mount: {use: horse}}\n",
+                    "bestiary/d100/x.yaml")
+        text = ("name: T\nrules: d100\nsides:\n  - name: a\n    party: true\n    members:\n"
+                "      - {name: Tam, hp: 20, skills: {melee: 50, riding: 50},"
+                " weapons: [{name: sword, damage: 1d8}]MOUNT}\n"
+                "  - name: b\n    members: [{use: knight, mount: null}]\n")
+        (problem,) = arena.problems(text.replace("MOUNT", ""))
+        assert problem.path == "sides[0].members[0].skills.riding"
+        assert "only a rider rolls riding" in problem.message
+        tam = arena.load(text.replace("MOUNT", ", mount: {use: horse}")).sides[0].members[0]
+        assert tam.skills["riding"] == 50
+        ridden = text.replace("MOUNT", ", mount: {use: horse, skills: {melee: 40, riding: 9}}")
+        (problem,) = arena.problems(ridden)
+        assert problem.path == "sides[0].members[0].mount.skills.riding"
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
