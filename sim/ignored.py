@@ -299,6 +299,13 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     if "morale" in fields and not ctx.morale_on:
         refuse("morale", "does nothing with morale off (starting morale tokens); set options:"
                          " {morale: true}, or remove it")
+    if rules == "d100" and "load" in fields:
+        force = (fields.get("characteristics") or {}).get("force", d100.DEFAULT_CHARACTERISTIC)
+        capacity = force / 2 + 20
+        if fields["load"] <= capacity:  # only the kilos over capacity tire (sim.rules.d100)
+            refuse("load", f"does nothing: {fields['load']:g} kg is within its carrying capacity"
+                           f" (force / 2 + 20 = {capacity:g} kg), and only a load over it adds"
+                           " fatigue (RULES 3); raise it, or remove it")
     if rules == "d100" and fields.get("psy") and not any(w.psy for w in fields.get("weapons", ())):
         refuse("psy", "does nothing: no weapon of this stat block is a spell (psy: COST on a"
                       " weapon); add a spell, or remove it")

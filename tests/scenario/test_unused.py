@@ -45,6 +45,20 @@ class TestKeysThatDoNothing:
         assert problem.path == "sides[0].members[0].mount.skills.riding"
 
 
+    def test_a_load_within_carrying_capacity(self, arena):
+        """d100: ``load: 30`` with force 60 (capacity 60 / 2 + 20 = 50 kg) was accepted and
+        added no fatigue (only the kilos over capacity tire, RULES 3); refused, and a load
+        over it kept."""
+        text = ("name: T\nrules: d100\nsides:\n  - name: a\n    party: true\n    members:\n"
+                "      - {name: Tam, hp: 20, characteristics: {force: 60}, load: LOAD,"
+                " weapons: [{name: sword, damage: 1d8}]}\n"
+                "  - name: b\n    members: [{name: rat, hp: 3, weapons: [{name: bite, damage: 1}]}]\n")
+        (problem,) = arena.problems(text.replace("LOAD", "50"))
+        assert problem.path == "sides[0].members[0].load"
+        assert "within its carrying capacity (force / 2 + 20 = 50 kg)" in problem.message
+        assert arena.load(text.replace("LOAD", "51")).sides[0].members[0].load == 51
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
