@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -207,12 +207,8 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         steps = None
     if problems or party is None or steps is None:
         return None
-    built: list[Encounter | Rest] = []
     rests = any(isinstance(step, dict) and "rest" in step for step in steps)  # they read levels
-    for i, step in enumerate(steps):
-        item = _step(path, source, i, step, party, rules, destiny, bestiary, rests, problems)
-        if item is not None:
-            built.append(item)
+    built = _steps(path, source, steps, party, rules, destiny, bestiary, rests, problems)
     if not any(isinstance(s, Encounter) for s in built) and not problems:
         _fail(problems, source, ("steps",), "a day needs at least one encounter")
     if problems:
@@ -240,8 +236,40 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
                bestiary=tuple(str(pathlib.Path(b).resolve()) for b in bestiary), overrides=overrides)
 
 
+def _steps(path: pathlib.Path, source: Source, steps: list, party: dict, rules: str, destiny: int,
+           bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
+           ) -> list[Encounter | Rest]:
+    """Every step, each encounter validated with the day's party. The party is one for the
+    whole day, so a key of it is refused only where every encounter refuses it: one that an
+    encounter leaves idle (a member's spirit where that fight has no terror) but another
+    reads does matter, and is excused in the first (its encounter is validated again so)."""
+    found: list[list[Problem]] = [[] for _ in steps]
+    idle: set[Problem] = set()  # the idle-key refusals among them (sim.scenario.unused)
+    built = [_step(path, source, i, step, party, rules, destiny, bestiary, rests, found[i],
+                   idle=idle) for i, step in enumerate(steps)]
+
+    def at_party(p: Problem) -> bool:
+        return p in idle and p.file == source.file and (p.path == "party" or p.path.startswith("party."))
+
+    fights = [found[i] for i, step in enumerate(steps) if isinstance(step, dict) and "encounter" in step]
+    everywhere = set.intersection(*({(p.line, p.col, p.path) for p in f if at_party(p)}
+                                    for f in fights)) if fights else set()
+
+    def excused(p: Problem) -> bool:
+        return at_party(p) and (p.line, p.col, p.path) not in everywhere
+
+    for i, step in enumerate(steps):
+        if found[i] and all(excused(p) for p in found[i]):
+            found[i] = []
+            built[i] = _step(path, source, i, step, party, rules, destiny, bestiary, rests,
+                             found[i], excused)
+        problems += [p for p in found[i] if not excused(p)]
+    return [item for item in built if item is not None]
+
+
 def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict, rules: str,
-          destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
+          destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem],
+          excused: Callable[[Problem], bool] = lambda p: False, idle: set[Problem] | None = None
           ) -> Encounter | Rest | None:
     where: Path = ("steps", i)
     if isinstance(step, dict) and len(step) == 1 and next(iter(step)) not in STEP_KEYS:
@@ -257,7 +285,8 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
     (kind, value), = step.items()
     if kind == "rest":
         return _rest(source, i, value, problems)
-    return _encounter(path, source, i, value, party, rules, destiny, bestiary, rests, problems)
+    return _encounter(path, source, i, value, party, rules, destiny, bestiary, rests, problems,
+                      excused, idle)
 
 
 def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Rest | None:
@@ -268,8 +297,10 @@ def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Res
 
 
 def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party: dict, rules: str,
-               destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
-               ) -> Encounter | None:
+               destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem],
+               excused: Callable[[Problem], bool] = lambda p: False,
+               idle: set[Problem] | None = None) -> Encounter | None:
+    idle = set() if idle is None else idle  # what it refuses as idle keys, for the day
     where: Path = ("steps", i, "encounter")
     if isinstance(value, str):
         file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)
@@ -326,9 +357,10 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
         return None
     try:
         scenario = scenario_from_source(scenario_path, composed, bestiary,  # type: ignore[arg-type]
-                                        rests=rests)
+                                        rests=rests, excused=excused)
     except ScenarioError as exc:
         problems.extend(exc.problems)
+        idle.update(exc.idle)
         return None
     return Encounter(i, scenario.name, scenario)
 
