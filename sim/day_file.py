@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from sim.day_excuse import party_excuse
 from sim.day_options import idle_recovery, read_day_options
 from sim.errors import Problem, ScenarioError
 from sim.model import Combatant, Scenario, Side
@@ -239,37 +240,26 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
 def _steps(path: pathlib.Path, source: Source, steps: list, party: dict, rules: str, destiny: int,
            bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
            ) -> list[Encounter | Rest]:
-    """Every step, each encounter validated with the day's party. The party is one for the
-    whole day, so a key of it is refused only where every encounter refuses it: one that an
-    encounter leaves idle (a member's spirit where that fight has no terror) but another
-    reads does matter, and is excused in the first (its encounter is validated again so)."""
+    """Every step; a party key one encounter leaves idle and another reads is excused in the
+    first (sim.day_excuse), which is validated again so."""
     found: list[list[Problem]] = [[] for _ in steps]
     idle: set[Problem] = set()  # the idle-key refusals among them (sim.scenario.unused)
-    built = [_step(path, source, i, step, party, rules, destiny, bestiary, rests, found[i],
-                   idle=idle) for i, step in enumerate(steps)]
-
-    def at_party(p: Problem) -> bool:
-        return p in idle and p.file == source.file and (p.path == "party" or p.path.startswith("party."))
-
+    built = [_step(path, source, i, step, party, rules, destiny, bestiary, rests, found[i], idle)
+             for i, step in enumerate(steps)]
     fights = [found[i] for i, step in enumerate(steps) if isinstance(step, dict) and "encounter" in step]
-    everywhere = set.intersection(*({(p.line, p.col, p.path) for p in f if at_party(p)}
-                                    for f in fights)) if fights else set()
-
-    def excused(p: Problem) -> bool:
-        return at_party(p) and (p.line, p.col, p.path) not in everywhere
-
+    excused = party_excuse(source.file, fights, idle)
     for i, step in enumerate(steps):
         if found[i] and all(excused(p) for p in found[i]):
             found[i] = []
             built[i] = _step(path, source, i, step, party, rules, destiny, bestiary, rests,
-                             found[i], excused)
+                             found[i], idle, excused)
         problems += [p for p in found[i] if not excused(p)]
     return [item for item in built if item is not None]
 
 
 def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict, rules: str,
           destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem],
-          excused: Callable[[Problem], bool] = lambda p: False, idle: set[Problem] | None = None
+          idle: set[Problem], excused: Callable[[Problem], bool] = lambda p: False
           ) -> Encounter | Rest | None:
     where: Path = ("steps", i)
     if isinstance(step, dict) and len(step) == 1 and next(iter(step)) not in STEP_KEYS:
@@ -286,7 +276,7 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
     if kind == "rest":
         return _rest(source, i, value, problems)
     return _encounter(path, source, i, value, party, rules, destiny, bestiary, rests, problems,
-                      excused, idle)
+                      idle, excused)
 
 
 def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Rest | None:
@@ -298,9 +288,8 @@ def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Res
 
 def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party: dict, rules: str,
                destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem],
-               excused: Callable[[Problem], bool] = lambda p: False,
-               idle: set[Problem] | None = None) -> Encounter | None:
-    idle = set() if idle is None else idle  # what it refuses as idle keys, for the day
+               idle: set[Problem], excused: Callable[[Problem], bool] = lambda p: False
+               ) -> Encounter | None:
     where: Path = ("steps", i, "encounter")
     if isinstance(value, str):
         file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)

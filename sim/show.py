@@ -127,6 +127,8 @@ def without_idle(data: dict[str, Any], spec: Combatant, ctx: Context) -> dict[st
             for step in parents:
                 holder = holder[step]
             dropped = holder.pop(key, None) is not None or dropped
+            if len(parents) == 1 and holder == {}:  # `tactics: {}` left: nothing to show
+                data.pop(parents[0])
         if not dropped:
             return data
 

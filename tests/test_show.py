@@ -45,6 +45,7 @@ sides:
     party: true
     members:
       - {name: Aria, level: 3, hp: 24, armor: 4, heroism: 2, weapons: [{name: sword, damage: 1d8}]}
+      - {name: Brom, level: 1, hp: 9, weapons: [{name: axe, damage: 1d6}]}
   - name: goblins
     tactics: {target: weakest}
     members:
@@ -262,6 +263,30 @@ class TestShow:
         bors, tam = yaml.safe_load(out)["sides"][0]["members"]
         assert bors["skills"] == {"melee": 50} and tam["skills"] == {"melee": 50, "riding": 50}
         assert tam["mount"]["skills"] == {"melee": 40}
+        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
+        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
+
+    def test_an_entry_target_and_area_against_one_enemy_are_not_shown(
+            self, tmp_path: pathlib.Path, monkeypatch, capsys) -> None:
+        """A bestiary entry's `tactics: {target: weakest}` and area weapon, kept quietly against
+        a lone hero (one enemy: nothing to choose, nobody else to hit), are left out, with the
+        tactics they empty; the shown file loads and fights the same battles."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
+        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n  brute: {level: 2, hp: 10, tactics: {target: weakest},"
+            " weapons: [{name: club, damage: 1d6, area: true}]}\n", encoding="utf-8")
+        (tmp_path / "s.yaml").write_text(
+            "name: s\nrules: d20\nsides:\n  - name: heroes\n    party: true\n"
+            "    members: [{name: Aria, level: 2, hp: 20, weapons: [{name: sword, damage: 1d8}]}]\n"
+            "  - name: brutes\n    members: [{use: brute}]\n", encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        brute = yaml.safe_load(out)["sides"][1]["members"][0]
+        assert "tactics" not in brute and brute["weapons"] == [{"name": "club", "damage": "1d6"}]
         (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
         scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
         assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sim import ignored
+from sim import ignored, unread
 from sim.model import INITIATIVE_GIFT, TARGET_POLICIES, Item, Tactics, Weapon
 from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_DAMAGE, MAX_HP, MAX_TOKENS
@@ -226,10 +226,10 @@ def check_skills(c: Checker, fields: dict[str, Any], path: Path, group_checks: t
     if weapons is INVALID:
         return
     if skills is not INVALID:
-        for unused in ignored.unread_skills(c.rules, skills, weapons, group_checks):
+        for unused in unread.unread_skills(c.rules, skills, weapons, group_checks):
             c.fail((*path, "skills", *unused.path), unused.message, at_key=True)
     if aspects is not None and aspects is not INVALID:
-        for unused in ignored.unread_aspects(aspects, weapons, group_checks):
+        for unused in unread.unread_aspects(aspects, weapons, group_checks):
             c.fail((*path, "aspects", *unused.path), unused.message, at_key=True)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from sim import ignored
+from sim import ignored, unread
 from sim.model import Combatant, Options, Side, Surprise
 from sim.scenario.checker import Checker
 from sim.scenario.members import Member
@@ -30,29 +30,36 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         group_check = ctx.group_check
         afoot = attrs.evolve(ctx, mounted=False)  # a mount rides nothing
         checks = [((), member.fields, member.path, member.use, member.written, ctx,
-                   member.skills_written)]
+                   member.inner_written)]
         if member.mount is not None and "mount" in member.written:
             checks.append(((), member.mount, (*member.path, "mount"), member.mount_use,
-                           member.mount_written, afoot, member.mount_skills_written))
+                           member.mount_written, afoot, member.mount_inner_written))
         elif member.mount is not None:  # the entry's mount: reported as the entry's key
             checks.append((("mount",), member.mount, member.path, member.use, frozenset(),
                            afoot, frozenset()))
-        for prefix, fields, path, use, written, block_ctx, skills_written in checks:
-            # A bestiary entry's riding is kept quietly, even beside skills written here.
+        for prefix, fields, path, use, written, block_ctx, inner in checks:
+            # A bestiary entry's skill or tactics key is kept quietly, even beside skills or
+            # tactics written here (they merge key by key).
             found = [u for u in ignored.unused_in_block(block_ctx, fields)
-                     if u.path != ("skills", ignored.RIDING) or ignored.RIDING in skills_written]
+                     if u.path[0] not in ("skills", "tactics") or u.path[:2] in inner]
             if written & {"skills", "weapons"}:  # else checked in the bestiary already
                 found += [ignored.Unused(("skills", *u.path), u.message) for u in
-                          ignored.unread_skills(rules, fields.get("skills", {}),
+                          unread.unread_skills(rules, fields.get("skills", {}),
                                                 fields.get("weapons", ()),
                                                 (group_check,) if group_check else ())]
             if written & {"aspects", "weapons"} and fields.get("aspects") is not None:
                 found += [ignored.Unused(("aspects", *u.path), u.message) for u in
-                          ignored.unread_aspects(fields["aspects"], fields.get("weapons", ()),
+                          unread.unread_aspects(fields["aspects"], fields.get("weapons", ()),
                                                  (group_check,) if group_check else ())]
             for unused in found:
                 _report_unused(c, ignored.Unused((*prefix, *unused.path), unused.message), path,
                                use, written)
+    for i, side in enumerate(sides):
+        # (A side's target that every member overrides is refused as such, sim.scenario.sides.)
+        read = any(m.tactics is None or m.tactics.target is None for m in side.members)
+        if side.tactics.target is not None and read and enemies_of(sides, side) == 1:
+            c.fail(("sides", i, "tactics", "target"), f"does nothing: {ignored.ONE_ENEMY}"
+                                                      "; remove it", at_key=True)
     terror = any(m.fields.get("terror") for m, _ in resolved)
     armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
     most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
@@ -120,7 +127,12 @@ def member_context(rules: str, options: Options, sides: Sequence[Side], side: Si
         party_side=any(s.party for s in sides),
         enemies_all_party=all(other.party for other in sides if other is not side),
         rolls_initiative=side is home, group_check=group_check, rests=rests and side.party,
-        checked=checked, mounted=mounted)
+        checked=checked, mounted=mounted, enemies=enemies_of(sides, side))
+
+
+def enemies_of(sides: Sequence[Side], side: Side) -> int:
+    """The combatants a member of ``side`` may fight: the other sides', mounts included."""
+    return sum(len(other.members) for other in sides if other is not side)
 
 
 def _report_unused(c: Checker, unused: ignored.Unused, path: Path, use: str | None,

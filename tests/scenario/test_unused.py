@@ -59,6 +59,25 @@ class TestKeysThatDoNothing:
         assert arena.load(text.replace("LOAD", "51")).sides[0].members[0].load == 51
 
 
+    def test_a_target_or_an_area_against_one_enemy(self, arena):
+        """A fighter with a single enemy (mounts count) picks it whatever its ``tactics.target``,
+        and its ``area`` weapon hits nobody else: ``{target: weakest}`` on a side, on a member,
+        and ``area: true`` were accepted against one goblin; refused, and kept against two."""
+        text = variant("armor: 4\n", "armor: 4\n        tactics: {target: focus}\n",
+                       "{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, area: true}",
+                       "  - name: goblins\n", "  - name: goblins\n    tactics: {target: weakest}\n",
+                       "{use: goblin, count: 2}", "{use: goblin, count: COUNT}")
+        assert [p.path for p in arena.problems(text.replace("COUNT", "1"))] == [
+            "sides[0].members[0].tactics.target", "sides[0].members[0].weapons[0].area",
+            "sides[1].tactics.target"]
+        # and the goblins, two against Aria alone:
+        assert [p.path for p in arena.problems(text.replace("COUNT", "2"))] == [
+            "sides[1].tactics.target"]
+        aria = arena.load(text.replace("COUNT", "2").replace("    tactics: {target: weakest}\n",
+                                                              "")).sides[0].members[0]
+        assert aria.tactics.target == "focus" and aria.weapons[0].area
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
