@@ -24,6 +24,7 @@ import attrs
 
 from sim.model import INITIATIVE_GIFT
 from sim.rules import d100
+from sim.tactics import weapon_order
 from sim.unread import RIDING, Unused
 
 # Stat keys that only some systems read (every other stat key is read by all four).
@@ -146,6 +147,9 @@ class Context:
     checked: bool = True
     mounted: bool = False  # it rides a mount (so it rolls riding from the saddle, RULES 6)
     enemies: int = 2  # the combatants of the other sides, mounts included
+    # Nobody ever moves: distance 0, no hazard, timeline or mount (every gap stays 0).
+    still: bool = False
+    side_order: tuple[str, ...] | None = None  # its side's tactics.weapons
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
@@ -201,6 +205,7 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
             "does nothing: only a rider rolls riding (from the saddle, RULES 6), and this stat"
             " block has no mount; give it one (mount: {use: ...}), or remove it")))
     found += _unused_with_one_enemy(ctx, fields)
+    found += _unused_ranges(ctx, fields)
     if rules != "d20" and not ctx.rests:
         refuse("level", f"does nothing in {rules}: only d20 rolls level; outside d20 only the"
                         " rests of a day read it, for the day's party; remove it")
@@ -237,6 +242,30 @@ def _unused_with_one_enemy(ctx: Context, fields: Mapping[str, Any]) -> list[Unus
             found.append(Unused(("weapons", i, "area"), (
                 "does nothing: an area weapon also hits the other enemies within 2 m of its"
                 " target, and this fighter has one enemy; remove it")))
+    return found
+
+
+def _unused_ranges(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
+    """A weapon's ``range`` where nobody ever moves (every gap stays 0, within any reach) and
+    where it changes neither the weapon the fighter strikes with (the first of its order, a
+    ranged one ranking after melee ones) nor the skill it rolls (d10 and d100 default to
+    ``ranged``). d100 is left out: a bow is a full action and a shot can become hopeless."""
+    weapons = tuple(fields.get("weapons", ()))
+    if not ctx.still or ctx.rules == "d100" or not weapons:
+        return []
+    tactics = fields.get("tactics")
+    prefers = ctx.side_order if tactics is None or tactics.weapons is None else tactics.weapons
+    first = weapon_order(weapons, prefers)[0]
+    found = []
+    for i, weapon in enumerate(weapons):
+        if weapon.range is None or (ctx.rules == "d10" and weapon.skill is None):
+            continue
+        melee = (*weapons[:i], attrs.evolve(weapon, range=None), *weapons[i + 1:])
+        if weapon_order(melee, prefers)[0].name == first.name:
+            found.append(Unused(("weapons", i, "range"), (
+                f"does nothing: everyone starts within reach (distance 0) and nothing here makes"
+                f" anyone move (no hazard, timeline or mount), so it reaches no farther, and"
+                f" '{first.name}' stays the weapon it strikes with; remove it")))
     return found
 
 

@@ -95,7 +95,8 @@ def members_data(side: Side, scenario: Scenario) -> list[dict[str, Any]]:
         if member.rider is not None:
             continue
         ctx = member_context(rules, scenario.options, scenario.sides, side, scenario.surprise,
-                             perils=perilous(scenario), mounted=member.mount is not None)
+                             perils=perilous(scenario), mounted=member.mount is not None,
+                             distance=scenario.distance)
         data = without_idle(combatant_data(member, rules, side.party), member, ctx)
         if member.mount is not None:
             mount = mounts[member.mount]

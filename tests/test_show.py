@@ -292,6 +292,33 @@ class TestShow:
         assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
 
 
+    def test_an_entry_range_where_nobody_moves_is_not_shown(self, tmp_path: pathlib.Path,
+                                                           monkeypatch, capsys) -> None:
+        """Two bestiary archers (knife, then a bow; a bow, then a sling) at distance 0: a range
+        is left out when it changes no first weapon; the sling's would (a melee sling strikes
+        before a bow) until the bow's is left out. The shown file fights the same battles."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
+        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n"
+            "  archer: {hp: 8, weapons: [{name: knife, damage: 1d4}, {name: bow, damage: 1d6, range: 30}]}\n"
+            "  slinger: {hp: 8, weapons: [{name: bow, damage: 1d6, range: 30},"
+            " {name: sling, damage: 1d4, range: 20}]}\n", encoding="utf-8")
+        (tmp_path / "s.yaml").write_text(
+            "name: s\nrules: d20\nsides:\n  - name: heroes\n    party: true\n"
+            "    members: [{name: Aria, level: 2, hp: 20, weapons: [{name: sword, damage: 1d8}]}]\n"
+            "  - name: archers\n    members: [{use: archer}, {use: slinger}]\n", encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        archer, slinger = yaml.safe_load(out)["sides"][1]["members"]
+        assert [w.get("range") for w in archer["weapons"]] == [None, None]
+        assert [w.get("range") for w in slinger["weapons"]] == [None, None]
+        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
+        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
+
 class TestBestiary:
     """``sim bestiary [RULES] [NAME]``."""
 

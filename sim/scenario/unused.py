@@ -26,7 +26,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
     party_side = any(side.party for side in sides)
     for member, side in resolved:
         ctx = member_context(rules, options, sides, side, surprise, rests, perils,
-                             member.mount is not None)
+                             member.mount is not None, distance)
         group_check = ctx.group_check
         afoot = attrs.evolve(ctx, mounted=False)  # a mount rides nothing
         checks = [((), member.fields, member.path, member.use, member.written, ctx,
@@ -114,7 +114,7 @@ def morale_is_on(rules: str, options: Options) -> bool:
 
 def member_context(rules: str, options: Options, sides: Sequence[Side], side: Side,
                    surprise: Surprise | None, rests: bool = False, perils: bool = False,
-                   mounted: bool = False) -> ignored.Context:
+                   mounted: bool = False, distance: float = 0.0) -> ignored.Context:
     """What of the scenario decides whether the keys of a member of ``side`` matter."""
     home = next((s for s in sides if s.party), sides[0] if sides else None)
     group_check = surprise.group_check if surprise and surprise.side == side.name else None
@@ -127,7 +127,9 @@ def member_context(rules: str, options: Options, sides: Sequence[Side], side: Si
         party_side=any(s.party for s in sides),
         enemies_all_party=all(other.party for other in sides if other is not side),
         rolls_initiative=side is home, group_check=group_check, rests=rests and side.party,
-        checked=checked, mounted=mounted, enemies=enemies_of(sides, side))
+        checked=checked, mounted=mounted, enemies=enemies_of(sides, side),
+        still=not (distance > 0 or perils or any(m.rider for s in sides for m in s.members)),
+        side_order=side.tactics.weapons)
 
 
 def enemies_of(sides: Sequence[Side], side: Side) -> int:

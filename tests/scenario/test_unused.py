@@ -78,6 +78,23 @@ class TestKeysThatDoNothing:
         assert aria.tactics.target == "focus" and aria.weapons[0].area
 
 
+    def test_a_range_where_nobody_moves(self, arena):
+        """d20 (and 2d10, d10 with the weapon's skill): ``range: 6`` on Aria's only weapon at
+        distance 0 with no hazard, timeline or mount was accepted and changed nothing (every
+        gap stays 0, within any reach); refused, and kept at a distance, where a second weapon
+        would strike first without it, or with a hazard that makes someone move."""
+        text = variant("{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, range: 6}")
+        (problem,) = arena.problems(text)
+        assert problem.path == "sides[0].members[0].weapons[0].range"
+        assert "'sword' stays the weapon it strikes with" in problem.message
+        assert arena.load("distance: 10\n" + text).sides[0].members[0].weapons[0].range == 6
+        second = variant("{name: sword, damage: 1d8}",
+                         "{name: sword, damage: 1d8, range: 6}, {name: fist, damage: 1}")
+        assert arena.load(second).sides[0].members[0].weapons[0].range == 6  # fist first without
+        hazard = text + "hazards: [{kind: smoke, members: [Aria]}]\n"
+        assert arena.load(hazard).sides[0].members[0].weapons[0].range == 6
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
