@@ -332,6 +332,7 @@ class Field:
     half_action_attack: bool = False  # a d100 weapon that leaves half the turn (one-handed)
     still: bool = False  # no distance, hazard, timeline or mount: nobody ever moves or stands up
     most_attacks: int = 2  # d100: the most attacks any combatant can face in one round
+    rider_wounded: bool = True  # d100: a serious wound may knock a rider out with HP left
 
 
 def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Field
@@ -355,6 +356,11 @@ def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Fi
     if rules == "d100":
         if not field.mounts:
             refuse("unconscious_rider", "nobody here rides")
+        elif options.unconscious_rider == "falls" and not field.rider_wounded:
+            refuse("unconscious_rider", "a rider falls unconscious with HP left only from a"
+                                        " serious wound (one blow of half its maximum HP,"
+                                        " RULES 3), and no enemy blow here reaches half a"
+                                        " rider's; at 0 HP it slides out either way")
         if not options.critical_pierces and not field.armored:
             refuse("critical_pierces", "nobody here has armor for a critical hit to pierce")
         if options.defense_per == "round" and field.most_attacks <= 1:

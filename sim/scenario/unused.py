@@ -13,6 +13,7 @@ import attrs
 
 from sim import ignored, unread
 from sim.model import Combatant, Options, Side, Surprise
+from sim.rules.d100 import DEFAULT_CHARACTERISTIC
 from sim.scenario.checker import Checker
 from sim.scenario.members import Member
 from sim.yamlsrc import Path, format_path
@@ -20,7 +21,8 @@ from sim.yamlsrc import Path, format_path
 
 def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[Member, Side]],
                  options: Options, data_options: object, surprise: Surprise | None,
-                 rests: bool = False, perils: bool = False, distance: float = 0.0) -> None:
+                 rests: bool = False, perils: bool = False, distance: float = 0.0,
+                 scripted: bool = False) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
     they were written: at the key in the scenario, or at `use:` for a bestiary entry's."""
     party_side = any(side.party for side in sides)
@@ -73,13 +75,14 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
     found = ignored.unused_options(rules, options, given, terror, most_enemies, party_side,
                                    largest, checks)
     found += ignored.unused_conventions(rules, options, given,
-                                        field_of(sides, perils, distance, options.attacks_per_turn))
+                                        field_of(sides, perils, distance, options.attacks_per_turn,
+                                                 scripted))
     for unused in found:
         c.fail(("options", *unused.path), unused.message, at_key=True)
 
 
 def field_of(sides: Sequence[Side], perils: bool, distance: float,
-             attacks_per_turn: int | None = None) -> ignored.Field:
+             attacks_per_turn: int | None = None, scripted: bool = True) -> ignored.Field:
     """What of the sides decides whether an option setting a Convention aside can matter."""
     members = [m for side in sides for m in side.members]
 
@@ -103,7 +106,30 @@ def field_of(sides: Sequence[Side], perils: bool, distance: float,
         armored=any(m.armor > 0 for m in members),
         half_action_attack=any(w.hands < 2 and not w.psy for m in members for w in m.weapons),
         still=not (distance > 0 or perils or mounts),
-        most_attacks=max((total - n for n in by_side.values()), default=0))
+        most_attacks=max((total - n for n in by_side.values()), default=0),
+        rider_wounded=scripted or _rider_wounded(sides))
+
+
+def _rider_wounded(sides: Sequence[Side]) -> bool:
+    """Whether one blow of an enemy can reach half a rider's maximum HP (its HP dice at their
+    lowest), a d100 serious wound that knocks it out with HP left (RULES 3): the most a
+    weapon deals, armor aside (a critical pierces it), with its bonus and its wielder's
+    riding bonus. Hazards and the timeline are left to the caller (``scripted``)."""
+    mounts = {m.name: m for side in sides for m in side.members if m.rider is not None}
+
+    def blow(m: Combatant) -> int:
+        force = mounts[m.mount].characteristics.get("force", DEFAULT_CHARACTERISTIC) \
+            if m.mount in mounts else 0
+        ongoing = max((6 if w.fire else 4 if w.poison else 0 for w in m.weapons), default=0)
+        hit = max((w.damage.max + max(w.bonus, 0) for w in m.weapons), default=0)
+        return max(hit + force // 10, ongoing)
+
+    for side in sides:
+        strongest = max((blow(m) for other in sides if other is not side for m in other.members),
+                        default=0)
+        if any(m.mount is not None and 2 * strongest >= m.hp.min for m in side.members):
+            return True
+    return False
 
 
 def morale_is_on(rules: str, options: Options) -> bool:

@@ -95,6 +95,25 @@ class TestKeysThatDoNothing:
         assert arena.load(hazard).sides[0].members[0].weapons[0].range == 6
 
 
+    def test_unconscious_rider_falls_where_no_blow_can_wound(self, arena):
+        """d100: ``unconscious_rider: falls`` was accepted where no enemy blow reaches half a
+        rider's maximum HP (a club of 1d6+1 at most 7 against 30 HP): no serious wound can knock
+        it out with HP left, and at 0 HP it slides out either way. Refused; kept where one can
+        (3d6, 18 HP of 30), and with a timeline or hazard (an explosion may)."""
+        text = ("name: T\nrules: d100\noptions: {unconscious_rider: falls}\nsides:\n"
+                "  - name: a\n    party: true\n    members:\n"
+                "      - {name: Bo, hp: 30, skills: {melee: 50, riding: 50}, weapons: [{name: lance,"
+                " damage: 1d10}], mount: {name: horse, hp: 20, weapons: [{name: kick, damage: 1d6}]}}\n"
+                "  - name: b\n    members: [{name: thug, count: 2, hp: 9,"
+                " weapons: [{name: club, damage: DAMAGE}]}]\n")
+        (problem,) = arena.problems(text.replace("DAMAGE", "1d6+1"))
+        assert problem.path == "options.unconscious_rider"
+        assert "no enemy blow here reaches half a rider's" in problem.message
+        assert arena.load(text.replace("DAMAGE", "3d6")).options.unconscious_rider == "falls"
+        blast = text.replace("DAMAGE", "1d6+1") + "timeline: [{round: 2, do: explode, side: a}]\n"
+        assert arena.load(blast).options.unconscious_rider == "falls"
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
