@@ -366,6 +366,10 @@ def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Fi
         if options.defense_per == "round" and field.most_attacks <= 1:
             refuse("defense_per", "no combatant here can be attacked more than once a round, so"
                                   " one defense roll a round is one an attack")
+        if options.attacks_per_turn == 1 and not field.half_action_attack:
+            # Not a Convention's option, but read from the same field as fumble_ends_turn.
+            refuse("attacks_per_turn", "every weapon here takes the whole turn (two-handed, a bow"
+                                       " or a spell), so no turn holds a second attack to cap")
         if not options.fumble_ends_turn and not field.half_action_attack:
             refuse("fumble_ends_turn", "every weapon here takes the whole turn (two-handed, a bow"
                                        " or a spell), so a fumble leaves nothing to end")

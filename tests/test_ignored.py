@@ -165,6 +165,10 @@ class TestIdleConventionOptions:
         ("d100", Options(fumble_ends_turn=False), "fumble_ends_turn", ignored.Field(), True),
         ("d100", Options(fumble_ends_turn=False), "fumble_ends_turn",
          ignored.Field(half_action_attack=True), False),
+        # attacks_per_turn: 1 was accepted where every weapon takes the whole turn
+        ("d100", Options(attacks_per_turn=1), "attacks_per_turn", ignored.Field(), True),
+        ("d100", Options(attacks_per_turn=1), "attacks_per_turn",
+         ignored.Field(half_action_attack=True), False),
         ("2d10", Options(move_and_attack=True), "move_and_attack", ignored.Field(still=True), True),
         ("d10", Options(move_and_attack=True), "move_and_attack", ignored.Field(), False),
         ("d100", Options(defense_per="round"), "defense_per", ignored.Field(), False),
