@@ -22,10 +22,10 @@ from typing import Any
 
 import attrs
 
+from sim.idle_fights import rolls_here, unused_ranges, unused_with_one_enemy
 from sim.model import INITIATIVE_GIFT
 from sim.rules import d100
-from sim.tactics import weapon_order
-from sim.unread import RIDING, Unused
+from sim.unread import RIDING, Unused, unread_aspects
 
 # Stat keys that only some systems read (every other stat key is read by all four).
 SYSTEM_STAT_KEYS: dict[str, tuple[str, ...]] = {
@@ -110,6 +110,7 @@ OPTION_WHY = {
                          " hurt it no more (d100's serious wounds knock riders out with HP"
                          " left; d20 has no mounts)",
 }
+NO_ASPECT_ROLLED = "does nothing: no roll it makes here concerns its aspects"
 TERROR_WITHOUT_SPIRIT = "does nothing without options: {spirit: true}"
 TIMELINE_KEYS = {"damage": ("explode",), "height": ("fall",), "kind": ("expose",),
                  "escape": ("expose",)}
@@ -180,6 +181,12 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
                               " who roll both the attacks on it and their defenses against it,"
                               " RULES 3) and nothing here makes it roll a check (a hazard, the"
                               " timeline, a surprise group check, fire or poison); remove it")
+        elif fields.get("heroism") and fields.get("aspects") and not any(
+                rolls_here(ctx, name, fields) for name in fields["aspects"]) and not unread_aspects(
+                fields["aspects"], fields.get("weapons", ()), (ctx.group_check or "",)):
+            # (an aspect no roll can concern at all is refused at the aspect, sim.unread)
+            refuse("heroism", f"{NO_ASPECT_ROLLED} ({', '.join(fields['aspects'])}), so no"
+                              " die is ever spent; name one of its rolls in aspects, or remove it")
         if not fields.get("heroism"):
             refuse("aspects", "does nothing without heroism dice (aspects choose the rolls a"
                               " heroism die may help); add heroism: N, or remove it")
@@ -204,8 +211,8 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
         found.append(Unused(("skills", RIDING), (
             "does nothing: only a rider rolls riding (from the saddle, RULES 6), and this stat"
             " block has no mount; give it one (mount: {use: ...}), or remove it")))
-    found += _unused_with_one_enemy(ctx, fields)
-    found += _unused_ranges(ctx, fields)
+    found += unused_with_one_enemy(ctx, fields)
+    found += unused_ranges(ctx, fields)
     if rules != "d20" and not ctx.rests:
         refuse("level", f"does nothing in {rules}: only d20 rolls level; outside d20 only the"
                         " rests of a day read it, for the day's party; remove it")
@@ -222,50 +229,6 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     if rules == "d100" and fields.get("psy") and not any(w.psy for w in fields.get("weapons", ())):
         refuse("psy", "does nothing: no weapon of this stat block is a spell (psy: COST on a"
                       " weapon); add a spell, or remove it")
-    return found
-
-
-ONE_ENEMY = "it has one enemy, whom every target policy picks"
-
-
-def _unused_with_one_enemy(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
-    """A target policy, and a weapon's area, where the fighter faces a single enemy (no
-    timeline or hazard brings another): both only choose among or reach more enemies."""
-    if ctx.enemies != 1:
-        return []
-    found = []
-    tactics = fields.get("tactics")
-    if tactics is not None and tactics.target is not None:
-        found.append(Unused(("tactics", "target"), f"does nothing: {ONE_ENEMY}; remove it"))
-    for i, weapon in enumerate(fields.get("weapons", ())):
-        if weapon.area:
-            found.append(Unused(("weapons", i, "area"), (
-                "does nothing: an area weapon also hits the other enemies within 2 m of its"
-                " target, and this fighter has one enemy; remove it")))
-    return found
-
-
-def _unused_ranges(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
-    """A weapon's ``range`` where nobody ever moves (every gap stays 0, within any reach) and
-    where it changes neither the weapon the fighter strikes with (the first of its order, a
-    ranged one ranking after melee ones) nor the skill it rolls (d10 and d100 default to
-    ``ranged``). d100 is left out: a bow is a full action and a shot can become hopeless."""
-    weapons = tuple(fields.get("weapons", ()))
-    if not ctx.still or ctx.rules == "d100" or not weapons:
-        return []
-    tactics = fields.get("tactics")
-    prefers = ctx.side_order if tactics is None or tactics.weapons is None else tactics.weapons
-    first = weapon_order(weapons, prefers)[0]
-    found = []
-    for i, weapon in enumerate(weapons):
-        if weapon.range is None or (ctx.rules == "d10" and weapon.skill is None):
-            continue
-        melee = (*weapons[:i], attrs.evolve(weapon, range=None), *weapons[i + 1:])
-        if weapon_order(melee, prefers)[0].name == first.name:
-            found.append(Unused(("weapons", i, "range"), (
-                f"does nothing: everyone starts within reach (distance 0) and nothing here makes"
-                f" anyone move (no hazard, timeline or mount), so it reaches no farther, and"
-                f" '{first.name}' stays the weapon it strikes with; remove it")))
     return found
 
 

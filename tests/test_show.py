@@ -319,6 +319,30 @@ class TestShow:
         assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
 
 
+    def test_an_entry_heroism_for_aspects_never_rolled_is_not_shown(
+            self, tmp_path: pathlib.Path, monkeypatch, capsys) -> None:
+        """A bestiary rogue's heroism for `aspects: [stealth]`, kept quietly where no stealth
+        group check is made, is left out with its aspects; the shown file fights the same."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
+        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n  rogue: {level: 2, hp: 12, heroism: 2, aspects: [stealth],"
+            " weapons: [{name: knife, damage: 1d4}]}\n", encoding="utf-8")
+        (tmp_path / "s.yaml").write_text(
+            "name: s\nrules: d20\nsides:\n  - name: heroes\n    party: true\n"
+            "    members: [{use: rogue, name: Wren}]\n  - name: rats\n"
+            "    members: [{name: rat, hp: 3, weapons: [{name: bite, damage: 1d2}]}]\n",
+            encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        wren = yaml.safe_load(out)["sides"][0]["members"][0]
+        assert "heroism" not in wren and "aspects" not in wren
+        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
+        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
+
 class TestBestiary:
     """``sim bestiary [RULES] [NAME]``."""
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import attrs
 
 from sim import ignored, unread
+from sim.idle_fights import ONE_ENEMY
 from sim.model import Combatant, Options, Side, Surprise
 from sim.rules.d100 import DEFAULT_CHARACTERISTIC
 from sim.scenario.checker import Checker
@@ -42,7 +43,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         for prefix, fields, path, use, written, block_ctx, inner in checks:
             # A bestiary entry's skill or tactics key is kept quietly, even beside skills or
             # tactics written here (they merge key by key).
-            found = [u for u in ignored.unused_in_block(block_ctx, fields)
+            found = [_where_written(u, written) for u in ignored.unused_in_block(block_ctx, fields)
                      if u.path[0] not in ("skills", "tactics") or u.path[:2] in inner]
             if written & {"skills", "weapons"}:  # else checked in the bestiary already
                 found += [ignored.Unused(("skills", *u.path), u.message) for u in
@@ -60,7 +61,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         # (A side's target that every member overrides is refused as such, sim.scenario.sides.)
         read = any(m.tactics is None or m.tactics.target is None for m in side.members)
         if side.tactics.target is not None and read and enemies_of(sides, side) == 1:
-            c.fail(("sides", i, "tactics", "target"), f"does nothing: {ignored.ONE_ENEMY}"
+            c.fail(("sides", i, "tactics", "target"), f"does nothing: {ONE_ENEMY}"
                                                       "; remove it", at_key=True)
     terror = any(m.fields.get("terror") for m, _ in resolved)
     armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
@@ -108,6 +109,15 @@ def field_of(sides: Sequence[Side], perils: bool, distance: float,
         still=not (distance > 0 or perils or mounts),
         most_attacks=max((total - n for n in by_side.values()), default=0),
         rider_wounded=scripted or _rider_wounded(sides))
+
+
+def _where_written(unused: ignored.Unused, written: frozenset[str]) -> ignored.Unused:
+    """Heroism idle for its aspects is reported at the aspects when only they were written
+    here (the entry's heroism would be kept quietly, and the aspects were the mistake)."""
+    if (unused.path == ("heroism",) and unused.message.startswith(ignored.NO_ASPECT_ROLLED)
+            and "aspects" in written and "heroism" not in written):
+        return ignored.Unused(("aspects",), unused.message)
+    return unused
 
 
 def _rider_wounded(sides: Sequence[Side]) -> bool:

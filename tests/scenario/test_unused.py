@@ -114,6 +114,24 @@ class TestKeysThatDoNothing:
         assert arena.load(blast).options.unconscious_rider == "falls"
 
 
+    def test_heroism_whose_aspects_name_no_roll_made_here(self, arena):
+        """d20: ``heroism: 2, aspects: [stealth]`` with no stealth group check (or ``[terror]``
+        without spirit) was accepted and no die ever spent; refused at the heroism, or at the
+        aspects when only they were written beside ``use:``; kept with the group check."""
+        text = variant("armor: 4\n", "armor: 4\n        heroism: 2\n        aspects: [stealth]\n")
+        (problem,) = arena.problems(text)
+        assert problem.path == "sides[0].members[0].heroism"
+        assert "no roll it makes here concerns its aspects (stealth)" in problem.message
+        group = "rules: d20\nsurprise: {side: heroes, group_check: stealth}\n"
+        assert arena.load(variant("rules: d20\n", group, text=text)).sides[0].members[0].heroism == 2
+        arena.write(BESTIARY + "  brave goblin: {hp: 4, heroism: 1, weapons: [{name: knife,"
+                    " damage: 1d4}]}\n", "bestiary/d20/x.yaml")
+        rivals = variant("{use: goblin, count: 2}", "{use: goblin, count: 2}\n  - name: rats\n"
+                         "    members: [{use: brave goblin, aspects: [terror]}]")
+        (problem,) = arena.problems(rivals)
+        assert problem.path == "sides[2].members[0].aspects"
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
