@@ -79,3 +79,13 @@ def unused_ranges(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
                 f" anyone move (no hazard, timeline or mount), so it reaches no farther, and"
                 f" '{first.name}' stays the weapon it strikes with; remove it")))
     return found
+
+
+def unused_piercing(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
+    """A weapon's ``armor_piercing`` where no enemy has armor to pierce (d20 refuses the key
+    anyway: its armor never reduces damage)."""
+    if ctx.enemy_armor:
+        return []
+    return [Unused(("weapons", i, "armor_piercing"), "does nothing: no enemy here has armor"
+                   " for it to pierce; remove it")
+            for i, weapon in enumerate(fields.get("weapons", ())) if weapon.armor_piercing]

@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from sim.idle_fights import rolls_here, unused_ranges, unused_with_one_enemy
+from sim.idle_fights import rolls_here, unused_piercing, unused_ranges, unused_with_one_enemy
 from sim.model import INITIATIVE_GIFT
 from sim.rules import d100
 from sim.unread import RIDING, Unused, unread_aspects
@@ -151,6 +151,7 @@ class Context:
     # Nobody ever moves: distance 0, no hazard, timeline or mount (every gap stays 0).
     still: bool = False
     side_order: tuple[str, ...] | None = None  # its side's tactics.weapons
+    enemy_armor: bool = True  # an enemy (a mount included) has armor
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
@@ -213,6 +214,7 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
             " block has no mount; give it one (mount: {use: ...}), or remove it")))
     found += unused_with_one_enemy(ctx, fields)
     found += unused_ranges(ctx, fields)
+    found += unused_piercing(ctx, fields)
     if rules != "d20" and not ctx.rests:
         refuse("level", f"does nothing in {rules}: only d20 rolls level; outside d20 only the"
                         " rests of a day read it, for the day's party; remove it")

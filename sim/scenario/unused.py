@@ -165,7 +165,8 @@ def member_context(rules: str, options: Options, sides: Sequence[Side], side: Si
         rolls_initiative=side is home, group_check=group_check, rests=rests and side.party,
         checked=checked, mounted=mounted, enemies=enemies_of(sides, side),
         still=not (distance > 0 or perils or any(m.rider for s in sides for m in s.members)),
-        side_order=side.tactics.weapons)
+        side_order=side.tactics.weapons,
+        enemy_armor=any(m.armor > 0 for other in sides if other is not side for m in other.members))
 
 
 def enemies_of(sides: Sequence[Side], side: Side) -> int:

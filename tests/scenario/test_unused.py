@@ -132,6 +132,19 @@ class TestKeysThatDoNothing:
         assert problem.path == "sides[2].members[0].aspects"
 
 
+    def test_armor_piercing_where_no_enemy_has_armor(self, arena):
+        """d100 (2d10, d10): ``armor_piercing: true`` against enemies with no armor was
+        accepted and dealt the same damage; refused, and kept against an armored one."""
+        text = ("name: T\nrules: d100\nsides:\n  - name: a\n    party: true\n    members:\n"
+                "      - {name: Tam, hp: 20, weapons: [{name: pick, damage: 1d8, armor_piercing: true}]}\n"
+                "  - name: b\n    members: [{name: rat, count: 2, hp: 3ARMOR,"
+                " weapons: [{name: bite, damage: 1}]}]\n")
+        (problem,) = arena.problems(text.replace("ARMOR", ""))
+        assert problem.path == "sides[0].members[0].weapons[0].armor_piercing"
+        assert problem.message == "does nothing: no enemy here has armor for it to pierce; remove it"
+        assert arena.load(text.replace("ARMOR", ", armor: 1")).sides[0].members[0].weapons[0].armor_piercing
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
