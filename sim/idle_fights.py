@@ -38,16 +38,21 @@ def rolls_here(ctx: Context, aspect: str, fields: Mapping[str, Any]) -> bool:
 
 
 ONE_ENEMY = "it has one enemy, whom every target policy picks"
+UNARMED = "it has no weapon, so it never picks a target (nor walks toward one)"
 
 
 def unused_with_one_enemy(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     """A target policy, and a weapon's area, where the fighter faces a single enemy (no
-    timeline or hazard brings another): both only choose among or reach more enemies."""
+    timeline or hazard brings another): both only choose among or reach more enemies; a
+    target policy on a fighter with no weapon, which never attacks."""
+    tactics = fields.get("tactics")
+    targets = tactics is not None and tactics.target is not None
+    if targets and not fields.get("weapons"):
+        return [Unused(("tactics", "target"), f"does nothing: {UNARMED}; remove it")]
     if ctx.enemies != 1:
         return []
     found = []
-    tactics = fields.get("tactics")
-    if tactics is not None and tactics.target is not None:
+    if targets:
         found.append(Unused(("tactics", "target"), f"does nothing: {ONE_ENEMY}; remove it"))
     for i, weapon in enumerate(fields.get("weapons", ())):
         if weapon.area:

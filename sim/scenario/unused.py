@@ -59,8 +59,13 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
                                use, written)
     for i, side in enumerate(sides):
         # (A side's target that every member overrides is refused as such, sim.scenario.sides.)
-        read = any(m.tactics is None or m.tactics.target is None for m in side.members)
-        if side.tactics.target is not None and read and enemies_of(sides, side) == 1:
+        heirs = [m for m in side.members if m.tactics is None or m.tactics.target is None]
+        if side.tactics.target is None or not heirs:
+            continue
+        if not any(m.weapons for m in heirs):
+            c.fail(("sides", i, "tactics", "target"), "does nothing: no member (or mount) that"
+                   " reads it has a weapon, so none ever picks a target; remove it", at_key=True)
+        elif enemies_of(sides, side) == 1:
             c.fail(("sides", i, "tactics", "target"), f"does nothing: {ONE_ENEMY}"
                                                       "; remove it", at_key=True)
     terror = any(m.fields.get("terror") for m, _ in resolved)

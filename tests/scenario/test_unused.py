@@ -145,6 +145,20 @@ class TestKeysThatDoNothing:
         assert arena.load(text.replace("ARMOR", ", armor: 1")).sides[0].members[0].weapons[0].armor_piercing
 
 
+    def test_a_target_on_a_fighter_with_no_weapon(self, arena):
+        """``tactics: {target: weakest}`` on a member with ``weapons: []`` (or on a side whose
+        members that read it have none) was accepted: it never attacks, so never picks."""
+        text = variant("{name: sword, damage: 1d8}]\n", "{name: sword, damage: 1d8}]\n"
+                       "      - {name: Brom, level: 1, hp: 9, weapons: [], tactics: {target: weakest}}\n")
+        (problem,) = arena.problems(text)
+        assert problem.path == "sides[0].members[1].tactics.target"
+        assert "it has no weapon, so it never picks a target" in problem.message
+        side = variant("    members:\n      - name: Aria", "    tactics: {target: weakest}\n"
+                       "    members:\n      - name: Aria", "weapons: [{name: sword, damage: 1d8}]\n",
+                       "weapons: []\n      - {name: Brom, level: 1, hp: 9, weapons: []}\n")
+        assert [p.path for p in arena.problems(side)] == ["sides[0].tactics.target"]
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
