@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
 
+from sim.day_excuse import party_excuse
 from sim.day_options import idle_recovery, read_day_options
 from sim.errors import Problem, ScenarioError
 from sim.model import Combatant, Scenario, Side
@@ -207,12 +208,8 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         steps = None
     if problems or party is None or steps is None:
         return None
-    built: list[Encounter | Rest] = []
     rests = any(isinstance(step, dict) and "rest" in step for step in steps)  # they read levels
-    for i, step in enumerate(steps):
-        item = _step(path, source, i, step, party, rules, destiny, bestiary, rests, problems)
-        if item is not None:
-            built.append(item)
+    built = _steps(path, source, steps, party, rules, destiny, bestiary, rests, problems)
     if not any(isinstance(s, Encounter) for s in built) and not problems:
         _fail(problems, source, ("steps",), "a day needs at least one encounter")
     if problems:
@@ -240,8 +237,29 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
                bestiary=tuple(str(pathlib.Path(b).resolve()) for b in bestiary), overrides=overrides)
 
 
+def _steps(path: pathlib.Path, source: Source, steps: list, party: dict, rules: str, destiny: int,
+           bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
+           ) -> list[Encounter | Rest]:
+    """Every step; a party key one encounter leaves idle and another reads is excused in the
+    first (sim.day_excuse), which is validated again so."""
+    found: list[list[Problem]] = [[] for _ in steps]
+    idle: set[Problem] = set()  # the idle-key refusals among them (sim.scenario.unused)
+    built = [_step(path, source, i, step, party, rules, destiny, bestiary, rests, found[i], idle)
+             for i, step in enumerate(steps)]
+    fights = [found[i] for i, step in enumerate(steps) if isinstance(step, dict) and "encounter" in step]
+    excused = party_excuse(source.file, fights, idle)
+    for i, step in enumerate(steps):
+        if found[i] and all(excused(p) for p in found[i]):
+            found[i] = []
+            built[i] = _step(path, source, i, step, party, rules, destiny, bestiary, rests,
+                             found[i], idle, excused)
+        problems += [p for p in found[i] if not excused(p)]
+    return [item for item in built if item is not None]
+
+
 def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict, rules: str,
-          destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
+          destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem],
+          idle: set[Problem], excused: Callable[[Problem], bool] = lambda p: False
           ) -> Encounter | Rest | None:
     where: Path = ("steps", i)
     if isinstance(step, dict) and len(step) == 1 and next(iter(step)) not in STEP_KEYS:
@@ -257,7 +275,8 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
     (kind, value), = step.items()
     if kind == "rest":
         return _rest(source, i, value, problems)
-    return _encounter(path, source, i, value, party, rules, destiny, bestiary, rests, problems)
+    return _encounter(path, source, i, value, party, rules, destiny, bestiary, rests, problems,
+                      idle, excused)
 
 
 def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Rest | None:
@@ -268,7 +287,8 @@ def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Res
 
 
 def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party: dict, rules: str,
-               destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
+               destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem],
+               idle: set[Problem], excused: Callable[[Problem], bool] = lambda p: False
                ) -> Encounter | None:
     where: Path = ("steps", i, "encounter")
     if isinstance(value, str):
@@ -326,9 +346,10 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
         return None
     try:
         scenario = scenario_from_source(scenario_path, composed, bestiary,  # type: ignore[arg-type]
-                                        rests=rests)
+                                        rests=rests, excused=excused)
     except ScenarioError as exc:
         problems.extend(exc.problems)
+        idle.update(exc.idle)
         return None
     return Encounter(i, scenario.name, scenario)
 

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from sim.state import Fighter
     from sim.table import Table
 
+FALL_DIE_M = 3  # a fall deals 1d6 per full 3 m (RULES 6)
+
 
 class Host(Protocol):
     """What effects need of the battle they run in (``sim.engine.Battle`` is one)."""
@@ -273,7 +275,7 @@ def fall(host: Host, target: Fighter, height: float) -> None:
     """A fall: 1d6 per full 3 m; a physique check cancels 1d6 when under 6 m."""
     if not target.present:
         return
-    dice_count = int(height // 3)
+    dice_count = int(height // FALL_DIE_M)
     if dice_count > 0 and height < 6 and host.check(target, "physique").success:
         dice_count -= 1
     rolls = tuple(roll_die(host.table.rng, 6) for _ in range(dice_count))

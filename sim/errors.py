@@ -71,8 +71,11 @@ class DiceError(InputError, ValueError):
 class ScenarioError(InputError):
     """One or more problems in scenario or bestiary files, all reported at once."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], idle: frozenset[Problem] = frozenset()) -> None:
         self.problems = list(problems)
+        # Those of them that refuse a key as idle in this scenario (sim.scenario.unused), which
+        # a day excuses on its party when another of its encounters reads the key.
+        self.idle = idle
         super().__init__("\n".join(str(p) for p in self.problems))
 
 

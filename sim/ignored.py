@@ -17,17 +17,15 @@ turns them into ``file:line:col`` problems where the key was written.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
-from sim.model import INITIATIVE_GIFT, Weapon
-from sim.rules import d100, open_d10, quality
-from sim.rules.d20 import MOVEMENT_ARTS
-
-Path = tuple[str | int, ...]
+from sim.idle_fights import rolls_here, unused_piercing, unused_ranges, unused_with_one_enemy
+from sim.model import INITIATIVE_GIFT
+from sim.rules import d100
+from sim.unread import RIDING, Unused, unread_aspects
 
 # Stat keys that only some systems read (every other stat key is read by all four).
 SYSTEM_STAT_KEYS: dict[str, tuple[str, ...]] = {
@@ -112,30 +110,11 @@ OPTION_WHY = {
                          " hurt it no more (d100's serious wounds knock riders out with HP"
                          " left; d20 has no mounts)",
 }
-RIDING = "riding"  # the check the engine rolls from the saddle (sim.engine, sim.effects)
-# Skills a rule of the system rolls, whatever the weapons: d100 defends with a skill (and
-# a d100 skill named after a characteristic stands in for it in that check); every system
-# but d20 rolls riding from the saddle.
-RULE_SKILLS: dict[str, tuple[str, ...]] = {
-    "d100": (d100.DEFENSE, RIDING, *d100.CHARACTERISTICS),
-    "2d10": (RIDING,),
-    "d10": (RIDING,),
-}
-# Skills a surprise group check usually rolls (the d20 movement arts, and perception): a
-# bestiary entry may carry them for any scenario that asks; a scenario's own
-# `group_check` name is accepted too.
-GROUP_CHECK_SKILLS = (*sorted(MOVEMENT_ARTS), "perception")
+NO_ASPECT_ROLLED = "does nothing: no roll it makes here concerns its aspects"
 TERROR_WITHOUT_SPIRIT = "does nothing without options: {spirit: true}"
 TIMELINE_KEYS = {"damage": ("explode",), "height": ("fall",), "kind": ("expose",),
                  "escape": ("expose",)}
 
-
-@attrs.frozen
-class Unused:
-    """A key that would do nothing: its path (relative to what was checked) and why."""
-
-    path: Path
-    message: str
 
 
 def read_by(key: str, systems: tuple[str, ...]) -> str:
@@ -149,51 +128,6 @@ def system_refusal(key: str, rules: str, table: Mapping[str, tuple[str, ...]],
     if systems is None or rules in systems:
         return None
     return f"does nothing in {rules}: {why[key]} ({read_by(key, systems)}); remove it"
-
-
-# The skill an attack with a weapon rolls, as each system's attack reads it (d20: none).
-ATTACK_SKILL = {"d100": d100.attack_skill, "2d10": quality.attack_skill, "d10": open_d10.attack_skill}
-
-
-def weapon_skill(rules: str, weapon: Weapon) -> str | None:
-    """The skill an attack with this weapon rolls in this system (None: no skill)."""
-    skill_of = ATTACK_SKILL.get(rules)
-    return None if skill_of is None else skill_of(weapon)
-
-
-def unread_skills(rules: str, skills: Mapping[str, int], weapons: Sequence[Weapon],
-                  group_checks: Iterable[str] = ()) -> list[Unused]:
-    """Skills that no weapon of the block, no rule of the system and no group check rolls."""
-    rolled = {weapon_skill(rules, w) for w in weapons}
-    known = rolled | set(RULE_SKILLS.get(rules, ())) | set(GROUP_CHECK_SKILLS) | set(group_checks)
-    found = []
-    for name in skills:
-        if name in known:
-            continue
-        message = (f"no weapon and no rule of {rules} rolls the skill '{name}'"
-                   f"{_skill_hint(rules, name, weapons, sorted(s for s in rolled if s))}")
-        found.append(Unused((name,), message))
-    return found
-
-
-def _skill_hint(rules: str, name: str, weapons: Sequence[Weapon], rolled: list[str]) -> str:
-    """Point at the weapon the GM probably meant (``club`` -> the weapon ``great club``)."""
-    names = [w.name for w in weapons]
-    near = [n for n in names if name.lower() in n.lower() or n.lower() in name.lower()]
-    near = near or difflib.get_close_matches(name, names, n=1, cutoff=0.5)
-    if near:
-        weapon = near[0]
-        rolls = weapon_skill(rules, next(w for w in weapons if w.name == weapon))
-        if rules == "2d10" and rolls == weapon:
-            return (f"; did you mean the weapon '{weapon}'? In 2d10 a weapon rolls the skill of"
-                    f" its own name: write skills: {{{weapon}: ...}}, or give the weapon"
-                    f" skill: {name}")
-        return (f"; did you mean the weapon '{weapon}'? It rolls '{rolls}': rename the skill,"
-                f" or give the weapon skill: {name}")
-    if rolled:
-        return (f" (its weapons roll {', '.join(repr(s) for s in rolled)}); remove it, or give a"
-                f" weapon skill: {name}")
-    return " (it has no weapon); remove it"
 
 
 @attrs.frozen
@@ -212,6 +146,12 @@ class Context:
     # Something may make it roll a check besides its attacks: a hazard or the timeline, its
     # side's surprise group check, an enemy's fire or poison weapon, a mount (riding).
     checked: bool = True
+    mounted: bool = False  # it rides a mount (so it rolls riding from the saddle, RULES 6)
+    enemies: int = 2  # the combatants of the other sides, mounts included
+    # Nobody ever moves: distance 0, no hazard, timeline or mount (every gap stays 0).
+    still: bool = False
+    side_order: tuple[str, ...] | None = None  # its side's tactics.weapons
+    enemy_armor: bool = True  # an enemy (a mount included) has armor
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
@@ -242,6 +182,12 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
                               " who roll both the attacks on it and their defenses against it,"
                               " RULES 3) and nothing here makes it roll a check (a hazard, the"
                               " timeline, a surprise group check, fire or poison); remove it")
+        elif fields.get("heroism") and fields.get("aspects") and not any(
+                rolls_here(ctx, name, fields) for name in fields["aspects"]) and not unread_aspects(
+                fields["aspects"], fields.get("weapons", ()), (ctx.group_check or "",)):
+            # (an aspect no roll can concern at all is refused at the aspect, sim.unread)
+            refuse("heroism", f"{NO_ASPECT_ROLLED} ({', '.join(fields['aspects'])}), so no"
+                              " die is ever spent; name one of its rolls in aspects, or remove it")
         if not fields.get("heroism"):
             refuse("aspects", "does nothing without heroism dice (aspects choose the rolls a"
                               " heroism die may help); add heroism: N, or remove it")
@@ -261,12 +207,27 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
                             " initiative (the party, else the first side) or makes a surprise"
                             " group check uses it; remove it")
         found += _unused_d20_weapons(ctx, fields)
+    if (rules != "d20" and RIDING in (fields.get("skills") or {}) and not ctx.mounted
+            and ctx.group_check != RIDING):
+        found.append(Unused(("skills", RIDING), (
+            "does nothing: only a rider rolls riding (from the saddle, RULES 6), and this stat"
+            " block has no mount; give it one (mount: {use: ...}), or remove it")))
+    found += unused_with_one_enemy(ctx, fields)
+    found += unused_ranges(ctx, fields)
+    found += unused_piercing(ctx, fields)
     if rules != "d20" and not ctx.rests:
         refuse("level", f"does nothing in {rules}: only d20 rolls level; outside d20 only the"
                         " rests of a day read it, for the day's party; remove it")
     if "morale" in fields and not ctx.morale_on:
         refuse("morale", "does nothing with morale off (starting morale tokens); set options:"
                          " {morale: true}, or remove it")
+    if rules == "d100" and "load" in fields:
+        force = (fields.get("characteristics") or {}).get("force", d100.DEFAULT_CHARACTERISTIC)
+        capacity = force / 2 + 20
+        if fields["load"] <= capacity:  # only the kilos over capacity tire (sim.rules.d100)
+            refuse("load", f"does nothing: {fields['load']:g} kg is within its carrying capacity"
+                           f" (force / 2 + 20 = {capacity:g} kg), and only a load over it adds"
+                           " fatigue (RULES 3); raise it, or remove it")
     if rules == "d100" and fields.get("psy") and not any(w.psy for w in fields.get("weapons", ())):
         refuse("psy", "does nothing: no weapon of this stat block is a spell (psy: COST on a"
                       " weapon); add a spell, or remove it")
@@ -336,6 +297,7 @@ class Field:
     half_action_attack: bool = False  # a d100 weapon that leaves half the turn (one-handed)
     still: bool = False  # no distance, hazard, timeline or mount: nobody ever moves or stands up
     most_attacks: int = 2  # d100: the most attacks any combatant can face in one round
+    rider_wounded: bool = True  # d100: a serious wound may knock a rider out with HP left
 
 
 def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Field
@@ -359,11 +321,20 @@ def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Fi
     if rules == "d100":
         if not field.mounts:
             refuse("unconscious_rider", "nobody here rides")
+        elif options.unconscious_rider == "falls" and not field.rider_wounded:
+            refuse("unconscious_rider", "a rider falls unconscious with HP left only from a"
+                                        " serious wound (one blow of half its maximum HP,"
+                                        " RULES 3), and no enemy blow here reaches half a"
+                                        " rider's; at 0 HP it slides out either way")
         if not options.critical_pierces and not field.armored:
             refuse("critical_pierces", "nobody here has armor for a critical hit to pierce")
         if options.defense_per == "round" and field.most_attacks <= 1:
             refuse("defense_per", "no combatant here can be attacked more than once a round, so"
                                   " one defense roll a round is one an attack")
+        if options.attacks_per_turn == 1 and not field.half_action_attack:
+            # Not a Convention's option, but read from the same field as fumble_ends_turn.
+            refuse("attacks_per_turn", "every weapon here takes the whole turn (two-handed, a bow"
+                                       " or a spell), so no turn holds a second attack to cap")
         if not options.fumble_ends_turn and not field.half_action_attack:
             refuse("fumble_ends_turn", "every weapon here takes the whole turn (two-handed, a bow"
                                        " or a spell), so a fumble leaves nothing to end")

@@ -95,11 +95,13 @@ def members_data(side: Side, scenario: Scenario) -> list[dict[str, Any]]:
         if member.rider is not None:
             continue
         ctx = member_context(rules, scenario.options, scenario.sides, side, scenario.surprise,
-                             perils=perilous(scenario), mounted=member.mount is not None)
+                             perils=perilous(scenario), mounted=member.mount is not None,
+                             distance=scenario.distance)
         data = without_idle(combatant_data(member, rules, side.party), member, ctx)
         if member.mount is not None:
             mount = mounts[member.mount]
-            data["mount"] = without_idle(combatant_data(mount, rules, side.party), mount, ctx)
+            data["mount"] = without_idle(combatant_data(mount, rules, side.party), mount,
+                                         attrs.evolve(ctx, mounted=False))  # it rides nothing
             data["mount"]["name"] = member.mount.removesuffix(f" of {member.name}")
         out.append(data)
     return out
@@ -126,6 +128,8 @@ def without_idle(data: dict[str, Any], spec: Combatant, ctx: Context) -> dict[st
             for step in parents:
                 holder = holder[step]
             dropped = holder.pop(key, None) is not None or dropped
+            if len(parents) == 1 and holder == {}:  # `tactics: {}` left: nothing to show
+                data.pop(parents[0])
         if not dropped:
             return data
 

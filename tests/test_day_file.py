@@ -133,6 +133,33 @@ class TestDayFile:
         (line,) = self.problems(tmp_path, body)
         assert "day.yaml:5:3:" in line and "party.party: does nothing" in line
 
+    def test_party_key_one_encounter_reads_is_kept(self, tmp_path):
+        """A party member's `spirit: 2d12` (or morale tokens) in a day whose crypt has terror and
+        spirit on but whose road has neither was refused by the road ('does nothing without
+        options: {spirit: true}'), so the day could not be written: the party is one for the
+        day, and a key of it is refused only where every encounter leaves it idle."""
+        party = ("party:\n  name: heroes\n  members:\n"
+                 "    - {use: knight, name: Bo, spirit: 2d12}\n")
+        crypt = ("  - encounter:\n      name: Crypt\n      options: {spirit: true}\n"
+                 "      sides: [{name: dead, members: [{use: ghoul}]}]\n")
+        road = ("  - encounter:\n      name: Road\n"
+                "      sides: [{name: goblins, members: [{use: goblin}]}]\n")
+        day = load_day(write_day(tmp_path, "name: D\nrules: d20\n" + party + "steps:\n" + crypt
+                                 + road))
+        assert [s.scenario.sides[0].members[0].spirit is not None for s in day.steps] == [True] * 2
+        (tmp_path / "again").mkdir()
+        (line,) = self.problems(tmp_path / "again", "name: D\nrules: d20\n" + party + "steps:\n"
+                                + road + road.replace("Road", "Lane"))
+        assert "party.members[0].spirit: does nothing without options: {spirit: true}" in line
+        # Only idle keys are excused: a side of one encounter named as the party still clashes.
+        (tmp_path / "dup").mkdir()
+        (tmp_path / "dup" / "e.yaml").write_text(
+            "name: E\nrules: d20\nsides:\n  - name: heroes\n    members: [{use: goblin}]\n"
+            "  - {name: pcs, party: true, members: [{use: goblin}]}\n")
+        (line,) = self.problems(tmp_path / "dup", "name: D\nrules: d20\n" + party.replace(
+            ", spirit: 2d12", "") + "steps:\n  - encounter: e.yaml\n" + road)
+        assert line.endswith("party.name: duplicate side name 'heroes'")
+
     def test_description_is_a_text(self, tmp_path):
         """A day's description must be a text, as a scenario's is."""
         body = ("name: D\nrules: d20\ndescription: 42\n" + PARTY + "steps:\n  - encounter: "

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sim import ignored
+from sim import ignored, unread
 from sim.model import RULE_SYSTEMS, Options, Weapon
 from sim.scenario.blocks import stat_fields, weapon_fields
 from sim.scenario.checker import Checker
@@ -85,7 +85,7 @@ class TestSkills:
     def test_club_points_at_great_club(self):
         """2d10: ``club`` next to the weapon ``great club`` names the weapon."""
         club = Weapon(name="great club", damage=None)  # type: ignore[arg-type]
-        (found,) = ignored.unread_skills("2d10", {"club": 3, "great club": 2}, [club])
+        (found,) = unread.unread_skills("2d10", {"club": 3, "great club": 2}, [club])
         assert found.path == ("club",)
         assert "did you mean the weapon 'great club'?" in found.message
 
@@ -97,7 +97,31 @@ class TestSkills:
     ])
     def test_weapon_default_skills_are_read(self, rules, weapon, skill):
         """The skill a weapon rolls by default (or names) is read; a rule skill is too."""
-        assert ignored.unread_skills(rules, {skill: 3, "riding": 2}, [weapon]) == []
+        assert unread.unread_skills(rules, {skill: 3, "riding": 2}, [weapon]) == []
+
+
+class TestAspects:
+    """A d20 aspect must name a roll the block can make: a purpose, a group check, or one of
+    its weapons or their skill (a heroism die is spent only on a roll one concerns)."""
+
+    def test_a_typo_is_refused_with_a_hint(self):
+        """``atack`` concerns no roll: heroism would never be spent on it."""
+        (found,) = unread.unread_aspects(("atack",), [])
+        assert found.path == (0,) and "did you mean 'attack'?" in found.message
+
+    def test_an_empty_list_is_refused(self):
+        """``aspects: []`` lists no roll, where no aspects at all lets every roll use one."""
+        (found,) = unread.unread_aspects((), [])
+        assert found.path == () and "lists no roll" in found.message
+
+    def test_what_a_roll_can_concern_is_kept(self):
+        """Purposes, group checks (the scenario's own too), and its weapons' names and skills."""
+        sword = Weapon(name="sword", damage=None, skill="blades")  # type: ignore[arg-type]
+        aspects = ("attack", "defense", "terror", "physique", "force", "stealth", "sneaking",
+                   "sword", "blades")
+        assert unread.unread_aspects(aspects, [sword], ("sneaking",)) == []
+        # an enemy's weapon: a defense roll concerns no weapon (sim.rules.d20)
+        assert [u.path for u in unread.unread_aspects(("spear",), [sword])] == [(0,)]
 
 
 class TestIdleOptions:
@@ -140,6 +164,10 @@ class TestIdleConventionOptions:
          ignored.Field(armored=True), False),
         ("d100", Options(fumble_ends_turn=False), "fumble_ends_turn", ignored.Field(), True),
         ("d100", Options(fumble_ends_turn=False), "fumble_ends_turn",
+         ignored.Field(half_action_attack=True), False),
+        # attacks_per_turn: 1 was accepted where every weapon takes the whole turn
+        ("d100", Options(attacks_per_turn=1), "attacks_per_turn", ignored.Field(), True),
+        ("d100", Options(attacks_per_turn=1), "attacks_per_turn",
          ignored.Field(half_action_attack=True), False),
         ("2d10", Options(move_and_attack=True), "move_and_attack", ignored.Field(still=True), True),
         ("d10", Options(move_and_attack=True), "move_and_attack", ignored.Field(), False),

@@ -45,6 +45,7 @@ sides:
     party: true
     members:
       - {name: Aria, level: 3, hp: 24, armor: 4, heroism: 2, weapons: [{name: sword, damage: 1d8}]}
+      - {name: Brom, level: 1, hp: 9, weapons: [{name: axe, damage: 1d6}]}
   - name: goblins
     tactics: {target: weakest}
     members:
@@ -235,6 +236,108 @@ class TestShow:
         if party:  # against the party it never rolls: no bonus, heroism, aspects, skill
             assert "heroism" not in goblin and "aspects" not in goblin
             assert goblin["weapons"] == [{"name": "knife", "damage": "1d4"}]
+        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
+        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
+
+    def test_an_entry_riding_without_its_mount_is_not_shown(self, tmp_path: pathlib.Path,
+                                                           monkeypatch, capsys) -> None:
+        """`{use: knight, mount: null}`: the entry's riding (kept quietly there, refused when
+        written) is left out, the mount's own riding too; the shown file loads and fights the
+        same battles."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        (tmp_path / "bestiary" / "d100").mkdir(parents=True)
+        (tmp_path / "bestiary" / "d100" / "x.yaml").write_text(
+            "rules: d100\ncreatures:\n"
+            "  horse: {hp: 30, skills: {melee: 40, riding: 30}, weapons: [{name: hooves, damage: 1d8}]}\n"
+            "  knight: {hp: 20, skills: {melee: 50, riding: 50}, weapons: [{name: sword, damage: 1d8}],"
+            " mount: {use: horse}}\n", encoding="utf-8")
+        (tmp_path / "s.yaml").write_text(
+            "name: s\nrules: d100\nsides:\n  - name: a\n    party: true\n"
+            "    members: [{use: knight, name: Bors, mount: null}, {use: knight, name: Tam}]\n"
+            "  - name: b\n    members: [{use: horse, name: nag}]\n", encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        bors, tam = yaml.safe_load(out)["sides"][0]["members"]
+        assert bors["skills"] == {"melee": 50} and tam["skills"] == {"melee": 50, "riding": 50}
+        assert tam["mount"]["skills"] == {"melee": 40}
+        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
+        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
+
+    def test_an_entry_target_and_area_against_one_enemy_are_not_shown(
+            self, tmp_path: pathlib.Path, monkeypatch, capsys) -> None:
+        """A bestiary entry's `tactics: {target: weakest}` and area weapon, kept quietly against
+        a lone hero (one enemy: nothing to choose, nobody else to hit), are left out, with the
+        tactics they empty; the shown file loads and fights the same battles."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
+        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n  brute: {level: 2, hp: 10, tactics: {target: weakest},"
+            " weapons: [{name: club, damage: 1d6, area: true}]}\n", encoding="utf-8")
+        (tmp_path / "s.yaml").write_text(
+            "name: s\nrules: d20\nsides:\n  - name: heroes\n    party: true\n"
+            "    members: [{name: Aria, level: 2, hp: 20, weapons: [{name: sword, damage: 1d8}]}]\n"
+            "  - name: brutes\n    members: [{use: brute}]\n", encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        brute = yaml.safe_load(out)["sides"][1]["members"][0]
+        assert "tactics" not in brute and brute["weapons"] == [{"name": "club", "damage": "1d6"}]
+        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
+        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
+
+    def test_an_entry_range_where_nobody_moves_is_not_shown(self, tmp_path: pathlib.Path,
+                                                           monkeypatch, capsys) -> None:
+        """Two bestiary archers (knife, then a bow; a bow, then a sling) at distance 0: a range
+        is left out when it changes no first weapon; the sling's would (a melee sling strikes
+        before a bow) until the bow's is left out. The shown file fights the same battles."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
+        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n"
+            "  archer: {hp: 8, weapons: [{name: knife, damage: 1d4}, {name: bow, damage: 1d6, range: 30}]}\n"
+            "  slinger: {hp: 8, weapons: [{name: bow, damage: 1d6, range: 30},"
+            " {name: sling, damage: 1d4, range: 20}]}\n", encoding="utf-8")
+        (tmp_path / "s.yaml").write_text(
+            "name: s\nrules: d20\nsides:\n  - name: heroes\n    party: true\n"
+            "    members: [{name: Aria, level: 2, hp: 20, weapons: [{name: sword, damage: 1d8}]}]\n"
+            "  - name: archers\n    members: [{use: archer}, {use: slinger}]\n", encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        archer, slinger = yaml.safe_load(out)["sides"][1]["members"]
+        assert [w.get("range") for w in archer["weapons"]] == [None, None]
+        assert [w.get("range") for w in slinger["weapons"]] == [None, None]
+        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
+        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
+        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
+
+    def test_an_entry_heroism_for_aspects_never_rolled_is_not_shown(
+            self, tmp_path: pathlib.Path, monkeypatch, capsys) -> None:
+        """A bestiary rogue's heroism for `aspects: [stealth]`, kept quietly where no stealth
+        group check is made, is left out with its aspects; the shown file fights the same."""
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
+        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+            "rules: d20\ncreatures:\n  rogue: {level: 2, hp: 12, heroism: 2, aspects: [stealth],"
+            " weapons: [{name: knife, damage: 1d4}]}\n", encoding="utf-8")
+        (tmp_path / "s.yaml").write_text(
+            "name: s\nrules: d20\nsides:\n  - name: heroes\n    party: true\n"
+            "    members: [{use: rogue, name: Wren}]\n  - name: rats\n"
+            "    members: [{name: rat, hp: 3, weapons: [{name: bite, damage: 1d2}]}]\n",
+            encoding="utf-8")
+        code, out, err = run(capsys, "show", "s.yaml")
+        assert (code, err) == (0, "")
+        wren = yaml.safe_load(out)["sides"][0]["members"][0]
+        assert "heroism" not in wren and "aspects" not in wren
         (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
         scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
         assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))

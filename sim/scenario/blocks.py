@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sim import ignored
+from sim import ignored, unread
 from sim.model import INITIATIVE_GIFT, TARGET_POLICIES, Item, Tactics, Weapon
 from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_DAMAGE, MAX_HP, MAX_TOKENS
@@ -218,13 +218,19 @@ def _gifts(c: Checker, value: object, path: Path) -> Any:
 
 def check_skills(c: Checker, fields: dict[str, Any], path: Path, group_checks: tuple[str, ...] = ()
                  ) -> None:
-    """Each skill must be rolled by a weapon of the block, a rule of the system or a group check
-    (not checked while the skills or the weapons themselves are invalid)."""
+    """Each skill must be rolled by a weapon of the block, a rule of the system or a group check,
+    and each d20 aspect concern one of those rolls (not checked while the skills, aspects or
+    weapons themselves are invalid)."""
     skills, weapons = fields.get("skills", {}), fields.get("weapons", ())
-    if skills is INVALID or weapons is INVALID:
+    aspects = fields.get("aspects")
+    if weapons is INVALID:
         return
-    for unused in ignored.unread_skills(c.rules, skills, weapons, group_checks):
-        c.fail((*path, "skills", *unused.path), unused.message, at_key=True)
+    if skills is not INVALID:
+        for unused in unread.unread_skills(c.rules, skills, weapons, group_checks):
+            c.fail((*path, "skills", *unused.path), unused.message, at_key=True)
+    if aspects is not None and aspects is not INVALID:
+        for unused in unread.unread_aspects(aspects, weapons, group_checks):
+            c.fail((*path, "aspects", *unused.path), unused.message, at_key=True)
 
 
 def _mount(c: Checker, value: object, path: Path) -> Any:

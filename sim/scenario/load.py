@@ -56,10 +56,12 @@ def load_scenario(
 
 
 def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
-                         overrides: tuple[str, ...] = (), rests: bool = False) -> Scenario:
+                         overrides: tuple[str, ...] = (), rests: bool = False,
+                         excused: Callable[[Problem], bool] = lambda p: False) -> Scenario:
     """Validate loaded data into a Scenario (``source`` may be composed, see sim.day_file);
     bestiary folders are searched from ``path``'s folder. ``rests``: an encounter of a day
-    with rests, which read the party's ``level``."""
+    with rests, which read the party's ``level``. ``excused``: which of the idle-key problems not to raise
+    (a day's party key idle in this encounter that another encounter of the day reads)."""
     problems: list[Problem] = []
     c = Checker(source, problems)
     data = source.data
@@ -77,6 +79,7 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
     if isinstance(surprise, Surprise):
         check_surprise(c, data, surprise)
     roster = Roster()
+    idle: frozenset[Problem] = frozenset()  # the problems of check_unused: keys left idle here
     parsed: dict[str, Any] = {}  # each top-level value as validated, even when another is not
 
     def keep(key: str, field: Callable[[object, Path], Any]) -> Callable[[object, Path], Any]:
@@ -109,16 +112,20 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
             perils = bool(data.get("hazards")) or any(
                 not isinstance(entry, dict) or entry.get("do") != "explode"
                 for entry in (timeline if isinstance(timeline, list) else ()))
+            before = len(problems)
             check_unused(c, rules, parsed["sides"], roster.members,
                          parsed.get("options", Options()), data.get("options"), surprise, rests, perils,
-                         parsed.get("distance", 0.0) if parsed.get("distance/clean", True) else 0.0)
+                         parsed.get("distance", 0.0) if parsed.get("distance/clean", True) else 0.0,
+                         perils or bool(timeline))
+            idle = frozenset(problems[before:])
     if parsed.get("max_rounds/clean", True):
         check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
         if roster.complete and isinstance(parsed.get("sides"), list):
             check_length(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS),
                          sum(len(side.members) for side in parsed["sides"]))
+    problems[:] = [p for p in problems if not (p in idle and excused(p))]
     if fields is INVALID or problems:
-        raise ScenarioError(_in_file_order(problems))
+        raise ScenarioError(_in_file_order(problems), idle & set(problems))
     return Scenario(
         name=fields["name"], rules=rules, sides=tuple(fields["sides"]),
         max_rounds=fields.get("max_rounds", DEFAULT_ROUNDS), distance=fields.get("distance", 0.0),

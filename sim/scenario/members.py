@@ -17,6 +17,7 @@ from sim.scenario.blocks import check_potion_at, check_skills, check_weapon_name
 from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_COUNT
 from sim.scenario.orders import WrittenOrder, written_order
+from sim.unread import RIDING
 from sim.yamlsrc import Path, format_path, shorten
 
 
@@ -34,6 +35,10 @@ class Member:
     mount_written: frozenset[str] = frozenset()
     # Its own and its mount's tactics.weapons as written here, checked against its side's.
     orders: tuple[WrittenOrder, ...] = ()
+    # The skills and tactics keys written here, its own and its mount's, as (key, inner key)
+    # pairs: the others come from `use:`.
+    inner_written: frozenset[tuple[str, str]] = frozenset()
+    mount_inner_written: frozenset[tuple[str, str]] = frozenset()
 
 
 @attrs.frozen
@@ -128,7 +133,10 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         # A whole stat block written here: what is valid in it can still be checked.
         check_skills(c, partial, path)
         valid = {k: v for k, v in partial.items() if v is not INVALID and k != "mount"}
-        return Failed(Member(valid, path, 1, written=frozenset(valid)))
+        # Its riding is not checked when a mount was written (invalid, so not in `valid`).
+        inner = inner_written(valid) - (
+            {("skills", RIDING)} if "mount" in partial else set())
+        return Failed(Member(valid, path, 1, written=frozenset(valid), inner_written=inner))
     count = fields.pop("count", 1)
     use = fields.get("use")
     written = frozenset(fields) - {"use"}
@@ -145,6 +153,7 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
     if "name" not in merged or "hp" not in merged:
         return INVALID
     mount, mount_use, mount_written = None, None, frozenset()
+    mount_inner: frozenset[tuple[str, str]] = frozenset()
     if "mount" in merged:
         mount_path = (*path, "mount")
         given_mount = dict(merged.pop("mount"))
@@ -154,6 +163,7 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         mount_use = given_mount.get("use")
         if "mount" in written:
             mount_written = frozenset(given_mount) - {"use"}
+            mount_inner = inner_written(given_mount)
         mount = _resolve(c, dict(given_mount), mount_path, bestiary)
         if mount is INVALID:
             return INVALID
@@ -168,7 +178,17 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         if "hp" not in mount:
             return c.fail(mount_path, "missing required key 'hp' (and no 'use:')")
     return Member(merged, path, count, mount, use=use, written=written, mount_use=mount_use,
-                  mount_written=mount_written, orders=tuple(o for o in orders if o is not None))
+                  mount_written=mount_written, orders=tuple(o for o in orders if o is not None),
+                  inner_written=inner_written(given), mount_inner_written=mount_inner)
+
+
+def inner_written(given: dict[str, Any]) -> frozenset[tuple[str, str]]:
+    """The skills and tactics keys of a stat block as written (``("skills", "riding")``...)."""
+    tactics = given.get("tactics")
+    keys = [] if not isinstance(tactics, Tactics) else [
+        ("tactics", key) for key in ("target", "weapons", "potion_at")
+        if getattr(tactics, key) is not None]
+    return frozenset([*(("skills", name) for name in given.get("skills") or ()), *keys])
 
 
 def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:

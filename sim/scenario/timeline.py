@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim import ignored
+from sim.effects import FALL_DIE_M
 from sim.model import ESCAPES, HAZARD_KINDS, TIMELINE_ACTIONS, Hazard, Scripted, Side, Surprise
 from sim.scenario.checker import INVALID, Checker, did_you_mean, plain_name
 from sim.scenario.limits import MAX_COMBATANT_ROUNDS, MAX_DAMAGE, MAX_ROUNDS
@@ -74,9 +75,26 @@ def _timeline_entry(c: Checker, item: object, where: Path) -> Any:
     if fields is not INVALID and fields["do"] == "fall" and "height" not in fields:
         fields = c.fail(where, "a fall needs a 'height' in metres")
     if fields is not INVALID:
+        fields = _harmless(c, fields, where)
+    if fields is not INVALID:
         for unused in ignored.unused_in_timeline(fields["do"], fields):
             fields = c.fail((*where, *unused.path), unused.message, at_key=True)
     return INVALID if fields is INVALID else Scripted(**fields)
+
+
+def _harmless(c: Checker, fields: dict[str, Any], where: Path) -> Any:
+    """A fall too short to deal a die, or an explosion whose dice can only roll 0, would
+    do nothing at all (neither rolls a check first): refused at its key."""
+    height, damage = fields.get("height"), fields.get("damage")
+    if fields["do"] == "fall" and height is not None and height < FALL_DIE_M:
+        return c.fail((*where, "height"), f"does nothing: a fall deals 1d6 per full"
+                      f" {FALL_DIE_M} m (RULES 6), so {height:g} m deals none; raise it, or"
+                      " remove the entry", at_key=True)
+    if fields["do"] == "explode" and damage is not None and damage.max < 1:
+        return c.fail((*where, "damage"), f"does nothing: it deals at most {damage.max}; an"
+                      " explosion must be able to deal 1 HP or more (default 3d6+4)",
+                      at_key=True)
+    return fields
 
 
 def check_names(c: Checker, data: dict, sides: list[Side], failed: set[str]) -> None:

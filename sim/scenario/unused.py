@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sim import ignored
+import attrs
+
+from sim import ignored, unread
+from sim.idle_fights import ONE_ENEMY
 from sim.model import Combatant, Options, Side, Surprise
+from sim.rules.d100 import DEFAULT_CHARACTERISTIC
 from sim.scenario.checker import Checker
 from sim.scenario.members import Member
 from sim.yamlsrc import Path, format_path
@@ -18,30 +22,52 @@ from sim.yamlsrc import Path, format_path
 
 def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[Member, Side]],
                  options: Options, data_options: object, surprise: Surprise | None,
-                 rests: bool = False, perils: bool = False, distance: float = 0.0) -> None:
+                 rests: bool = False, perils: bool = False, distance: float = 0.0,
+                 scripted: bool = False) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
     they were written: at the key in the scenario, or at `use:` for a bestiary entry's."""
     party_side = any(side.party for side in sides)
     for member, side in resolved:
         ctx = member_context(rules, options, sides, side, surprise, rests, perils,
-                             member.mount is not None)
+                             member.mount is not None, distance)
         group_check = ctx.group_check
-        checks = [((), member.fields, member.path, member.use, member.written)]
+        afoot = attrs.evolve(ctx, mounted=False)  # a mount rides nothing
+        checks = [((), member.fields, member.path, member.use, member.written, ctx,
+                   member.inner_written)]
         if member.mount is not None and "mount" in member.written:
             checks.append(((), member.mount, (*member.path, "mount"), member.mount_use,
-                           member.mount_written))
+                           member.mount_written, afoot, member.mount_inner_written))
         elif member.mount is not None:  # the entry's mount: reported as the entry's key
-            checks.append((("mount",), member.mount, member.path, member.use, frozenset()))
-        for prefix, fields, path, use, written in checks:
-            found = ignored.unused_in_block(ctx, fields)
+            checks.append((("mount",), member.mount, member.path, member.use, frozenset(),
+                           afoot, frozenset()))
+        for prefix, fields, path, use, written, block_ctx, inner in checks:
+            # A bestiary entry's skill or tactics key is kept quietly, even beside skills or
+            # tactics written here (they merge key by key).
+            found = [_where_written(u, written) for u in ignored.unused_in_block(block_ctx, fields)
+                     if u.path[0] not in ("skills", "tactics") or u.path[:2] in inner]
             if written & {"skills", "weapons"}:  # else checked in the bestiary already
                 found += [ignored.Unused(("skills", *u.path), u.message) for u in
-                          ignored.unread_skills(rules, fields.get("skills", {}),
+                          unread.unread_skills(rules, fields.get("skills", {}),
                                                 fields.get("weapons", ()),
                                                 (group_check,) if group_check else ())]
+            if written & {"aspects", "weapons"} and fields.get("aspects") is not None:
+                found += [ignored.Unused(("aspects", *u.path), u.message) for u in
+                          unread.unread_aspects(fields["aspects"], fields.get("weapons", ()),
+                                                 (group_check,) if group_check else ())]
             for unused in found:
                 _report_unused(c, ignored.Unused((*prefix, *unused.path), unused.message), path,
                                use, written)
+    for i, side in enumerate(sides):
+        # (A side's target that every member overrides is refused as such, sim.scenario.sides.)
+        heirs = [m for m in side.members if m.tactics is None or m.tactics.target is None]
+        if side.tactics.target is None or not heirs:
+            continue
+        if not any(m.weapons for m in heirs):
+            c.fail(("sides", i, "tactics", "target"), "does nothing: no member (or mount) that"
+                   " reads it has a weapon, so none ever picks a target; remove it", at_key=True)
+        elif enemies_of(sides, side) == 1:
+            c.fail(("sides", i, "tactics", "target"), f"does nothing: {ONE_ENEMY}"
+                                                      "; remove it", at_key=True)
     terror = any(m.fields.get("terror") for m, _ in resolved)
     armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
     most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
@@ -55,13 +81,14 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
     found = ignored.unused_options(rules, options, given, terror, most_enemies, party_side,
                                    largest, checks)
     found += ignored.unused_conventions(rules, options, given,
-                                        field_of(sides, perils, distance, options.attacks_per_turn))
+                                        field_of(sides, perils, distance, options.attacks_per_turn,
+                                                 scripted))
     for unused in found:
         c.fail(("options", *unused.path), unused.message, at_key=True)
 
 
 def field_of(sides: Sequence[Side], perils: bool, distance: float,
-             attacks_per_turn: int | None = None) -> ignored.Field:
+             attacks_per_turn: int | None = None, scripted: bool = True) -> ignored.Field:
     """What of the sides decides whether an option setting a Convention aside can matter."""
     members = [m for side in sides for m in side.members]
 
@@ -85,7 +112,39 @@ def field_of(sides: Sequence[Side], perils: bool, distance: float,
         armored=any(m.armor > 0 for m in members),
         half_action_attack=any(w.hands < 2 and not w.psy for m in members for w in m.weapons),
         still=not (distance > 0 or perils or mounts),
-        most_attacks=max((total - n for n in by_side.values()), default=0))
+        most_attacks=max((total - n for n in by_side.values()), default=0),
+        rider_wounded=scripted or _rider_wounded(sides))
+
+
+def _where_written(unused: ignored.Unused, written: frozenset[str]) -> ignored.Unused:
+    """Heroism idle for its aspects is reported at the aspects when only they were written
+    here (the entry's heroism would be kept quietly, and the aspects were the mistake)."""
+    if (unused.path == ("heroism",) and unused.message.startswith(ignored.NO_ASPECT_ROLLED)
+            and "aspects" in written and "heroism" not in written):
+        return ignored.Unused(("aspects",), unused.message)
+    return unused
+
+
+def _rider_wounded(sides: Sequence[Side]) -> bool:
+    """Whether one blow of an enemy can reach half a rider's maximum HP (its HP dice at their
+    lowest), a d100 serious wound that knocks it out with HP left (RULES 3): the most a
+    weapon deals, armor aside (a critical pierces it), with its bonus and its wielder's
+    riding bonus. Hazards and the timeline are left to the caller (``scripted``)."""
+    mounts = {m.name: m for side in sides for m in side.members if m.rider is not None}
+
+    def blow(m: Combatant) -> int:
+        force = mounts[m.mount].characteristics.get("force", DEFAULT_CHARACTERISTIC) \
+            if m.mount in mounts else 0
+        ongoing = max((6 if w.fire else 4 if w.poison else 0 for w in m.weapons), default=0)
+        hit = max((w.damage.max + max(w.bonus, 0) for w in m.weapons), default=0)
+        return max(hit + force // 10, ongoing)
+
+    for side in sides:
+        strongest = max((blow(m) for other in sides if other is not side for m in other.members),
+                        default=0)
+        if any(m.mount is not None and 2 * strongest >= m.hp.min for m in side.members):
+            return True
+    return False
 
 
 def morale_is_on(rules: str, options: Options) -> bool:
@@ -96,7 +155,7 @@ def morale_is_on(rules: str, options: Options) -> bool:
 
 def member_context(rules: str, options: Options, sides: Sequence[Side], side: Side,
                    surprise: Surprise | None, rests: bool = False, perils: bool = False,
-                   mounted: bool = False) -> ignored.Context:
+                   mounted: bool = False, distance: float = 0.0) -> ignored.Context:
     """What of the scenario decides whether the keys of a member of ``side`` matter."""
     home = next((s for s in sides if s.party), sides[0] if sides else None)
     group_check = surprise.group_check if surprise and surprise.side == side.name else None
@@ -109,7 +168,15 @@ def member_context(rules: str, options: Options, sides: Sequence[Side], side: Si
         party_side=any(s.party for s in sides),
         enemies_all_party=all(other.party for other in sides if other is not side),
         rolls_initiative=side is home, group_check=group_check, rests=rests and side.party,
-        checked=checked)
+        checked=checked, mounted=mounted, enemies=enemies_of(sides, side),
+        still=not (distance > 0 or perils or any(m.rider for s in sides for m in s.members)),
+        side_order=side.tactics.weapons,
+        enemy_armor=any(m.armor > 0 for other in sides if other is not side for m in other.members))
+
+
+def enemies_of(sides: Sequence[Side], side: Side) -> int:
+    """The combatants a member of ``side`` may fight: the other sides', mounts included."""
+    return sum(len(other.members) for other in sides if other is not side)
 
 
 def _report_unused(c: Checker, unused: ignored.Unused, path: Path, use: str | None,

@@ -126,7 +126,11 @@ sides:
   - name: outlaws
     members:
       - {name: Outlaw, hp: 10, weapons: [{name: club, damage: 1d6}]}
+      - {name: Cutpurse, hp: 8, weapons: [{name: knife, damage: 1d4}]}
 """
+# A second hero for BASE: with Aria alone the goblins would have one enemy, and a target
+# policy (which every policy picks) would do nothing.
+BROM = "      - {name: Brom, level: 1, hp: 9, weapons: [{name: axe, damage: 1d6}]}\n"
 
 
 class TestSideTarget:
@@ -140,17 +144,17 @@ class TestSideTarget:
             "    weapons: [{name: spear, damage: 1d8}]\n    tactics: {target: weakest}\n"),
             "bestiary/d20/x.yaml")
         p = arena.one(variant("  - name: goblins\n    members:\n      - {use: goblin, count: 2}\n",
-                              "  - name: goblins\n    tactics: {target: focus}\n    members:\n"
+                              BROM + "  - name: goblins\n    tactics: {target: focus}\n    members:\n"
                               "      - {use: goblin, count: 2, tactics: {target: strongest}}\n"
                               "      - {use: hobgoblin}\n"))
-        assert where(p) == (13, 23, "sides[1].tactics.target")
+        assert where(p) == (14, 23, "sides[1].tactics.target")
         assert p.message == ("does nothing: every member of this side (and mount) sets its own"
                              " target, here or in its bestiary entry")
 
     def test_target_one_member_reads_is_kept(self, arena):
         """One member without a target of its own takes the side's: accepted."""
         scenario = arena.load(variant("  - name: goblins\n    members:\n      - {use: goblin, count: 2}\n",
-                                      "  - name: goblins\n    tactics: {target: focus}\n    members:\n"
+                                      BROM + "  - name: goblins\n    tactics: {target: focus}\n    members:\n"
                                       "      - {use: goblin, tactics: {target: strongest}}\n"
                                       "      - {use: hobgoblin}\n"))
         assert scenario.sides[1].tactics.target == "focus"

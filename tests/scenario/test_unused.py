@@ -6,6 +6,159 @@ from sim import dice
 from tests.scenario.arena import BASE, BESTIARY, variant
 
 
+class TestKeysThatDoNothing:
+    """Keys the system reads that this stat block or scenario leaves idle are refused there."""
+
+    def test_an_aspect_no_roll_concerns(self, arena):
+        """d20: ``aspects: [atack]`` (a typo) was accepted and its heroism never spent; an
+        aspect must name a roll (or a weapon of the block), written here or in the bestiary."""
+        text = variant("armor: 4\n", "armor: 4\n        heroism: 2\n        aspects: [atack]\n")
+        problems = arena.problems(text)
+        assert [p.path for p in problems] == ["sides[0].members[0].aspects[0]"]
+        assert "did you mean 'attack'?" in problems[0].message
+        arena.write(BESTIARY.replace("    level: 1\n", "    level: 1\n    heroism: 1\n"
+                                     "    aspects: [rusty]\n", 1), "bestiary/d20/x.yaml")
+        problems = arena.problems(BASE)
+        assert [p.path for p in problems] == ["creatures.goblin.aspects[0]"]
+
+
+    def test_riding_without_a_mount(self, arena):
+        """d100, 2d10, d10: ``skills: {riding: 50}`` on a fighter with no mount was accepted
+        and never rolled (only a rider rolls riding, RULES 6); refused where written, kept
+        on a rider and as a bestiary entry's (``mount: null`` beside ``use:``)."""
+        arena.write("rules: d100\ncreatures:\n"
+                    "  horse: {hp: 30, skills: {melee: 40}, weapons: [{name: hooves, damage: 1d8}]}\n"
+                    "  knight: {hp: 20, skills: {melee: 50, riding: 50},"
+                    " weapons: [{name: sword, damage: 1d8}], mount: {use: horse}}\n",
+                    "bestiary/d100/x.yaml")
+        text = ("name: T\nrules: d100\nsides:\n  - name: a\n    party: true\n    members:\n"
+                "      - {name: Tam, hp: 20, skills: {melee: 50, riding: 50},"
+                " weapons: [{name: sword, damage: 1d8}]MOUNT}\n"
+                "  - name: b\n    members: [{use: knight, mount: null}]\n")
+        (problem,) = arena.problems(text.replace("MOUNT", ""))
+        assert problem.path == "sides[0].members[0].skills.riding"
+        assert "only a rider rolls riding" in problem.message
+        tam = arena.load(text.replace("MOUNT", ", mount: {use: horse}")).sides[0].members[0]
+        assert tam.skills["riding"] == 50
+        ridden = text.replace("MOUNT", ", mount: {use: horse, skills: {melee: 40, riding: 9}}")
+        (problem,) = arena.problems(ridden)
+        assert problem.path == "sides[0].members[0].mount.skills.riding"
+
+
+    def test_a_load_within_carrying_capacity(self, arena):
+        """d100: ``load: 30`` with force 60 (capacity 60 / 2 + 20 = 50 kg) was accepted and
+        added no fatigue (only the kilos over capacity tire, RULES 3); refused, and a load
+        over it kept."""
+        text = ("name: T\nrules: d100\nsides:\n  - name: a\n    party: true\n    members:\n"
+                "      - {name: Tam, hp: 20, characteristics: {force: 60}, load: LOAD,"
+                " weapons: [{name: sword, damage: 1d8}]}\n"
+                "  - name: b\n    members: [{name: rat, hp: 3, weapons: [{name: bite, damage: 1}]}]\n")
+        (problem,) = arena.problems(text.replace("LOAD", "50"))
+        assert problem.path == "sides[0].members[0].load"
+        assert "within its carrying capacity (force / 2 + 20 = 50 kg)" in problem.message
+        assert arena.load(text.replace("LOAD", "51")).sides[0].members[0].load == 51
+
+
+    def test_a_target_or_an_area_against_one_enemy(self, arena):
+        """A fighter with a single enemy (mounts count) picks it whatever its ``tactics.target``,
+        and its ``area`` weapon hits nobody else: ``{target: weakest}`` on a side, on a member,
+        and ``area: true`` were accepted against one goblin; refused, and kept against two."""
+        text = variant("armor: 4\n", "armor: 4\n        tactics: {target: focus}\n",
+                       "{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, area: true}",
+                       "  - name: goblins\n", "  - name: goblins\n    tactics: {target: weakest}\n",
+                       "{use: goblin, count: 2}", "{use: goblin, count: COUNT}")
+        assert [p.path for p in arena.problems(text.replace("COUNT", "1"))] == [
+            "sides[0].members[0].tactics.target", "sides[0].members[0].weapons[0].area",
+            "sides[1].tactics.target"]
+        # and the goblins, two against Aria alone:
+        assert [p.path for p in arena.problems(text.replace("COUNT", "2"))] == [
+            "sides[1].tactics.target"]
+        aria = arena.load(text.replace("COUNT", "2").replace("    tactics: {target: weakest}\n",
+                                                              "")).sides[0].members[0]
+        assert aria.tactics.target == "focus" and aria.weapons[0].area
+
+
+    def test_a_range_where_nobody_moves(self, arena):
+        """d20 (and 2d10, d10 with the weapon's skill): ``range: 6`` on Aria's only weapon at
+        distance 0 with no hazard, timeline or mount was accepted and changed nothing (every
+        gap stays 0, within any reach); refused, and kept at a distance, where a second weapon
+        would strike first without it, or with a hazard that makes someone move."""
+        text = variant("{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, range: 6}")
+        (problem,) = arena.problems(text)
+        assert problem.path == "sides[0].members[0].weapons[0].range"
+        assert "'sword' stays the weapon it strikes with" in problem.message
+        assert arena.load("distance: 10\n" + text).sides[0].members[0].weapons[0].range == 6
+        second = variant("{name: sword, damage: 1d8}",
+                         "{name: sword, damage: 1d8, range: 6}, {name: fist, damage: 1}")
+        assert arena.load(second).sides[0].members[0].weapons[0].range == 6  # fist first without
+        hazard = text + "hazards: [{kind: smoke, members: [Aria]}]\n"
+        assert arena.load(hazard).sides[0].members[0].weapons[0].range == 6
+
+
+    def test_unconscious_rider_falls_where_no_blow_can_wound(self, arena):
+        """d100: ``unconscious_rider: falls`` was accepted where no enemy blow reaches half a
+        rider's maximum HP (a club of 1d6+1 at most 7 against 30 HP): no serious wound can knock
+        it out with HP left, and at 0 HP it slides out either way. Refused; kept where one can
+        (3d6, 18 HP of 30), and with a timeline or hazard (an explosion may)."""
+        text = ("name: T\nrules: d100\noptions: {unconscious_rider: falls}\nsides:\n"
+                "  - name: a\n    party: true\n    members:\n"
+                "      - {name: Bo, hp: 30, skills: {melee: 50, riding: 50}, weapons: [{name: lance,"
+                " damage: 1d10}], mount: {name: horse, hp: 20, weapons: [{name: kick, damage: 1d6}]}}\n"
+                "  - name: b\n    members: [{name: thug, count: 2, hp: 9,"
+                " weapons: [{name: club, damage: DAMAGE}]}]\n")
+        (problem,) = arena.problems(text.replace("DAMAGE", "1d6+1"))
+        assert problem.path == "options.unconscious_rider"
+        assert "no enemy blow here reaches half a rider's" in problem.message
+        assert arena.load(text.replace("DAMAGE", "3d6")).options.unconscious_rider == "falls"
+        blast = text.replace("DAMAGE", "1d6+1") + "timeline: [{round: 2, do: explode, side: a}]\n"
+        assert arena.load(blast).options.unconscious_rider == "falls"
+
+
+    def test_heroism_whose_aspects_name_no_roll_made_here(self, arena):
+        """d20: ``heroism: 2, aspects: [stealth]`` with no stealth group check (or ``[terror]``
+        without spirit) was accepted and no die ever spent; refused at the heroism, or at the
+        aspects when only they were written beside ``use:``; kept with the group check."""
+        text = variant("armor: 4\n", "armor: 4\n        heroism: 2\n        aspects: [stealth]\n")
+        (problem,) = arena.problems(text)
+        assert problem.path == "sides[0].members[0].heroism"
+        assert "no roll it makes here concerns its aspects (stealth)" in problem.message
+        group = "rules: d20\nsurprise: {side: heroes, group_check: stealth}\n"
+        assert arena.load(variant("rules: d20\n", group, text=text)).sides[0].members[0].heroism == 2
+        arena.write(BESTIARY + "  brave goblin: {hp: 4, heroism: 1, weapons: [{name: knife,"
+                    " damage: 1d4}]}\n", "bestiary/d20/x.yaml")
+        rivals = variant("{use: goblin, count: 2}", "{use: goblin, count: 2}\n  - name: rats\n"
+                         "    members: [{use: brave goblin, aspects: [terror]}]")
+        (problem,) = arena.problems(rivals)
+        assert problem.path == "sides[2].members[0].aspects"
+
+
+    def test_armor_piercing_where_no_enemy_has_armor(self, arena):
+        """d100 (2d10, d10): ``armor_piercing: true`` against enemies with no armor was
+        accepted and dealt the same damage; refused, and kept against an armored one."""
+        text = ("name: T\nrules: d100\nsides:\n  - name: a\n    party: true\n    members:\n"
+                "      - {name: Tam, hp: 20, weapons: [{name: pick, damage: 1d8, armor_piercing: true}]}\n"
+                "  - name: b\n    members: [{name: rat, count: 2, hp: 3ARMOR,"
+                " weapons: [{name: bite, damage: 1}]}]\n")
+        (problem,) = arena.problems(text.replace("ARMOR", ""))
+        assert problem.path == "sides[0].members[0].weapons[0].armor_piercing"
+        assert problem.message == "does nothing: no enemy here has armor for it to pierce; remove it"
+        assert arena.load(text.replace("ARMOR", ", armor: 1")).sides[0].members[0].weapons[0].armor_piercing
+
+
+    def test_a_target_on_a_fighter_with_no_weapon(self, arena):
+        """``tactics: {target: weakest}`` on a member with ``weapons: []`` (or on a side whose
+        members that read it have none) was accepted: it never attacks, so never picks."""
+        text = variant("{name: sword, damage: 1d8}]\n", "{name: sword, damage: 1d8}]\n"
+                       "      - {name: Brom, level: 1, hp: 9, weapons: [], tactics: {target: weakest}}\n")
+        (problem,) = arena.problems(text)
+        assert problem.path == "sides[0].members[1].tactics.target"
+        assert "it has no weapon, so it never picks a target" in problem.message
+        side = variant("    members:\n      - name: Aria", "    tactics: {target: weakest}\n"
+                       "    members:\n      - name: Aria", "weapons: [{name: sword, damage: 1d8}]\n",
+                       "weapons: []\n      - {name: Brom, level: 1, hp: 9, weapons: []}\n")
+        assert [p.path for p in arena.problems(side)] == ["sides[0].tactics.target"]
+
+
 class TestKeysThatMatter:
     """Keys the system and options read are accepted; ``KEY: null`` drops a bestiary key."""
 
