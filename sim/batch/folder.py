@@ -28,7 +28,7 @@ from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
 from sim.manifest import check_manifest, manifest_text, read_json
 from sim.runlock import RunLock
-from sim.summary_file import check_summary
+from sim.summary_file import check_run_summary
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
@@ -91,12 +91,13 @@ class RunFolder:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         write_run_file(self.manifest_path, manifest_text(manifest).encode("ascii"))
 
-    def read_summary(self) -> dict[str, Any]:
-        """A finished run's summary.json; a damaged one is an input error saying so."""
+    def read_summary(self, manifest: dict[str, Any]) -> dict[str, Any]:
+        """A finished run's summary.json; a damaged one, or another run's (``manifest`` is
+        this run's), is an input error saying so."""
         path = self.path / SUMMARY
         summary = read_json(path, "summary", f"no {SUMMARY}: the run is marked complete but its"
                             " summary is gone; start it again in another --out")
-        return check_summary(path, summary)
+        return check_run_summary(path, summary, manifest)
 
     @property
     def journal_path(self) -> pathlib.Path:

@@ -61,7 +61,7 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
         folder, manifest = open_run(args.resume)
         try:
             if manifest["status"] == "complete":
-                summary = folder.read_summary()
+                summary = folder.read_summary(manifest)
                 folder.remove_parts()  # a stop between "complete" and their removal leaves them
                 folder.release()  # nothing more to write: the run is another reader's again
                 warn(f"{folder.path}: already complete")
