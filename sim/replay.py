@@ -153,6 +153,12 @@ def _mismatch(candidate: pathlib.Path, sha256: object) -> str | None:
     return None
 
 
+def _batch_index(events: list[dict]) -> int | None:
+    """A battle's index in its batch, or None for a battle of no batch (``sim run --log``)."""
+    batch = events[0].get("batch")
+    return batch["index"] if isinstance(batch, dict) else None
+
+
 def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
     """Events of one battle of a saved JSONL log; bad files are an InputError naming the line.
 
@@ -184,13 +190,15 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
             msg = f"{path}:0:0: (document): holds {len(battles)} battles; pick one with --battle I"
             raise InputError(msg)
         return battles[0]
-    held = []
-    for events in battles:
-        batch = events[0].get("batch")
-        if isinstance(batch, dict) and batch.get("index") == battle:
-            return events
-        if isinstance(batch, dict) and isinstance(batch.get("index"), int):
-            held.append(batch["index"])
+    indexes = [_batch_index(events) for events in battles]
+    found = [events for events, index in zip(battles, indexes, strict=True) if index == battle]
+    if len(found) == 1:
+        return found[0]
+    if found:  # logs put together (two runs', a chunk twice): the first one was replayed
+        msg = (f"{path}:0:0: (document): holds battle {battle} {len(found)} times: logs of several"
+               " runs put together; replay it from its own run's log")
+        raise InputError(msg)
+    held = [index for index in indexes if index is not None]
     # Say what it does hold: `sim run --log` writes one battle with no batch index, which
     # --battle 0 did not find either.
     what = (f"it holds battles {min(held)} to {max(held)} of its batch" if held else

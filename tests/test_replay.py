@@ -68,6 +68,21 @@ class TestSavedLogs:
         assert code == 2 and err == (f"{log}:0:0: (document): no battle 7 in this log; it holds"
                                      " battles 0 to 4 of its batch\n")
 
+    def test_battle_held_twice_is_refused(self, tmp_path: pathlib.Path, capsys) -> None:
+        """Two runs' logs put together hold battle 0 twice: --battle 0 replayed (and --verify
+        checked) the first without a word."""
+        out = tmp_path / "run"
+        assert run(capsys, "batch", str(SKIRMISH), "-n", "3", "--logs", "all", "--out", str(out),
+                   "--workers", "1", "--no-progress", "--json")[0] == 0
+        (log,) = (out / "logs").iterdir()
+        both = tmp_path / "both.jsonl"
+        both.write_bytes(log.read_bytes() * 2)
+        for verify in ([], ["--verify"]):
+            code, _, err = run(capsys, "replay", *verify, str(both), "--battle", "0")
+            assert code == 2 and err == (f"{both}:0:0: (document): holds battle 0 2 times: logs of"
+                                         " several runs put together; replay it from its own"
+                                         " run's log\n")
+
     @pytest.mark.parametrize(
         ("text", "where"),
         [
