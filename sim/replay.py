@@ -153,6 +153,23 @@ def _mismatch(candidate: pathlib.Path, sha256: object) -> str | None:
     return None
 
 
+_DAY_EVENTS = ("day_started", "encounter_started", "encounter_ended", "rested", "day_ended")
+
+
+def _mixed_line(events: list[dict]) -> int | None:
+    """The line where a log of battles and one of days were put together: a day's event among
+    battles, or a battle after a day's end. Split as one or the other, a battle took in a whole
+    day (or a day the battles after it), narrated and verified as if they were its own."""
+    days = bool(events) and events[0]["event"] == "day_started"
+    ended = False
+    for number, event in enumerate(events, start=1):
+        kind = event["event"]
+        if (not days and kind in _DAY_EVENTS) or (ended and kind != "day_started"):
+            return number
+        ended = days and kind == "day_ended"
+    return None
+
+
 def _batch_index(events: list[dict]) -> int | None:
     """A battle's index in its batch, or None for a battle of no batch (``sim run --log``)."""
     batch = events[0].get("batch")
@@ -184,6 +201,11 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
         problem = event_problem(event)
         if problem:
             raise InputError(f"{path}:{number}:1: {event.get('event', '(event)')}: {problem}")
+    mixed = _mixed_line(events)
+    if mixed is not None:
+        msg = (f"{path}:{mixed}:1: {events[mixed - 1]['event']}: a log holds battles or days, not"
+               " both (logs put together): replay each from its own log")
+        raise InputError(msg)
     battles = split_battles(events)
     if battle is None:
         if len(battles) != 1:

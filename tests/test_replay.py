@@ -12,7 +12,7 @@ import pytest
 from sim import cli
 from sim.replay import event_problem, read_log, split_battles
 from tests.batch.helpers import batch, write_journal
-from tests.day_files import MARSH
+from tests.day_files import MARSH, WARREN
 
 DATA = pathlib.Path(__file__).parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
@@ -82,6 +82,25 @@ class TestSavedLogs:
             assert code == 2 and err == (f"{both}:0:0: (document): holds battle 0 2 times: logs of"
                                          " several runs put together; replay it from its own"
                                          " run's log\n")
+
+    def test_battles_and_days_put_together_are_refused(self, tmp_path: pathlib.Path, capsys
+                                                       ) -> None:
+        """A battle's log and a day's put together were split as one or the other: the battle
+        took in the whole day (narrated after it, 'differs' on --verify), or the day the
+        battle (verify blamed an encounter file 'changed since')."""
+        battle, day = tmp_path / "battle.jsonl", tmp_path / "day.jsonl"
+        assert run(capsys, "run", str(SKIRMISH), "--log", str(battle))[0] == 0
+        assert run(capsys, "run", str(WARREN), "--seed", "10", "--log", str(day))[0] == 0
+        for first, second in ((battle, day), (day, battle)):
+            both = tmp_path / "both.jsonl"
+            both.write_bytes(first.read_bytes() + second.read_bytes())
+            line = len(first.read_text().splitlines()) + 1
+            opener = "day_started" if first == battle else "battle_started"
+            for how in (["--no-interactive"], ["--verify"]):
+                code, _, err = run(capsys, "replay", *how, str(both))
+                assert code == 2 and err == (f"{both}:{line}:1: {opener}: a log holds battles or"
+                                             " days, not both (logs put together): replay each"
+                                             " from its own log\n")
 
     @pytest.mark.parametrize(
         ("text", "where"),
