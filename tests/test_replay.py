@@ -618,6 +618,36 @@ class TestHostileBattlesFile:
             assert code == 2 and err.startswith(f"{path}:0:0: (document): {problem}"), err
 
 
+    @pytest.mark.parametrize(("edit", "problem"), [
+        ("fewer", "it holds 2 battles where the run played 3"),
+        ("twice", "it holds 6 battles where the run played 3"),
+        ("index", "its index must run from 0 to 2, each battle once, in order")])
+    def test_rows_not_the_run_s_battles_exit_2(self, tmp_path: pathlib.Path, capsys, edit: str,
+                                               problem: str) -> None:
+        """Rows cut off or pasted twice (the run id kept) were read as the run's battles: --worst
+        picked among them, and an index of -1 was blamed on a --battle nobody gave."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        batch(tmp_path, "run", str(SKIRMISH), "-n", "3", "--seed", "2", "--workers", "1")
+        path = tmp_path / "run" / "battles.parquet"
+        table = pq.read_table(path)
+        if edit == "fewer":
+            table = table.slice(0, 2)
+        elif edit == "twice":
+            table = pa.concat_tables([table, table])
+        else:
+            field = table.schema.field("index")
+            table = table.set_column(0, field, pa.array([-1] * len(table), field.type))
+        pq.write_table(table, path)
+        for args in (["report", str(tmp_path / "run")], ["replay", str(tmp_path / "run"), "--worst",
+                                                          "--no-interactive"]):
+            if edit == "index" and args[0] == "report":
+                continue  # the report reads no index
+            code, _, err = run(capsys, *args)
+            assert code == 2 and err == f"{path}:0:0: (document): {problem}\n", err
+
+
 def brute_scenario(tmp_path: pathlib.Path) -> pathlib.Path:
     """A scenario whose monster, a brute, comes from a bestiary folder of its own (tmp_path/lib)."""
     lib = tmp_path / "lib" / "d20"

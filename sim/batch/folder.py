@@ -23,7 +23,13 @@ import attrs
 from sim.arrow import load_arrow
 from sim.batch import journal
 from sim.batch.battles_file import BATTLES
-from sim.batch.tables import battles_problem, part_identity_of, part_problem, part_table
+from sim.batch.tables import (
+    battles_problem,
+    part_identity_of,
+    part_problem,
+    part_table,
+    rows_problem,
+)
 from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
 from sim.manifest import check_manifest, manifest_text, read_json
@@ -145,8 +151,10 @@ class RunFolder:
             raise InputError(msg)
         return table
 
-    def read_battles(self, columns: Sequence[str], run_id: str) -> Any:
-        """Columns of battles.parquet, which must be this run's (merged under its run id)."""
+    def read_battles(self, columns: Sequence[str], manifest: dict[str, Any]) -> Any:
+        """Columns of battles.parquet, which must be this run's (merged under its run id, one
+        row per battle it played, in order)."""
+        run_id = manifest["run_id"]
         load_arrow()
         import pyarrow.parquet as pq
 
@@ -161,7 +169,7 @@ class RunFolder:
         if part_identity_of(table) != {"run_id": run_id}:
             msg = f"{path}:0:0: (document): not this run's battles (run {run_id}); it is not used"
             raise InputError(msg)
-        problem = battles_problem(table)
+        problem = battles_problem(table) or rows_problem(table, manifest["battles_done"])
         if problem is not None:
             raise InputError(f"{path}:0:0: (document): {problem}")
         return table

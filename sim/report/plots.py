@@ -38,7 +38,7 @@ def _battle_columns(run_dir: pathlib.Path) -> tuple[Any, list[str], Any]:
     import pyarrow.compute as pc
 
     folder = RunFolder(run_dir)
-    table = folder.read_battles(["rounds", "combatants"], folder.read_manifest()["run_id"])
+    table = folder.read_battles(["rounds", "combatants"], folder.read_manifest())
     rounds = _int32s(table.column("rounds").combine_chunks())
     flat = pc.list_flatten(table.column("combatants"))
     flat = flat.combine_chunks() if isinstance(flat, pa.ChunkedArray) else flat
