@@ -280,8 +280,8 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
     where: Path = ("steps", i, "encounter")
     if isinstance(value, str):
         file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)
-        if not file.is_file():
-            what = "not a regular file" if file.exists() else "no such file"
+        what = _not_a_file(file)
+        if what is not None:
             _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file}: {what})")
             return None
         try:
@@ -338,6 +338,17 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
         problems.extend(exc.problems)
         return None
     return Encounter(i, scenario.name, scenario)
+
+
+def _not_a_file(file: pathlib.Path) -> str | None:
+    """Why ``file`` is no encounter file, or None. A name the system refuses (too long) raised
+    from is_file() and was reported in the missing file, not at the day's step."""
+    try:
+        if file.is_file():
+            return None
+        return "not a regular file" if file.exists() else "no such file"
+    except OSError as exc:
+        return exc.strerror or "cannot read it"
 
 
 def _compose(day: Source, own: Source, origin: Path, data: dict, party: dict, rules: str,
