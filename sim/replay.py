@@ -24,8 +24,11 @@ def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Pat
     """The full event log of battle ``index`` of a batch, replayed from its seed alone."""
     folder = RunFolder(run_dir)
     manifest = folder.read_manifest()
-    if not 0 <= index < manifest["n"]:
-        msg = f"sim replay: --battle: the run has battles 0 to {manifest['n'] - 1} (got {index})"
+    # A finished run has the battles it played: with --precision it stopped short of -n, and
+    # a battle past them was never part of it. An unfinished one will play up to -n.
+    played = manifest["battles_done"] if manifest["status"] == "complete" else manifest["n"]
+    if not 0 <= index < played:
+        msg = f"sim replay: --battle: the run has battles 0 to {played - 1} (got {index})"
         raise InputError(msg)
     scenario = load_run_scenario(folder, manifest, bestiary)
     master = manifest["seed"]

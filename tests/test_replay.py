@@ -188,6 +188,20 @@ class TestRunFolders:
         assert code == 2
         assert err == f"sim replay: --battle: the run has battles 0 to 5 (got {index})\n"
 
+    def test_battle_past_a_precision_stop_is_refused(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A run that --precision stopped short of -n never played the battles past its stop:
+        --battle 5000 of a run of 1000 regenerated one as the run's (said 'battles 0 to 19999')."""
+        out = tmp_path / "run"
+        code, summary, _ = run(capsys, "batch", str(SKIRMISH), "-n", "20000", "--precision", "0.2",
+                               "--workers", "1", "--out", str(out), "--no-progress", "--json")
+        played = json.loads(summary)["battles"]
+        assert code == 0 and played < 20000
+        for index in (str(played), "5000"):
+            code, _, err = run(capsys, "replay", str(out), "--battle", index, "--no-interactive")
+            assert code == 2 and err == (f"sim replay: --battle: the run has battles 0 to"
+                                         f" {played - 1} (got {index})\n")
+        assert run(capsys, "replay", str(out), "--battle", str(played - 1), "--no-interactive")[0] == 0
+
     def test_bestiary_option_for_a_moved_bestiary(self, tmp_path: pathlib.Path, capsys) -> None:
         """replay RUN_DIR and report take --bestiary DIR: a bestiary moved since the run is found."""
         root = tmp_path / "proj"
