@@ -238,7 +238,7 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
 _NAMES = ("actor", "side", "first", "weapon", "kind", "cause", "effect", "resource", "reason",
           "purpose", "system", "degree", "scenario", "rules", "version", "scenario_sha256",
           "scenario_path", "toward", "what", "skill", "characteristic", "do", "escape", "mount",
-          "day", "day_sha256", "day_path", "name")
+          "day", "day_sha256", "day_path", "name", "item")
 _INTS = ("round", "die", "roll", "amount", "hp_before", "hp_after", "tokens", "delta", "rounds",
          "modifier", "total", "margin", "tick", "fatigue", "spirit_before", "spirit_after",
          "successes", "failures", "score", "heroism", "left", "advantage", "seed", "schema",
@@ -325,6 +325,10 @@ def _start_problem(event: dict) -> str | None:
         if entry["name"] in names:  # the replay follows each combatant by its name
             return f"combatants[{number}] repeats the name {shorten(entry['name'])}"
         names.add(entry["name"])
+        items = entry.get("items", {})
+        # The step-by-step replay shows them as resources: another shape crashed it.
+        if not (isinstance(items, dict) and all(_is_int(v, 0) for v in items.values())):
+            return f"combatants[{number}].items must be an object of item name: count (got {shorten(items)})"
     return None
 
 

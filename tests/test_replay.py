@@ -10,6 +10,7 @@ import shutil
 import pytest
 
 from sim import cli
+from sim.errors import InputError
 from sim.replay import event_problem, read_log, split_battles
 from tests.batch.helpers import batch, write_journal
 from tests.day_files import MARSH, WARREN
@@ -121,6 +122,32 @@ class TestSavedLogs:
         code, _, err = run(capsys, "replay", str(log))
         assert code == 2 and "Traceback" not in err
         assert err.startswith(str(tmp_path / where)) or where in err
+
+    @pytest.mark.parametrize(("edit", "problem"), [
+        ("items", "battle_started: combatants[0].items must be an object of item name: count (got"
+                  " [1, 2])"),
+        ("item", "item_used: item must be a string (got [])")])
+    def test_items_of_another_shape_exit_2(self, tmp_path: pathlib.Path, day_log: list[dict],
+                                           edit: str, problem: str) -> None:
+        """A combatant's items, or an item_used's item, of another shape than sim writes were
+        read, and the step-by-step replay (sim.replay_state) crashed on them with a TypeError."""
+        events = [json.loads(json.dumps(e)) for e in day_log]
+        start = next(k for k, e in enumerate(events) if e["event"] == "battle_started")
+        events[start]["combatants"][0]["items"] = {"healing potion": 1}
+        used = {"event": "item_used", "round": 1, "t": 0.5, "actor": events[start]["combatants"][0]["name"],
+                "item": "healing potion", "target": events[start]["combatants"][0]["name"],
+                "healed": 1, "hp_before": 1, "hp_after": 2, "left": 0}
+        events.insert(start + 1, used)
+        if edit == "items":
+            events[start]["combatants"][0]["items"] = [1, 2]
+        else:
+            used["item"] = []
+        log = tmp_path / "b.jsonl"
+        log.write_text("".join(json.dumps(e) + "\n" for e in events))
+        number = start + 1 if edit == "items" else start + 2
+        with pytest.raises(InputError) as caught:
+            read_log(log)
+        assert str(caught.value) == f"{log}:{number}:1: {problem}"
 
     def test_batch_null_is_refused(self) -> None:
         """A `batch` field that is not an object is a problem, not a crash."""
