@@ -16,6 +16,7 @@ from sim.events import SCHEMA, missing_fields, read_jsonl
 from sim.infile import open_regular_text
 from sim.manifest import read_regular
 from sim.party import party_side
+from sim.replay_state import STARTING_RESOURCES
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.yamlsrc import MAX_BYTES, shorten
 
@@ -329,6 +330,9 @@ def _start_problem(event: dict) -> str | None:
         # The step-by-step replay shows them as resources: another shape crashed it.
         if not (isinstance(items, dict) and all(_is_int(v, 0) for v in items.values())):
             return f"combatants[{number}].items must be an object of item name: count (got {shorten(items)})"
+        for key in STARTING_RESOURCES:  # counted down by the replay as the battle spends them
+            if entry.get(key) is not None and not _is_int(entry[key]):
+                return f"combatants[{number}].{key} must be an integer (got {shorten(entry[key])})"
     return None
 
 

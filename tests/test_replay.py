@@ -149,6 +149,20 @@ class TestSavedLogs:
             read_log(log)
         assert str(caught.value) == f"{log}:{number}:1: {problem}"
 
+    def test_starting_resource_not_an_integer_exit_2(self, tmp_path: pathlib.Path, day_log: list[dict]
+                                                     ) -> None:
+        """A combatant's heroism (morale, spirit, psy) written as text was read, and the
+        step-by-step replay crashed counting it down (TypeError: 'str' - 'int')."""
+        events = [json.loads(json.dumps(e)) for e in day_log]
+        start = next(k for k, e in enumerate(events) if e["event"] == "battle_started")
+        events[start]["combatants"][0]["psy"] = "x"
+        log = tmp_path / "b.jsonl"
+        log.write_text("".join(json.dumps(e) + "\n" for e in events))
+        with pytest.raises(InputError) as caught:
+            read_log(log)
+        assert str(caught.value) == (f"{log}:{start + 1}:1: battle_started: combatants[0].psy must be"
+                                     " an integer (got 'x')")
+
     def test_batch_null_is_refused(self) -> None:
         """A `batch` field that is not an object is a problem, not a crash."""
         event = {"event": "battle_started", "round": 0, "t": 0.0, "schema": 1, "seed": 1,
