@@ -27,6 +27,7 @@ from sim.overrides import parse_all as parse_overrides
 from sim.rest import read_rest
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
 from sim.scenario.checker import Checker, did_you_mean
+from sim.scenario.sides import looks_as
 from sim.scenario.unused import morale_is_on
 from sim.yamlsrc import Mark, Path, Source, display_name, load_yaml, shorten
 
@@ -202,6 +203,12 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     elif party is not None and "party" in party:
         _fail(problems, source, ("party", "party"), "does nothing: the day's party is always the"
               " party side of every encounter; remove it", at_key=True)
+    elif party is not None and looks_as(party["name"].strip()) == looks_as(OPPOSITION):
+        # A day's results name the winner of a day the party did not see through OPPOSITION:
+        # a party of that name would be counted the winner of every day it lost.
+        _fail(problems, source, ("party", "name"), f"'{OPPOSITION}' is the name a day's results"
+              " give the party's foes (the winner of a day the party does not see through):"
+              " give the party another name")
     steps = data.get("steps")
     if "steps" in data and (not isinstance(steps, list) or not steps or len(steps) > MAX_STEPS):
         _fail(problems, source, ("steps",), f"must be a list of 1 to {MAX_STEPS} steps (encounter or rest)")
@@ -293,8 +300,8 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
     where: Path = ("steps", i, "encounter")
     if isinstance(value, str):
         file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)
-        if not file.is_file():
-            what = "not a regular file" if file.exists() else "no such file"
+        what = _not_a_file(file)
+        if what is not None:
             _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file}: {what})")
             return None
         try:
@@ -352,6 +359,17 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
         idle.update(exc.idle)
         return None
     return Encounter(i, scenario.name, scenario)
+
+
+def _not_a_file(file: pathlib.Path) -> str | None:
+    """Why ``file`` is no encounter file, or None. A name the system refuses (too long) raised
+    from is_file() and was reported in the missing file, not at the day's step."""
+    try:
+        if file.is_file():
+            return None
+        return "not a regular file" if file.exists() else "no such file"
+    except OSError as exc:
+        return exc.strerror or "cannot read it"
 
 
 def _compose(day: Source, own: Source, origin: Path, data: dict, party: dict, rules: str,

@@ -70,7 +70,10 @@ def _quality(e: Event) -> str:
 def _open_ended(e: Event) -> str:
     """d10: the open-ended chain, its sum, attribute + skill, against the difficulty."""
     chain = ",".join(str(d) for d in e.get("chain", e["dice"]))
-    return (f"  {e['actor']} rolls {e['purpose']}: d10 chain [{chain}] = {e['kept']}"
+    # kept is no required field (a hand-edited log without it crashed the narration): it is
+    # the total less the modifier
+    kept = e["total"] - e["modifier"] if e.get("kept") is None else e["kept"]
+    return (f"  {e['actor']} rolls {e['purpose']}: d10 chain [{chain}] = {kept}"
             f" {_signed(e['modifier'])} = {e['total']} vs {e['target']}:"
             f" {e['degree'].replace('_', ' ')}.")
 

@@ -16,6 +16,7 @@ from sim.events import SCHEMA, missing_fields, read_jsonl
 from sim.infile import open_regular_text
 from sim.manifest import read_regular
 from sim.party import party_side
+from sim.replay_state import STARTING_RESOURCES
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.yamlsrc import MAX_BYTES, shorten
 
@@ -24,8 +25,11 @@ def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Pat
     """The full event log of battle ``index`` of a batch, replayed from its seed alone."""
     folder = RunFolder(run_dir)
     manifest = folder.read_manifest()
-    if not 0 <= index < manifest["n"]:
-        msg = f"sim replay: --battle: the run has battles 0 to {manifest['n'] - 1} (got {index})"
+    # A finished run has the battles it played: with --precision it stopped short of -n, and
+    # a battle past them was never part of it. An unfinished one will play up to -n.
+    played = manifest["battles_done"] if manifest["status"] == "complete" else manifest["n"]
+    if not 0 <= index < played:
+        msg = f"sim replay: --battle: the run has battles 0 to {played - 1} (got {index})"
         raise InputError(msg)
     scenario = load_run_scenario(folder, manifest, bestiary)
     master = manifest["seed"]
@@ -153,6 +157,29 @@ def _mismatch(candidate: pathlib.Path, sha256: object) -> str | None:
     return None
 
 
+_DAY_EVENTS = ("day_started", "encounter_started", "encounter_ended", "rested", "day_ended")
+
+
+def _mixed_line(events: list[dict]) -> int | None:
+    """The line where a log of battles and one of days were put together: a day's event among
+    battles, or a battle after a day's end. Split as one or the other, a battle took in a whole
+    day (or a day the battles after it), narrated and verified as if they were its own."""
+    days = bool(events) and events[0]["event"] == "day_started"
+    ended = False
+    for number, event in enumerate(events, start=1):
+        kind = event["event"]
+        if (not days and kind in _DAY_EVENTS) or (ended and kind != "day_started"):
+            return number
+        ended = days and kind == "day_ended"
+    return None
+
+
+def _batch_index(events: list[dict]) -> int | None:
+    """A battle's index in its batch, or None for a battle of no batch (``sim run --log``)."""
+    batch = events[0].get("batch")
+    return batch["index"] if isinstance(batch, dict) else None
+
+
 def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
     """Events of one battle of a saved JSONL log; bad files are an InputError naming the line.
 
@@ -178,19 +205,26 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
         problem = event_problem(event)
         if problem:
             raise InputError(f"{path}:{number}:1: {event.get('event', '(event)')}: {problem}")
+    mixed = _mixed_line(events)
+    if mixed is not None:
+        msg = (f"{path}:{mixed}:1: {events[mixed - 1]['event']}: a log holds battles or days, not"
+               " both (logs put together): replay each from its own log")
+        raise InputError(msg)
     battles = split_battles(events)
     if battle is None:
         if len(battles) != 1:
             msg = f"{path}:0:0: (document): holds {len(battles)} battles; pick one with --battle I"
             raise InputError(msg)
         return battles[0]
-    held = []
-    for events in battles:
-        batch = events[0].get("batch")
-        if isinstance(batch, dict) and batch.get("index") == battle:
-            return events
-        if isinstance(batch, dict) and isinstance(batch.get("index"), int):
-            held.append(batch["index"])
+    indexes = [_batch_index(events) for events in battles]
+    found = [events for events, index in zip(battles, indexes, strict=True) if index == battle]
+    if len(found) == 1:
+        return found[0]
+    if found:  # logs put together (two runs', a chunk twice): the first one was replayed
+        msg = (f"{path}:0:0: (document): holds battle {battle} {len(found)} times: logs of several"
+               " runs put together; replay it from its own run's log")
+        raise InputError(msg)
+    held = [index for index in indexes if index is not None]
     # Say what it does hold: `sim run --log` writes one battle with no batch index, which
     # --battle 0 did not find either.
     what = (f"it holds battles {min(held)} to {max(held)} of its batch" if held else
@@ -205,7 +239,7 @@ def read_log(path: pathlib.Path, battle: int | None = None) -> list[dict]:
 _NAMES = ("actor", "side", "first", "weapon", "kind", "cause", "effect", "resource", "reason",
           "purpose", "system", "degree", "scenario", "rules", "version", "scenario_sha256",
           "scenario_path", "toward", "what", "skill", "characteristic", "do", "escape", "mount",
-          "day", "day_sha256", "day_path", "name")
+          "day", "day_sha256", "day_path", "name", "item")
 _INTS = ("round", "die", "roll", "amount", "hp_before", "hp_after", "tokens", "delta", "rounds",
          "modifier", "total", "margin", "tick", "fatigue", "spirit_before", "spirit_after",
          "successes", "failures", "score", "heroism", "left", "advantage", "seed", "schema",
@@ -292,6 +326,13 @@ def _start_problem(event: dict) -> str | None:
         if entry["name"] in names:  # the replay follows each combatant by its name
             return f"combatants[{number}] repeats the name {shorten(entry['name'])}"
         names.add(entry["name"])
+        items = entry.get("items", {})
+        # The step-by-step replay shows them as resources: another shape crashed it.
+        if not (isinstance(items, dict) and all(_is_int(v, 0) for v in items.values())):
+            return f"combatants[{number}].items must be an object of item name: count (got {shorten(items)})"
+        for key in STARTING_RESOURCES:  # counted down by the replay as the battle spends them
+            if entry.get(key) is not None and not _is_int(entry[key]):
+                return f"combatants[{number}].{key} must be an integer (got {shorten(entry[key])})"
     return None
 
 

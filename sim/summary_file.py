@@ -115,6 +115,23 @@ def check_summary(path: pathlib.Path, summary: object) -> dict[str, Any]:
     return summary
 
 
+# What a summary and its run's manifest both say, and must say alike (summary key, manifest key).
+_OF_THE_RUN = (("scenario", "scenario"), ("rules", "rules"), ("seed", "seed"), ("battles", "battles_done"))
+
+
+def check_run_summary(path: pathlib.Path, summary: object, manifest: dict[str, Any]) -> dict[str, Any]:
+    """``check_summary``, and the summary of the run ``manifest`` describes: another run's
+    summary.json copied in was printed (and drawn by ``sim report``, beside this run's
+    battles) as this run's."""
+    checked = check_summary(path, summary)
+    for key, of_run in _OF_THE_RUN:
+        if checked[key] != manifest[of_run]:
+            msg = (f"{path}:0:0: {key}: not this run's summary: its manifest says"
+                   f" {shorten(manifest[of_run])} (got {shorten(checked[key])}); it is not used")
+            raise InputError(msg)
+    return checked
+
+
 def _check(spec: Any, value: object, path: Path) -> None:
     if isinstance(spec, _Opt):
         if value is not None or not spec.nullable:

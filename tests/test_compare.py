@@ -140,6 +140,22 @@ class TestErrors:
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[orcs].hp=1,2", "--workers", "1"]) == 2
         assert "no entry named 'orcs'" in capsys.readouterr().err
 
+    @pytest.mark.parametrize(("command", "vary", "line"), [
+        (["compare"], "sides[orcs].hp=1,2",
+         "0:0: --vary sides[orcs].hp=1: no entry named 'orcs' in sides"),
+        (["compare"], "sides[heroes].members[Aria].hp=-5,24",
+         "16:9: sides[0].members[1].hp: must never be below 1 (got -5, min -5) (from --vary"
+         " sides[heroes].members[Aria].hp=-5)"),
+        (["tune", "--target", "party.tpk<=0.5"], "sides[heroes].members[Aria].hp=-5..-4",
+         "16:9: sides[0].members[1].hp: must never be below 1 (got -5, min -5) (from --vary"
+         " sides[heroes].members[Aria].hp=-5)")], ids=["compare path", "compare value", "tune"])
+    def test_a_bad_vary_value_names_the_vary(self, capsys, command, vary, line):
+        """A --vary value is applied as one more --set, and its problems said '--set PATH=V'
+        (or 'from --set'), naming an option nobody gave."""
+        code = cli.main([command[0], str(AMBUSH), *command[1:], "--vary", vary, "--workers", "1"])
+        first = capsys.readouterr().err.splitlines()[0]
+        assert code == 2 and first.endswith(f"road_ambush.yaml:{line}")
+
     def test_vary_range_is_compare_s(self, capsys):
         """A bad LO..HI is told as compare's, and a value holding '..' (a path) is a value."""
         assert cli.main(["compare", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=5..1",

@@ -77,6 +77,25 @@ class TestDayFile:
         day = load_day(write_day(tmp_path / "morale", "name: D\nrules: d20\n" + PARTY + morale))
         assert [type(s).__name__ for s in day.steps] == ["Rest", "Encounter"]
 
+    @pytest.mark.parametrize("name", ["opposition", "opposition ", "\uff4fpposition"])
+    def test_party_named_as_its_foes_is_refused(self, tmp_path, name):
+        """A day's results call the winner of a day the party lost 'opposition': a party of
+        that name was counted the winner of every day (win 100% beside survived 7%)."""
+        body = ("name: D\nrules: d20\n" + PARTY.replace("name: heroes", f"name: '{name}'")
+                + "steps:\n  - encounter: " + str(AMBUSH) + "\n")
+        (line,) = self.problems(tmp_path, body)
+        assert line.startswith(f"{tmp_path / 'day.yaml'}:4:9: party.name: 'opposition' is the"
+                               " name a day's results give the party's foes")
+
+    def test_encounter_name_too_long_is_told_at_the_step(self, tmp_path):
+        """An encounter file name the system refuses (longer than a name may be) was reported
+        as '<that file>:0:0: (document): File name too long', in a file that is not there."""
+        name = "a" * 300 + ".yaml"
+        body = "name: D\nrules: d20\n" + PARTY + f"steps:\n  - encounter: {name}\n"
+        (line,) = self.problems(tmp_path, body)
+        assert line.startswith(f"{tmp_path / 'day.yaml'}:11:16: steps[0].encounter: no encounter"
+                               " file 'aaaa") and line.endswith(": File name too long)")
+
     def test_encounter_with_other_rules(self, tmp_path):
         other = ROOT / "scenarios" / "burning_barn.yaml"
         body = "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: " + str(other) + "\n"

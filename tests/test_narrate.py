@@ -94,6 +94,17 @@ class TestDamageLines:
         line = next(narrate([_hit(amount="9", dice=["x"], hp_before=None)]))
         assert line == "  Wolf takes 9 weapon damage from Bear (None -> 11 HP)."
 
+    def test_open_ended_check_without_kept(self) -> None:
+        """A d10 check_rolled without its kept field (no required field) crashed the narration
+        (KeyError, exit 1 from sim replay LOG --no-interactive): kept is the total less the modifier."""
+        check = {"event": "check_rolled", "round": 1, "t": 0.1, "actor": "Sayo", "purpose": "attack",
+                 "system": "d10", "dice": [7], "chain": [7], "kept": 7, "modifier": 21, "total": 28,
+                 "target": 20, "success": True, "degree": "success", "margin": 8}
+        told = next(narrate([check]))
+        del check["kept"]
+        assert next(narrate([check])) == told == ("  Sayo rolls attack: d10 chain [7] = 7 +21 = 28"
+                                                  " vs 20: success.")
+
     def test_logged_dice_add_up(self) -> None:
         """In real battles of every system, dice + bonus - armor is the amount (never below 0)."""
         for name in ("road_ambush", "mounted_charge", "powder_keg", "witch_wolves",

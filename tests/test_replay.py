@@ -10,9 +10,10 @@ import shutil
 import pytest
 
 from sim import cli
+from sim.errors import InputError
 from sim.replay import event_problem, read_log, split_battles
 from tests.batch.helpers import batch, write_journal
-from tests.day_files import MARSH
+from tests.day_files import MARSH, WARREN
 
 DATA = pathlib.Path(__file__).parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
@@ -68,6 +69,40 @@ class TestSavedLogs:
         assert code == 2 and err == (f"{log}:0:0: (document): no battle 7 in this log; it holds"
                                      " battles 0 to 4 of its batch\n")
 
+    def test_battle_held_twice_is_refused(self, tmp_path: pathlib.Path, capsys) -> None:
+        """Two runs' logs put together hold battle 0 twice: --battle 0 replayed (and --verify
+        checked) the first without a word."""
+        out = tmp_path / "run"
+        assert run(capsys, "batch", str(SKIRMISH), "-n", "3", "--logs", "all", "--out", str(out),
+                   "--workers", "1", "--no-progress", "--json")[0] == 0
+        (log,) = (out / "logs").iterdir()
+        both = tmp_path / "both.jsonl"
+        both.write_bytes(log.read_bytes() * 2)
+        for verify in ([], ["--verify"]):
+            code, _, err = run(capsys, "replay", *verify, str(both), "--battle", "0")
+            assert code == 2 and err == (f"{both}:0:0: (document): holds battle 0 2 times: logs of"
+                                         " several runs put together; replay it from its own"
+                                         " run's log\n")
+
+    def test_battles_and_days_put_together_are_refused(self, tmp_path: pathlib.Path, capsys
+                                                       ) -> None:
+        """A battle's log and a day's put together were split as one or the other: the battle
+        took in the whole day (narrated after it, 'differs' on --verify), or the day the
+        battle (verify blamed an encounter file 'changed since')."""
+        battle, day = tmp_path / "battle.jsonl", tmp_path / "day.jsonl"
+        assert run(capsys, "run", str(SKIRMISH), "--log", str(battle))[0] == 0
+        assert run(capsys, "run", str(WARREN), "--seed", "10", "--log", str(day))[0] == 0
+        for first, second in ((battle, day), (day, battle)):
+            both = tmp_path / "both.jsonl"
+            both.write_bytes(first.read_bytes() + second.read_bytes())
+            line = len(first.read_text().splitlines()) + 1
+            opener = "day_started" if first == battle else "battle_started"
+            for how in (["--no-interactive"], ["--verify"]):
+                code, _, err = run(capsys, "replay", *how, str(both))
+                assert code == 2 and err == (f"{both}:{line}:1: {opener}: a log holds battles or"
+                                             " days, not both (logs put together): replay each"
+                                             " from its own log\n")
+
     @pytest.mark.parametrize(
         ("text", "where"),
         [
@@ -87,6 +122,46 @@ class TestSavedLogs:
         code, _, err = run(capsys, "replay", str(log))
         assert code == 2 and "Traceback" not in err
         assert err.startswith(str(tmp_path / where)) or where in err
+
+    @pytest.mark.parametrize(("edit", "problem"), [
+        ("items", "battle_started: combatants[0].items must be an object of item name: count (got"
+                  " [1, 2])"),
+        ("item", "item_used: item must be a string (got [])")])
+    def test_items_of_another_shape_exit_2(self, tmp_path: pathlib.Path, day_log: list[dict],
+                                           edit: str, problem: str) -> None:
+        """A combatant's items, or an item_used's item, of another shape than sim writes were
+        read, and the step-by-step replay (sim.replay_state) crashed on them with a TypeError."""
+        events = [json.loads(json.dumps(e)) for e in day_log]
+        start = next(k for k, e in enumerate(events) if e["event"] == "battle_started")
+        events[start]["combatants"][0]["items"] = {"healing potion": 1}
+        used = {"event": "item_used", "round": 1, "t": 0.5, "actor": events[start]["combatants"][0]["name"],
+                "item": "healing potion", "target": events[start]["combatants"][0]["name"],
+                "healed": 1, "hp_before": 1, "hp_after": 2, "left": 0}
+        events.insert(start + 1, used)
+        if edit == "items":
+            events[start]["combatants"][0]["items"] = [1, 2]
+        else:
+            used["item"] = []
+        log = tmp_path / "b.jsonl"
+        log.write_text("".join(json.dumps(e) + "\n" for e in events))
+        number = start + 1 if edit == "items" else start + 2
+        with pytest.raises(InputError) as caught:
+            read_log(log)
+        assert str(caught.value) == f"{log}:{number}:1: {problem}"
+
+    def test_starting_resource_not_an_integer_exit_2(self, tmp_path: pathlib.Path, day_log: list[dict]
+                                                     ) -> None:
+        """A combatant's heroism (morale, spirit, psy) written as text was read, and the
+        step-by-step replay crashed counting it down (TypeError: 'str' - 'int')."""
+        events = [json.loads(json.dumps(e)) for e in day_log]
+        start = next(k for k, e in enumerate(events) if e["event"] == "battle_started")
+        events[start]["combatants"][0]["psy"] = "x"
+        log = tmp_path / "b.jsonl"
+        log.write_text("".join(json.dumps(e) + "\n" for e in events))
+        with pytest.raises(InputError) as caught:
+            read_log(log)
+        assert str(caught.value) == (f"{log}:{start + 1}:1: battle_started: combatants[0].psy must be"
+                                     " an integer (got 'x')")
 
     def test_batch_null_is_refused(self) -> None:
         """A `batch` field that is not an object is a problem, not a crash."""
@@ -153,6 +228,20 @@ class TestRunFolders:
         code, _, err = run(capsys, "replay", str(run_dir), "--battle", index)
         assert code == 2
         assert err == f"sim replay: --battle: the run has battles 0 to 5 (got {index})\n"
+
+    def test_battle_past_a_precision_stop_is_refused(self, tmp_path: pathlib.Path, capsys) -> None:
+        """A run that --precision stopped short of -n never played the battles past its stop:
+        --battle 5000 of a run of 1000 regenerated one as the run's (said 'battles 0 to 19999')."""
+        out = tmp_path / "run"
+        code, summary, _ = run(capsys, "batch", str(SKIRMISH), "-n", "20000", "--precision", "0.2",
+                               "--workers", "1", "--out", str(out), "--no-progress", "--json")
+        played = json.loads(summary)["battles"]
+        assert code == 0 and played < 20000
+        for index in (str(played), "5000"):
+            code, _, err = run(capsys, "replay", str(out), "--battle", index, "--no-interactive")
+            assert code == 2 and err == (f"sim replay: --battle: the run has battles 0 to"
+                                         f" {played - 1} (got {index})\n")
+        assert run(capsys, "replay", str(out), "--battle", str(played - 1), "--no-interactive")[0] == 0
 
     def test_bestiary_option_for_a_moved_bestiary(self, tmp_path: pathlib.Path, capsys) -> None:
         """replay RUN_DIR and report take --bestiary DIR: a bestiary moved since the run is found."""
@@ -582,6 +671,36 @@ class TestHostileBattlesFile:
                 continue  # the picks read no rounds
             code, _, err = run(capsys, *args)
             assert code == 2 and err.startswith(f"{path}:0:0: (document): {problem}"), err
+
+
+    @pytest.mark.parametrize(("edit", "problem"), [
+        ("fewer", "it holds 2 battles where the run played 3"),
+        ("twice", "it holds 6 battles where the run played 3"),
+        ("index", "its index must run from 0 to 2, each battle once, in order")])
+    def test_rows_not_the_run_s_battles_exit_2(self, tmp_path: pathlib.Path, capsys, edit: str,
+                                               problem: str) -> None:
+        """Rows cut off or pasted twice (the run id kept) were read as the run's battles: --worst
+        picked among them, and an index of -1 was blamed on a --battle nobody gave."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        batch(tmp_path, "run", str(SKIRMISH), "-n", "3", "--seed", "2", "--workers", "1")
+        path = tmp_path / "run" / "battles.parquet"
+        table = pq.read_table(path)
+        if edit == "fewer":
+            table = table.slice(0, 2)
+        elif edit == "twice":
+            table = pa.concat_tables([table, table])
+        else:
+            field = table.schema.field("index")
+            table = table.set_column(0, field, pa.array([-1] * len(table), field.type))
+        pq.write_table(table, path)
+        for args in (["report", str(tmp_path / "run")], ["replay", str(tmp_path / "run"), "--worst",
+                                                          "--no-interactive"]):
+            if edit == "index" and args[0] == "report":
+                continue  # the report reads no index
+            code, _, err = run(capsys, *args)
+            assert code == 2 and err == f"{path}:0:0: (document): {problem}\n", err
 
 
 def brute_scenario(tmp_path: pathlib.Path) -> pathlib.Path:

@@ -86,3 +86,28 @@ def test_an_edited_summary_is_one_line(runs: dict[str, pathlib.Path], tmp_path: 
     lines = err.splitlines()
     assert len(lines) == 1 and PROBLEM_LINE.match(lines[0])
     assert lines[0].startswith(f"{path}:0:0: ") and lines[0].endswith(message)
+
+
+@pytest.mark.parametrize("command", ["report", "resume"])
+@pytest.mark.parametrize(("other", "message"), [
+    ("days/goblin_warren.yaml", "scenario: not this run's summary: its manifest says 'Road ambush'"
+                                " (got 'The goblin warren'); it is not used"),
+    ("battles", "battles: not this run's summary: its manifest says 12 (got 13); it is not used")])
+def test_another_runs_summary_is_refused(runs: dict[str, pathlib.Path], tmp_path: pathlib.Path,
+                                         capsys: pytest.CaptureFixture[str], command: str,
+                                         other: str, message: str) -> None:
+    """Another run's summary.json copied into a finished run folder (a day's, or one of other
+    battles) was printed by --resume and drawn by sim report beside this run's battles."""
+    folder = tmp_path / "run"
+    shutil.copytree(runs["road_ambush.yaml"], folder)
+    path = folder / "summary.json"
+    if other == "battles":
+        summary = json.loads(path.read_text(encoding="utf-8"))
+        summary["battles"] = 13
+        path.write_text(json.dumps(summary), encoding="utf-8")
+    else:
+        shutil.copy(runs[other] / "summary.json", path)
+    argv = ["report", str(folder)] if command == "report" else ["batch", "--resume", str(folder)]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err == f"{path}:0:0: {message}\n"
+    assert not (folder / "report.html").exists()

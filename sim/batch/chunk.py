@@ -67,11 +67,13 @@ class LogPlan:
             return cls(text)
         if text.startswith("sample:"):
             count = text.removeprefix("sample:")
-            # ASCII digits only ('²' is a digit int() refuses), and few enough for int() to read
-            if count.isascii() and count.isdigit() and len(count) <= MAX_DIGITS and int(count) > 0:
+            # ASCII digits only ('²' is a digit int() refuses), and few enough for int() to read;
+            # no leading 0: the manifest refuses 'sample:03', and the run was left unresumable
+            if (count.isascii() and count.isdigit() and len(count) <= MAX_DIGITS
+                    and not count.startswith("0")):
                 return cls("sample", max(1, -(-n // int(count))))
         msg = (f"sim batch: --logs: must be none, all or sample:N with N > 0, at most {MAX_DIGITS}"
-               f" digits (got {text[:40]!r})")
+               f" digits, no leading 0 (got {text[:40]!r})")
         raise InputError(msg)
 
 

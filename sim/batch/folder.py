@@ -23,12 +23,18 @@ import attrs
 from sim.arrow import load_arrow
 from sim.batch import journal
 from sim.batch.battles_file import BATTLES
-from sim.batch.tables import battles_problem, part_identity_of, part_problem, part_table
+from sim.batch.tables import (
+    battles_problem,
+    part_identity_of,
+    part_problem,
+    part_table,
+    rows_problem,
+)
 from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
 from sim.manifest import check_manifest, manifest_text, read_json
 from sim.runlock import RunLock
-from sim.summary_file import check_summary
+from sim.summary_file import check_run_summary
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
@@ -96,12 +102,13 @@ class RunFolder:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         write_run_file(self.manifest_path, manifest_text(manifest).encode("ascii"))
 
-    def read_summary(self) -> dict[str, Any]:
-        """A finished run's summary.json; a damaged one is an input error saying so."""
+    def read_summary(self, manifest: dict[str, Any]) -> dict[str, Any]:
+        """A finished run's summary.json; a damaged one, or another run's (``manifest`` is
+        this run's), is an input error saying so."""
         path = self.path / SUMMARY
         summary = read_json(path, "summary", f"no {SUMMARY}: the run is marked complete but its"
                             " summary is gone; start it again in another --out")
-        return check_summary(path, summary)
+        return check_run_summary(path, summary, manifest)
 
     @property
     def journal_path(self) -> pathlib.Path:
@@ -165,7 +172,8 @@ class RunFolder:
 
     def read_battles(self, columns: Sequence[str], manifest: dict[str, Any]) -> Any:
         """Columns of battles.parquet, which must be this run's (merged under the run id of its
-        ``manifest``); a missing one says what gives it back (``battles_missing``)."""
+        ``manifest``, one row per battle it played, in order); a missing one says what gives it
+        back (``battles_missing``)."""
         load_arrow()
         import pyarrow.parquet as pq
 
@@ -183,7 +191,7 @@ class RunFolder:
         if part_identity_of(table) != {"run_id": run_id}:
             msg = f"{path}:0:0: (document): not this run's battles (run {run_id}); it is not used"
             raise InputError(msg)
-        problem = battles_problem(table)
+        problem = battles_problem(table) or rows_problem(table, manifest["battles_done"])
         if problem is not None:
             raise InputError(f"{path}:0:0: (document): {problem}")
         return table

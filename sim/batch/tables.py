@@ -152,6 +152,21 @@ def battles_problem(table: Any) -> str | None:
     return None
 
 
+def rows_problem(table: Any, battles: int) -> str | None:
+    """What makes battles.parquet's rows other than the run's ``battles`` battles, in order,
+    or None: rows cut off or pasted twice (with the run id kept) were read as the run's, and
+    sim replay --worst blamed a --battle nobody gave for an index out of range."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(table) != battles:
+        return f"it holds {len(table)} battles where the run played {battles}"
+    if "index" in table.column_names and battles and not pc.all(
+            pc.equal(table.column("index"), pa.array(range(battles), pa.int64()))).as_py():
+        return f"its index must run from 0 to {battles - 1}, each battle once, in order"
+    return None
+
+
 def _missing(array: Any, path: str) -> bool:
     """Whether a value is missing anywhere in ``array`` (its nested values too) where
     MAY_BE_EMPTY allows none."""

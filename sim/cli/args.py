@@ -80,7 +80,7 @@ def _add_execution(command: argparse.ArgumentParser, workers: str = "one a core"
 def _add_runner(command: argparse.ArgumentParser) -> None:
     _add_execution(command)
     command.add_argument("--json", action="store_true", help="print only the result JSON on stdout")
-    command.add_argument("--report", type=pathlib.Path, metavar="DIR",
+    command.add_argument("--report", type=_report_folder, metavar="DIR",
                          help="also write an HTML page into DIR")
 
 
@@ -100,6 +100,14 @@ def _log_target(text: str) -> str:
         msg = "needs a file path, or - for stdout (got '')"
         raise argparse.ArgumentTypeError(msg)
     return text
+
+
+def _report_folder(text: str) -> pathlib.Path:
+    """--report DIR: an empty DIR is the path '.', and the page went into the working folder."""
+    if not text:
+        msg = "needs a folder (got '')"
+        raise argparse.ArgumentTypeError(msg)
+    return pathlib.Path(text)
 
 
 SCENARIO_HELP = "scenario YAML file"

@@ -84,7 +84,7 @@ def _finished(folder: RunFolder, manifest: dict) -> dict:
     from the parts journal if it was lost and the journal is there: else exit 2, and the
     journal is kept); then the journal goes (a stop between "complete" and its removal
     leaves it)."""
-    summary = folder.read_summary()
+    summary = folder.read_summary(manifest)
     told = f"{folder.path}: already complete"
     if not os.path.lexists(folder.path / BATTLES):
         told += f"; {BATTLES} was missing: rebuilt from {JOURNAL} ({_rebuilt(folder, manifest)} battles)"

@@ -23,13 +23,14 @@ from sim.cli.common import (
 )
 from sim.compare import MAX_VARIANTS, compare, variant_names
 from sim.day_file import Day, Encounter, load_input
-from sim.errors import InputError, ScenarioError
+from sim.errors import InputError, Problem, ScenarioError
 from sim.model import Scenario
 from sim.overrides import split_assignment
 from sim.paired import Variant
 from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
 from sim.tune import is_range, parse_target, parse_vary, tune
+from sim.yamlsrc import shorten
 
 
 def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
@@ -83,13 +84,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         path, values = _vary_values(args.vary)
         labels = [f"{path}={v}" for v in values]
         _check_count(labels)
-        scenarios = _load_all([(args.scenarios[0], [*args.overrides, label]) for label in labels],
+        scenarios = _load_all([(args.scenarios[0], args.overrides, label) for label in labels],
                               bestiary)
         _check_distinct("compare", labels, scenarios)
     else:
         labels = [p.stem for p in args.scenarios]
         _check_count(labels)
-        scenarios = _load_all([(p, args.overrides) for p in args.scenarios], bestiary)
+        scenarios = _load_all([(p, args.overrides, None) for p in args.scenarios], bestiary)
     variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
     runner, window = _runner_for(args)
     shown = not (args.no_progress or args.json)
@@ -164,25 +165,35 @@ def _check_distinct(command: str, labels: Sequence[str], loaded: Sequence[Scenar
             raise InputError(msg)
 
 
-def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str]]],
+def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
               bestiary: tuple[pathlib.Path, ...]) -> list[Scenario | Day]:
-    """Load every variant, reporting every variant's problems at once."""
+    """Load every variant (a file, its --set overrides and its --vary value, if any), reporting
+    every variant's problems at once."""
     loaded, problems = [], []
-    for path, overrides in wanted:
+    for path, overrides, varied in wanted:
         try:
-            loaded.append(load_input(path, bestiary, overrides=list(overrides)))
+            loaded.append(load_input(path, bestiary, overrides=[*overrides, *filter(None, [varied])]))
         except ScenarioError as exc:
-            problems.extend(p for p in exc.problems if p not in problems)
+            found = exc.problems if varied is None else [_from_vary(p, varied) for p in exc.problems]
+            problems.extend(p for p in found if p not in problems)
     if problems:
         raise ScenarioError(problems)
     return loaded
+
+
+def _from_vary(problem: Problem, varied: str) -> Problem:
+    """A --vary value is applied as one more --set: its problems named a --set nobody gave."""
+    shown = f"--set {shorten(varied, 80)[1:-1]}"  # as sim.overrides names an override
+    path = f"--vary {problem.path[len('--set '):]}" if problem.path.startswith(shown) else problem.path
+    message = problem.message.replace(f"(from --set {varied})", f"(from --vary {varied})")
+    return attrs.evolve(problem, path=path, message=message)
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
     target = parse_target(args.target)
     path, values = parse_vary(args.vary)
     labels = [f"{path}={v}" for v in values]
-    scenarios = _load_all([(args.scenario, [*args.overrides, label]) for label in labels],
+    scenarios = _load_all([(args.scenario, args.overrides, label) for label in labels],
                           tuple(args.bestiary))
     _check_distinct("tune", labels, scenarios)
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]

@@ -10,15 +10,17 @@ import stat
 import sys
 from collections.abc import Sequence
 
-from sim.batch import write_atomic
+from sim.batch import RunFolder, load_run_scenario, write_atomic
 from sim.cli.common import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, check_bestiary_dirs, say
 from sim.day import run_any
-from sim.day_file import is_day_file, load_day, load_input
+from sim.day_file import Day, is_day_file, load_day, load_input
 from sim.errors import InputError, ScenarioError
 from sim.events import to_jsonl, write_jsonl
+from sim.model import Scenario
 from sim.narrate import narrate
 from sim.replay import pick_battles, read_log, regenerate, verify
 from sim.scenario import validate_file
+from sim.scenario.bestiary import bestiary_dirs, rules_folder
 from sim.terminal import quoted_text
 
 
@@ -28,12 +30,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InputError("sim run: --narrate adds the narration to --log; without --log the"
                          " battle is narrated anyway, so it would do nothing")
     scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
-    inputs = [pathlib.Path(e.scenario.path) for e in getattr(scenario, "encounters", ())]
-    _check_log_target(args.log, [args.scenario, *inputs])
+    _check_log_target(args.log, [args.scenario, *_read_files(scenario, args.bestiary)])
     _, events = run_any(scenario, args.seed, log=True)
     _emit_log(events, args.log)
     _narrate(events, args)
     return EXIT_OK
+
+
+def _read_files(loaded: Scenario | Day, bestiary: Sequence[pathlib.Path]) -> list[pathlib.Path]:
+    """The files a load of ``loaded`` read, that --log must not overwrite: its scenario (a
+    day's encounter files too) and every file of each bestiary folder searched (all are read:
+    an entry may be in any). --log bestiary/d20/goblinoids.yaml replaced the goblins."""
+    scenarios = [loaded, *(e.scenario for e in loaded.encounters)] if isinstance(loaded, Day) else [loaded]
+    files = [pathlib.Path(s.path) for s in scenarios if s.path]
+    for path in list(files):
+        for folder in bestiary_dirs(path, tuple(bestiary)):
+            entries = rules_folder(folder, loaded.rules)
+            if entries is not None:
+                files.extend([*entries.glob("*.yaml"), *entries.glob("*.yml")])
+    return files
 
 
 def _narrate(events: list[dict], args: argparse.Namespace) -> None:
@@ -132,6 +147,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise InputError("sim replay: RUN_DIR: say which battle: --battle I, --worst,"
                              " --median or --best")
         events = regenerate(args.source, index, args.bestiary)
+        if args.log not in (None, "-"):  # the run's scenario and bestiary were read too
+            folder = RunFolder(args.source)
+            loaded = load_run_scenario(folder, folder.read_manifest(), args.bestiary)
+            _check_log_target(args.log, _read_files(loaded, args.bestiary))
     else:
         events = read_log(args.source, args.battle)
     _emit_log(events, args.log)

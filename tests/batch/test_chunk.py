@@ -69,10 +69,12 @@ class TestLogs:
         assert events[0]["batch"]["index"] == 7 and events[-1]["event"] == "battle_ended"
         assert cli.main(["replay", str(log)]) == 2  # twelve battles: which one?
 
-    @pytest.mark.parametrize("logs", ["some", "sample:0", "sample:\u00b2", "sample:" + "9" * 5000])
+    @pytest.mark.parametrize("logs", ["some", "sample:0", "sample:\u00b2", "sample:" + "9" * 5000,
+                                      "sample:03"])
     def test_bad_logs_option(self, tmp_path: pathlib.Path, capsys, logs: str) -> None:
         """An unknown --logs value exits 2 with one line before any run folder is made: a
-        superscript digit, or more digits than int() reads, too."""
+        superscript digit, or more digits than int() reads, too. sample:03 was taken, then its
+        run folder refused by its own manifest check (and by --resume: 'logs: must be ...')."""
         code = cli.main(["batch", str(DUEL), "--logs", logs, "--out", str(tmp_path / "r")])
         assert code == 2 and not (tmp_path / "r").exists()
         assert capsys.readouterr().err.startswith("sim batch: --logs: must be none, all or sample:N")

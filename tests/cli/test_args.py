@@ -86,6 +86,16 @@ class TestUsageErrors:
         err = usage_error(capsys, command, str(AMBUSH), "--workers", str(2**31 - 1))
         assert f"must be at most 1024 (got {2**31 - 1})" in err
 
+    @pytest.mark.parametrize("command", [
+        ["compare", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=4,5"],
+        ["tune", str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=4..5", "--target",
+         "party.tpk<=0.5"]], ids=["compare", "tune"])
+    def test_empty_report_folder_is_refused(self, capsys, command, tmp_path, monkeypatch):
+        """--report '' was the path '.': the page went into the working folder without a word."""
+        monkeypatch.chdir(tmp_path)  # where the page went
+        err = usage_error(capsys, *command, "-n", "5", "--report", "")
+        assert "argument --report: needs a folder (got '')" in err and not any(tmp_path.iterdir())
+
     @pytest.mark.parametrize("option", ["--see", "--prec", "--bes"])
     def test_abbreviated_options_are_refused(self, capsys, option):
         """Options are spelled out: an abbreviation could slip past --resume's refusal of run

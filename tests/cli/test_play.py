@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -167,6 +168,25 @@ class TestLogErrors:
             assert err == (f"{target}:0:0: --log: is the input {scenario}: the log would overwrite"
                            " it; pick another path\n")
         assert scenario.read_bytes() == before and link.is_symlink()
+
+    def test_log_over_a_file_the_battle_read_is_refused(self, capsys, tmp_path):
+        """--log naming a bestiary file the battle read (sim run), or the run's scenario or
+        bestiary (sim replay RUN_DIR --battle I) overwrote it with the log: the run could not
+        be replayed again ('the scenario changed since the run began')."""
+        shutil.copytree(AMBUSH.parent.parent / "bestiary", tmp_path / "bestiary")
+        scenario = tmp_path / "s.yaml"
+        shutil.copy(AMBUSH, scenario)
+        assert run(capsys, "batch", str(scenario), "-n", "2", "--workers", "1", "--out",
+                   str(tmp_path / "run"), "--no-progress", "--json")[0] == 0
+        goblins = tmp_path / "bestiary" / "d20" / "goblinoids.yaml"
+        before = {path: path.read_bytes() for path in (scenario, goblins)}
+        for command, target in ((["run", str(scenario)], goblins),
+                                (["replay", str(tmp_path / "run"), "--battle", "0"], goblins),
+                                (["replay", str(tmp_path / "run"), "--battle", "0"], scenario)):
+            code, _, err = run(capsys, *command, "--log", str(target))
+            assert code == 2 and err == (f"{target}:0:0: --log: is the input {target}: the log"
+                                         " would overwrite it; pick another path\n")
+        assert {path: path.read_bytes() for path in before} == before
 
     def test_log_through_a_symlink_keeps_the_link(self, capsys, tmp_path):
         """A symlink to a log file is followed: the file is written, the link stays a link."""
