@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from sim.day_compose import compose
 from sim.day_excuse import party_excuse
 from sim.day_options import idle_recovery, read_day_options
 from sim.errors import Problem, ScenarioError
@@ -29,7 +30,7 @@ from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_sourc
 from sim.scenario.checker import Checker, did_you_mean
 from sim.scenario.sides import looks_as
 from sim.scenario.unused import morale_is_on
-from sim.yamlsrc import Mark, Path, Source, display_name, load_yaml, shorten
+from sim.yamlsrc import Path, Source, display_name, load_yaml, shorten
 
 MAX_STEPS = 50
 MAX_DESCRIPTION = 5000  # as a scenario's
@@ -114,35 +115,6 @@ def is_day_file(path: pathlib.Path) -> bool:
 
 def _has_steps(source: Source) -> bool:
     return isinstance(source.data, dict) and "steps" in source.data
-
-
-class _Composed:
-    """The data of one encounter with the day's party spliced in, reporting each problem in
-    the file (and at the path) where the value was written: duck-types ``yamlsrc.Source``."""
-
-    def __init__(self, data: dict, parts: list[tuple[Path, Source, Path]], sha256: str) -> None:
-        self.data = data
-        self.file = parts[-1][1].file
-        self.sha256 = sha256
-        self._parts = parts  # (prefix in data, source, prefix in that source); longest first
-
-    def _where(self, path: Path) -> tuple[Source, Path]:
-        for prefix, source, origin in self._parts:
-            if path[:len(prefix)] == prefix:
-                return source, (*origin, *path[len(prefix):])
-        raise AssertionError(path)
-
-    def mark(self, path: Path) -> Mark:
-        source, origin = self._where(path)
-        return source.mark(origin)
-
-    def problem(self, path: Path, message: str, at_key: bool = False) -> Problem:
-        source, origin = self._where(path)
-        return source.problem(origin, message, at_key)
-
-    def rename_key(self, parent: Path, old: object, new: object) -> None:
-        source, origin = self._where(parent)
-        source.rename_key(origin, old, new)
 
 
 def load_day(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
@@ -347,7 +319,7 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
         _fail(problems, own, (*origin, "options", "destiny_points"),
               "destiny points belong to the campaign: set options.destiny_points in the day file")
         return None
-    composed = _compose(day, own, origin, data, party, rules, destiny)
+    composed = compose(day, own, origin, data, party, rules, destiny)
     if composed is None:
         _fail(problems, own, (*origin, "sides"), "must be a list of sides")
         return None
@@ -370,32 +342,6 @@ def _not_a_file(file: pathlib.Path) -> str | None:
         return "not a regular file" if file.exists() else "no such file"
     except OSError as exc:
         return exc.strerror or "cannot read it"
-
-
-def _compose(day: Source, own: Source, origin: Path, data: dict, party: dict, rules: str,
-             destiny: int) -> _Composed | None:
-    """The encounter's data with the day's party as its party side (where its own party side
-    was, else first), every value traced back to where it was written."""
-    sides = data.get("sides")
-    if not isinstance(sides, list):
-        return None
-    slot = next((k for k, s in enumerate(sides) if isinstance(s, dict) and s.get("party") is True), None)
-    others = [k for k in range(len(sides)) if k != slot]
-    at = 0 if slot is None else slot
-    order = [*others[:at], None, *others[at:]]  # None: the day's party
-    merged = {k: v for k, v in data.items() if k != "sides"}
-    merged.setdefault("rules", rules)
-    if destiny:
-        merged["options"] = {**(merged.get("options") or {}), "destiny_points": destiny}
-    merged["sides"] = [{**party, "party": True} if k is None else sides[k] for k in order]
-    parts: list[tuple[Path, Source, Path]] = []
-    for position, k in enumerate(order):
-        if k is None:
-            parts.append((("sides", position), day, ("party",)))
-        else:
-            parts.append((("sides", position), own, (*origin, "sides", k)))
-    parts.append(((), own, origin))
-    return _Composed(merged, parts, own.sha256)
 
 
 def describe_step(step: Encounter | Rest) -> dict[str, Any]:
