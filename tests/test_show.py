@@ -54,6 +54,15 @@ sides:
 """
 
 
+def fights_as_shown(path: pathlib.Path, out: str) -> bool:
+    """Whether the scenario ``sim show`` printed (``out``, saved beside ``path``) fights the
+    same 20 battles as the scenario at ``path``."""
+    shown = path.with_name("shown.yaml")
+    shown.write_text(out, encoding="utf-8")
+    scenario, again = load_scenario(path), load_scenario(shown)
+    return all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     capsys.readouterr()
     code = main(list(argv))
@@ -236,9 +245,7 @@ class TestShow:
         if party:  # against the party it never rolls: no bonus, heroism, aspects, skill
             assert "heroism" not in goblin and "aspects" not in goblin
             assert goblin["weapons"] == [{"name": "knife", "damage": "1d4"}]
-        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
-        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
-        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+        assert fights_as_shown(tmp_path / "s.yaml", out)
 
 
     def test_an_entry_riding_without_its_mount_is_not_shown(self, tmp_path: pathlib.Path,
@@ -263,9 +270,7 @@ class TestShow:
         bors, tam = yaml.safe_load(out)["sides"][0]["members"]
         assert bors["skills"] == {"melee": 50} and tam["skills"] == {"melee": 50, "riding": 50}
         assert tam["mount"]["skills"] == {"melee": 40}
-        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
-        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
-        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+        assert fights_as_shown(tmp_path / "s.yaml", out)
 
 
     def test_an_entry_target_and_area_against_one_enemy_are_not_shown(
@@ -287,9 +292,7 @@ class TestShow:
         assert (code, err) == (0, "")
         brute = yaml.safe_load(out)["sides"][1]["members"][0]
         assert "tactics" not in brute and brute["weapons"] == [{"name": "club", "damage": "1d6"}]
-        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
-        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
-        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+        assert fights_as_shown(tmp_path / "s.yaml", out)
 
 
     def test_an_entry_range_where_nobody_moves_is_not_shown(self, tmp_path: pathlib.Path,
@@ -314,9 +317,7 @@ class TestShow:
         archer, slinger = yaml.safe_load(out)["sides"][1]["members"]
         assert [w.get("range") for w in archer["weapons"]] == [None, None]
         assert [w.get("range") for w in slinger["weapons"]] == [None, None]
-        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
-        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
-        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+        assert fights_as_shown(tmp_path / "s.yaml", out)
 
 
     def test_an_entry_heroism_for_aspects_never_rolled_is_not_shown(
@@ -338,9 +339,7 @@ class TestShow:
         assert (code, err) == (0, "")
         wren = yaml.safe_load(out)["sides"][0]["members"][0]
         assert "heroism" not in wren and "aspects" not in wren
-        (tmp_path / "shown.yaml").write_text(out, encoding="utf-8")
-        scenario, again = load_scenario(tmp_path / "s.yaml"), load_scenario(tmp_path / "shown.yaml")
-        assert all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
+        assert fights_as_shown(tmp_path / "s.yaml", out)
 
 
 class TestBestiary:
