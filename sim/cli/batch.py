@@ -32,7 +32,7 @@ from sim.cli.common import (
     check_bestiary_dirs,
     check_execution_options,
     runner_of,
-    say,
+    say_line,
     warn,
     warn_problem,
 )
@@ -51,7 +51,7 @@ def _show_summary(summary: dict, folder: RunFolder, as_json: bool) -> None:
         from sim.report import print_summary  # see sim.cli.play.print_report
 
         print_summary(summary)
-        say(f"run folder: {folder.path}")
+        say_line(f"run folder: {folder.path}")
 
 
 def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
@@ -90,7 +90,7 @@ def _finished(folder: RunFolder, manifest: dict) -> dict:
         told += f"; {BATTLES} was missing: rebuilt from {JOURNAL} ({_rebuilt(folder, manifest)} battles)"
     folder.remove_parts()
     folder.release()  # nothing more to write: the run is another reader's again
-    warn(told)
+    warn_problem(told)
     return summary
 
 
@@ -169,7 +169,7 @@ def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
             summary = batch.run()
     except KeyboardInterrupt:
         _note_stopped(folder, done())
-        warn(f"interrupted after {done()} battles; {_resume_hint(folder)}")
+        warn_problem(f"interrupted after {done()} battles; {_resume_hint(folder)}")
         return EXIT_INTERRUPTED
     except RunAborted as exc:
         _note_stopped(folder, done())

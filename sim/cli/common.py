@@ -42,9 +42,15 @@ def warn(text: object) -> None:
     say(text, sys.stderr)
 
 
+def say_line(text: object, stream: object = None) -> None:
+    """``say`` of a line that names a path or a name: a newline in it is shown escaped, so the
+    line stays one line."""
+    say(safe(text, newlines=False), stream)
+
+
 def warn_problem(text: object) -> None:
     """One problem on stderr as one line: a newline in a path or name is shown as ``\\n``."""
-    say(safe(text, newlines=False), sys.stderr)
+    say_line(text, sys.stderr)
 
 
 def check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:

@@ -18,7 +18,7 @@ from sim.cli.common import (
     check_bestiary_dirs,
     check_execution_options,
     runner_of,
-    say,
+    say_line,
     warn,
 )
 from sim.compare import MAX_VARIANTS, compare, variant_names
@@ -73,7 +73,7 @@ def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
         decision.print_result(result, kind)
     if args.report is not None:
         path = decision.write_page(result, kind, args.report)
-        say(f"report: {path}", sys.stderr if args.json else sys.stdout)
+        say_line(f"report: {path}", sys.stderr if args.json else sys.stdout)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from sim.batch import RunFolder, load_run_scenario, write_atomic
-from sim.cli.common import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, check_bestiary_dirs, say
+from sim.cli.common import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, check_bestiary_dirs, say, say_line
 from sim.day import run_any
 from sim.day_file import Day, is_day_file, load_day, load_input
 from sim.errors import InputError, ScenarioError
@@ -120,7 +120,7 @@ def print_report(run_dir: pathlib.Path, to: object = None,
     from sim.report import write_report
 
     path = write_report(run_dir, bestiary)
-    say(f"report: {path}", to)
+    say_line(f"report: {path}", to)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -207,7 +207,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         except ScenarioError as exc:
             problems.extend(exc.problems)
         else:
-            say(f"{path}: ok ({kind})")
+            say_line(f"{path}: ok ({kind})")
     for problem in problems:
         print(problem, file=sys.stderr)
     return EXIT_INPUT if problems else EXIT_OK

@@ -126,6 +126,27 @@ class TestEnvironmentErrors:
         assert code == 2 and "\\x0a" in err
         self.one_line(err)
 
+    def test_newline_in_a_path_stays_one_line_when_all_goes_well(self, capsys, tmp_path, monkeypatch):
+        """Lines that name a path on success (validate's "ok", batch's run folder and report,
+        resume's "already complete") show a newline in it escaped: each stays one line
+        (hostile helper: sim batch "$(printf 'a\\nb').yaml" printed the folder over two)."""
+        monkeypatch.chdir(tmp_path)
+        name = tmp_path / "a\nb.yaml"
+        name.write_text("name: duel\nrules: d20\nsides:\n  - name: a\n    party: true\n    members:"
+                        " [{name: A, hp: 9, weapons: [{name: sword, damage: 1d8}]}]\n  - name: b\n"
+                        "    members: [{name: B, hp: 9, weapons: [{name: axe, damage: 1d6}]}]\n",
+                        encoding="utf-8")
+        code, out, _ = run(capsys, "validate", str(name))
+        assert code == 0 and out == f"{tmp_path}/a\\x0ab.yaml: ok (scenario)\n"
+        code, out, err = run(capsys, "batch", str(name), "-n", "3", "--workers", "1", "--no-progress",
+                             "--report")
+        assert code == 0, err
+        told = [line for line in out.splitlines() if line.startswith(("run folder: ", "report: "))]
+        assert len(told) == 2 and all("a\\x0ab" in line for line in told), out
+        folder = next(pathlib.Path("runs").iterdir())
+        code, _, err = run(capsys, "batch", "--resume", str(folder), "--no-progress")
+        assert code == 0 and err.count("\n") == 1 and "already complete" in err, err
+
     @pytest.mark.parametrize("kind", ["folder", "fifo"])
     def test_report_over_a_folder_or_fifo(self, capsys, tmp_path, kind):
         """report.html that is a folder or a FIFO: one line naming report.html (not a temporary
