@@ -116,7 +116,8 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
             check_unused(c, rules, parsed["sides"], roster.members,
                          parsed.get("options", Options()), data.get("options"), surprise, rests, perils,
                          parsed.get("distance", 0.0) if parsed.get("distance/clean", True) else 0.0,
-                         perils or bool(timeline))
+                         perils or bool(timeline),
+                         whole=not roster.failed_names and parsed.get("distance/clean", True))
             idle = frozenset(problems[before:])
     if parsed.get("max_rounds/clean", True):
         check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))

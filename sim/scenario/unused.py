@@ -16,6 +16,7 @@ from sim.idle_fights import ONE_ENEMY
 from sim.model import Combatant, Options, Side, Surprise
 from sim.rules.d100 import DEFAULT_CHARACTERISTIC
 from sim.scenario.checker import Checker
+from sim.scenario.limits import MAX_COMBATANTS
 from sim.scenario.members import Member
 from sim.yamlsrc import Path, format_path
 
@@ -23,13 +24,20 @@ from sim.yamlsrc import Path, format_path
 def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[Member, Side]],
                  options: Options, data_options: object, surprise: Surprise | None,
                  rests: bool = False, perils: bool = False, distance: float = 0.0,
-                 scripted: bool = False) -> None:
+                 scripted: bool = False, whole: bool = True) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
-    they were written: at the key in the scenario, or at `use:` for a bestiary entry's."""
+    they were written: at the key in the scenario, or at `use:` for a bestiary entry's.
+
+    Without the ``whole`` fight (a member, its mount or the distance refused), what the
+    others decide (how many enemies, their armor, whether anyone moves or rides) is taken
+    as able to matter: a key that works is never told it does nothing because of a typo
+    elsewhere (an area "against one enemy" when the other enemy's hp was refused)."""
     party_side = any(side.party for side in sides)
     for member, side in resolved:
         ctx = member_context(rules, options, sides, side, surprise, rests, perils,
                              member.mount is not None, distance)
+        if not whole:
+            ctx = attrs.evolve(ctx, enemies=max(ctx.enemies, 2), still=False, enemy_armor=True)
         group_check = ctx.group_check
         afoot = attrs.evolve(ctx, mounted=False)  # a mount rides nothing
         checks = [((), member.fields, member.path, member.use, member.written, ctx,
@@ -65,7 +73,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         if not any(m.weapons for m in heirs):
             c.fail(("sides", i, "tactics", "target"), "does nothing: no member (or mount) that"
                    " reads it has a weapon, so none ever picks a target; remove it", at_key=True)
-        elif enemies_of(sides, side) == 1:
+        elif whole and enemies_of(sides, side) == 1:
             c.fail(("sides", i, "tactics", "target"), f"does nothing: {ONE_ENEMY}"
                                                       "; remove it", at_key=True)
     terror = any(m.fields.get("terror") for m, _ in resolved)
@@ -78,11 +86,15 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
     checks = perils or bool(surprise and surprise.group_check) or any(
         m.rider is not None or any(w.fire or w.poison for w in m.weapons)
         for side in sides for m in side.members)
+    if not whole:  # a refused member may be the enemy (or the side's member) that counts
+        most_enemies, largest = MAX_COMBATANTS, MAX_COMBATANTS
     found = ignored.unused_options(rules, options, given, terror, most_enemies, party_side,
                                    largest, checks)
-    found += ignored.unused_conventions(rules, options, given,
-                                        field_of(sides, perils, distance, options.attacks_per_turn,
-                                                 scripted))
+    field = field_of(sides, perils, distance, options.attacks_per_turn, scripted)
+    if not whole:  # what a refused member would have brought may matter
+        field = attrs.evolve(field, mounts=True, armored=True, half_action_attack=True, still=False,
+                             most_attacks=max(field.most_attacks, 2), rider_wounded=True)
+    found += ignored.unused_conventions(rules, options, given, field)
     for unused in found:
         c.fail(("options", *unused.path), unused.message, at_key=True)
 

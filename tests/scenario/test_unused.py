@@ -232,3 +232,29 @@ class TestKeysThatMatter:
                         "{use: goblin, count: 2}", creature)
         for text in (fire, rivals, group):
             assert arena.load(text).sides[1].members[0].heroism == 2
+
+
+class TestJudgedOnTheWholeFight:
+    """Idle keys are judged only once every member and the distance are valid: a typo
+    elsewhere left out of the fight made a key that works look idle (review)."""
+
+    FIGHT = ("name: T\nrules: d20\nDISTANCE\nsides:\n  - name: heroes\n    party: true\n    members:\n"
+             "      - {name: Ada, level: 2, hp: 14, tactics: {target: weakest},"
+             " weapons: [{name: javelin, damage: 1d8, area: true, range: 20}]}\n"
+             "  - name: gobs\n    members:\n"
+             "      - {name: g1, hp: 9, weapons: [{name: club, damage: 1d6}]}\n"
+             "      - {name: g2, hp: HP, weapons: [{name: club, damage: 1d6}]}\n")
+
+    def test_a_member_refused_leaves_no_idle_key_elsewhere(self, arena):
+        """g2's hp typo is the one problem: Ada's target and area (two enemies) are not told
+        'one enemy', and are refused only where there is one."""
+        text = self.FIGHT.replace("DISTANCE", "distance: 10")
+        (problem,) = arena.problems(text.replace("HP", "1d0"))
+        assert problem.path == "sides[1].members[1].hp"
+        assert arena.load(text.replace("HP", "9")).sides[0].members[0].tactics.target == "weakest"
+
+    def test_a_distance_refused_leaves_no_idle_range(self, arena):
+        """``distance: 10m`` is the one problem: the javelin's range is not told 'everyone
+        starts within reach'."""
+        (problem,) = arena.problems(self.FIGHT.replace("DISTANCE", "distance: 10m").replace("HP", "9"))
+        assert problem.path == "distance"
