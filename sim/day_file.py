@@ -351,14 +351,17 @@ def describe_step(step: Encounter | Rest) -> dict[str, Any]:
 
 
 def load_input(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
-               overrides: Sequence[str] = ()) -> Scenario | Day:
-    """A scenario, or a day when the file has ``steps:``: every command takes either."""
+               overrides: Sequence[str] = (),
+               excused: Callable[[Problem], bool] = lambda p: False) -> Scenario | Day:
+    """A scenario, or a day when the file has ``steps:``: every command takes either.
+    ``excused``: idle-key problems of a scenario not to raise (compare and tune's, for a key
+    another variant reads); a day excuses its own (its party's)."""
     try:
         source = load_yaml(path, display_name(path))  # read once: to tell, then to load
     except ScenarioError:
         source = None  # the scenario loader reads it again and says what is wrong
     if source is not None and _has_steps(source):
         return load_day(path, bestiary_extra, overrides)
-    return load_scenario(path, bestiary_extra, overrides=overrides, source=source)
+    return load_scenario(path, bestiary_extra, overrides=overrides, source=source, excused=excused)
 
 

@@ -7,7 +7,7 @@ import json
 import pathlib
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -168,17 +168,53 @@ def _check_distinct(command: str, labels: Sequence[str], loaded: Sequence[Scenar
 def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
               bestiary: tuple[pathlib.Path, ...]) -> list[Scenario | Day]:
     """Load every variant (a file, its --set overrides and its --vary value, if any), reporting
-    every variant's problems at once."""
-    loaded, problems = [], []
-    for path, overrides, varied in wanted:
+    every variant's problems at once.
+
+    A key one variant of a file leaves idle and another variant of the same file reads
+    matters to the comparison (a target policy in a sweep of count=1..6: one enemy at 1): it
+    is refused only where every variant of that file refuses it, as a day refuses its party's
+    keys (sim.day_excuse). A key is known by where it is written, not by the message."""
+    def load(k: int, excused: Callable[[Problem], bool] = lambda p: False) -> Scenario | Day:
+        path, overrides, varied = wanted[k]
+        return load_input(path, bestiary, [*overrides, *filter(None, [varied])], excused)
+
+    failures: dict[int, ScenarioError] = {}
+    loaded: list[Scenario | Day | None] = []
+    for k in range(len(wanted)):
         try:
-            loaded.append(load_input(path, bestiary, overrides=[*overrides, *filter(None, [varied])]))
+            loaded.append(load(k))
         except ScenarioError as exc:
-            found = exc.problems if varied is None else [_from_vary(p, varied) for p in exc.problems]
-            problems.extend(p for p in found if p not in problems)
+            failures[k] = exc
+            loaded.append(None)
+    problems: list[Problem] = []
+    for k, exc in failures.items():
+        excusable = _read_elsewhere(k, wanted, failures)
+        if exc.problems and all(_at(p) in excusable for p in exc.problems):
+            loaded[k] = load(k, lambda p, excusable=excusable: _at(p) in excusable)
+            continue
+        varied = wanted[k][2]
+        kept = [p for p in exc.problems if _at(p) not in excusable]
+        found = kept if varied is None else [_from_vary(p, varied) for p in kept]
+        problems.extend(p for p in found if p not in problems)
     if problems:
         raise ScenarioError(problems)
-    return loaded
+    return [variant for variant in loaded if variant is not None]
+
+
+def _at(problem: Problem) -> tuple[str, int, int, str]:
+    """Where a problem's key is written: the same key in two variants of one file."""
+    return problem.file, problem.line, problem.col, problem.path
+
+
+def _read_elsewhere(k: int, wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
+                    failures: dict[int, ScenarioError]) -> set[tuple[str, int, int, str]]:
+    """The idle keys of variant ``k`` that another variant of the same file does not refuse."""
+    mine = {_at(p) for p in failures[k].idle}
+    same_file = [j for j in range(len(wanted)) if j != k and wanted[j][0] == wanted[k][0]]
+    refused_by_all = set(mine)
+    for j in same_file:
+        refused_by_all &= {_at(p) for p in failures[j].idle} if j in failures else set()
+    return mine - refused_by_all if same_file else set()
 
 
 def _from_vary(problem: Problem, varied: str) -> Problem:

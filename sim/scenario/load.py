@@ -39,20 +39,25 @@ from sim.yamlsrc import Path, Source, display_name, load_yaml
 def load_scenario(
     path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (), display: str | None = None,
     overrides: Sequence[str] = (), source: Source | None = None,
+    excused: Callable[[Problem], bool] = lambda p: False,
 ) -> Scenario:
     """Load, resolve and validate a scenario; raises ScenarioError listing every problem.
 
     ``overrides`` are ``--set PATH=VALUE`` texts, applied to the YAML before validation.
-    ``source``: the file as already loaded (with ``display``, by default its display name)."""
+    ``source``: the file as already loaded (with ``display``, by default its display name).
+    ``excused``: as ``scenario_from_source`` (its problems as told, overrides blamed)."""
     if source is None:
         source = load_yaml(path, display or display_name(path))
     touched: list = []
     if overrides:
         source, touched = apply_overrides(source, parse_overrides(overrides, source.file))
     try:
-        return scenario_from_source(path, source, bestiary_extra, tuple(overrides))
+        return scenario_from_source(path, source, bestiary_extra, tuple(overrides),
+                                    excused=lambda p: excused(blame([p], touched)[0]))
     except ScenarioError as exc:
-        raise ScenarioError(blame(exc.problems, touched)) from None
+        blamed = blame(exc.problems, touched)  # one for one, in order
+        idle = frozenset(b for p, b in zip(exc.problems, blamed, strict=True) if p in exc.idle)
+        raise ScenarioError(blamed, idle) from None
 
 
 def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
