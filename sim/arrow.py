@@ -12,6 +12,7 @@ use it). A program that imports sim keeps its pyarrow whole (pandas needs it so)
 from __future__ import annotations
 
 import sys
+import threading
 
 # Whether this process is sim's own: set once, as it starts.
 _own_process = False
@@ -29,7 +30,10 @@ def load_arrow() -> None:
     store process, the forkserver and the run folder's readers."""
     if "pyarrow.parquet" in sys.modules and "pyarrow._compute" in sys.modules:
         return
-    if _own_process and "numpy" not in sys.modules and "pyarrow" not in sys.modules:
+    # Held back only while this thread is the only one: None in sys.modules is seen by every
+    # thread, and another one importing numpy then (a Dask client's, say) would fail.
+    alone = threading.active_count() == 1
+    if _own_process and alone and "numpy" not in sys.modules and "pyarrow" not in sys.modules:
         sys.modules["numpy"] = None  # type: ignore[assignment]  (its import raises ImportError)
         try:
             import pyarrow._compute

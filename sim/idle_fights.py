@@ -43,7 +43,7 @@ UNARMED = "it has no weapon, so it never picks a target (nor walks toward one)"
 
 def unused_with_one_enemy(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     """A target policy, and a weapon's area, where the fighter faces a single enemy (no
-    timeline or hazard brings another): both only choose among or reach more enemies; a
+    timeline action adds a combatant): both only choose among or reach more enemies; a
     target policy on a fighter with no weapon, which never attacks."""
     tactics = fields.get("tactics")
     targets = tactics is not None and tactics.target is not None
