@@ -18,9 +18,9 @@ from typing import Any
 import attrs
 
 from sim.day_compose import compose
-from sim.day_excuse import party_excuse
 from sim.day_options import idle_recovery, read_day_options
 from sim.errors import Problem, ScenarioError
+from sim.excuse import party_excuse
 from sim.model import Combatant, Scenario, Side
 from sim.overrides import apply as apply_overrides
 from sim.overrides import blame
@@ -220,7 +220,7 @@ def _steps(path: pathlib.Path, source: Source, steps: list, party: dict, rules: 
            bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
            ) -> list[Encounter | Rest]:
     """Every step; a party key one encounter leaves idle and another reads is excused in the
-    first (sim.day_excuse), which is validated again so."""
+    first (sim.excuse), which is validated again so."""
     found: list[list[Problem]] = [[] for _ in steps]
     idle: set[Problem] = set()  # the idle-key refusals among them (sim.scenario.unused)
     built = [_step(path, source, i, step, party, rules, destiny, bestiary, rests, found[i], idle)

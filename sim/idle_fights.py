@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from sim.tactics import weapon_order
-from sim.unread import Unused
+from sim.unread import Unused, weapon_aspects
 
 if TYPE_CHECKING:
     from sim.ignored import Context
@@ -25,8 +25,7 @@ def rolls_here(ctx: Context, aspect: str, fields: Mapping[str, Any]) -> bool:
     terror (a party member, with spirit on), checks something makes it roll (physique,
     force), its side's surprise group check. Lenient where the scenario may (terror)."""
     attacks = ctx.party or not ctx.enemies_all_party
-    own = {name for w in fields.get("weapons", ()) for name in (w.name, w.skill) if name}
-    if aspect == "attack" or aspect in own:
+    if aspect == "attack" or aspect in weapon_aspects(fields.get("weapons", ())):
         return attacks
     if aspect == "defense":
         return ctx.party

@@ -72,12 +72,16 @@ def unread_skills(rules: str, skills: Mapping[str, int], weapons: Sequence[Weapo
     return found
 
 
+def weapon_aspects(weapons: Iterable[Weapon]) -> list[str]:
+    """The aspects a block's attacks concern besides ``attack``: its weapons' names and skills."""
+    return [name for w in weapons for name in (w.name, w.skill) if name]
+
+
 def unread_aspects(aspects: Sequence[str], weapons: Sequence[Weapon],
                    group_checks: Iterable[str] = ()) -> list[Unused]:
     """d20 aspects that no roll of the block can concern: a heroism die is spent only on a roll
     whose purpose, or whose weapon's name or skill, is an aspect (sim.rules.d20)."""
-    own = [name for w in weapons for name in (w.name, w.skill) if name]
-    known = [*D20_PURPOSES, *GROUP_CHECK_SKILLS, *group_checks, *own]
+    known = [*D20_PURPOSES, *GROUP_CHECK_SKILLS, *group_checks, *weapon_aspects(weapons)]
     if not aspects:
         return [Unused((), "lists no roll, so no heroism die is ever spent (no aspects: every roll"
                            " may use one); name the rolls, or remove it")]

@@ -24,6 +24,7 @@ from sim.cli.common import (
 from sim.compare import MAX_VARIANTS, compare, variant_names
 from sim.day_file import Day, Encounter, load_input
 from sim.errors import InputError, Problem, ScenarioError
+from sim.excuse import read_elsewhere
 from sim.model import Scenario
 from sim.overrides import split_assignment
 from sim.paired import Variant
@@ -168,12 +169,9 @@ def _check_distinct(command: str, labels: Sequence[str], loaded: Sequence[Scenar
 def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
               bestiary: tuple[pathlib.Path, ...]) -> list[Scenario | Day]:
     """Load every variant (a file, its --set overrides and its --vary value, if any), reporting
-    every variant's problems at once.
-
-    A key one variant of a file leaves idle and another variant of the same file reads
-    matters to the comparison (a target policy in a sweep of count=1..6: one enemy at 1): it
-    is refused only where every variant of that file refuses it, as a day refuses its party's
-    keys (sim.day_excuse). A key is known by where it is written, not by the message."""
+    every variant's problems at once. A key one variant of a file leaves idle and another
+    variant of the same file reads is what is compared: refused only where every variant of
+    that file refuses it (sim.excuse)."""
     def load(k: int, excused: Callable[[Problem], bool] = lambda p: False) -> Scenario | Day:
         path, overrides, varied = wanted[k]
         return load_input(path, bestiary, [*overrides, *filter(None, [varied])], excused)
@@ -188,33 +186,19 @@ def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
             loaded.append(None)
     problems: list[Problem] = []
     for k, exc in failures.items():
-        excusable = _read_elsewhere(k, wanted, failures)
-        if exc.problems and all(_at(p) in excusable for p in exc.problems):
-            loaded[k] = load(k, lambda p, excusable=excusable: _at(p) in excusable)
+        uses = [failures[j].idle if j in failures else () for j in range(len(wanted))
+                if wanted[j][0] == wanted[k][0]]
+        excused = read_elsewhere(uses)
+        if exc.problems and all(excused(p) for p in exc.problems):
+            loaded[k] = load(k, excused)
             continue
         varied = wanted[k][2]
-        kept = [p for p in exc.problems if _at(p) not in excusable]
+        kept = [p for p in exc.problems if not excused(p)]
         found = kept if varied is None else [_from_vary(p, varied) for p in kept]
         problems.extend(p for p in found if p not in problems)
     if problems:
         raise ScenarioError(problems)
     return [variant for variant in loaded if variant is not None]
-
-
-def _at(problem: Problem) -> tuple[str, int, int, str]:
-    """Where a problem's key is written: the same key in two variants of one file."""
-    return problem.file, problem.line, problem.col, problem.path
-
-
-def _read_elsewhere(k: int, wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
-                    failures: dict[int, ScenarioError]) -> set[tuple[str, int, int, str]]:
-    """The idle keys of variant ``k`` that another variant of the same file does not refuse."""
-    mine = {_at(p) for p in failures[k].idle}
-    same_file = [j for j in range(len(wanted)) if j != k and wanted[j][0] == wanted[k][0]]
-    refused_by_all = set(mine)
-    for j in same_file:
-        refused_by_all &= {_at(p) for p in failures[j].idle} if j in failures else set()
-    return mine - refused_by_all if same_file else set()
 
 
 def _from_vary(problem: Problem, varied: str) -> Problem:

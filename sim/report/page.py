@@ -32,7 +32,7 @@ from sim.report.terminal import (
     step_rows,
 )
 from sim.report.viewer import viewer
-from sim.summary_file import check_run_summary, check_summary
+from sim.summary_file import check_run_summary
 
 REPORT = "report.html"
 SCRIPT = "static/viewer.js"
@@ -97,8 +97,7 @@ def _read_summary(run_dir: pathlib.Path) -> Summary:
     """The run's summary.json; a missing or damaged one is an input error."""
     path = run_dir / SUMMARY
     summary = read_json(path, "summary", f"no {SUMMARY}: not a finished batch run folder")
-    checked = check_summary(path, summary)  # its own problems first: then whose it is
-    return check_run_summary(path, checked, RunFolder(run_dir).read_manifest())
+    return check_run_summary(path, summary, RunFolder(run_dir).read_manifest())
 
 
 def _party_side(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> str | None:

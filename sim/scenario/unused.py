@@ -23,8 +23,7 @@ from sim.yamlsrc import Path, format_path
 
 def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[Member, Side]],
                  options: Options, data_options: object, surprise: Surprise | None,
-                 rests: bool = False, perils: bool = False, distance: float = 0.0,
-                 scripted: bool = False, whole: bool = True) -> None:
+                 rests: bool, perils: bool, distance: float, scripted: bool, whole: bool) -> None:
     """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
     they were written: at the key in the scenario, or at `use:` for a bestiary entry's.
 
@@ -99,8 +98,8 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         c.fail(("options", *unused.path), unused.message, at_key=True)
 
 
-def field_of(sides: Sequence[Side], perils: bool, distance: float,
-             attacks_per_turn: int | None = None, scripted: bool = True) -> ignored.Field:
+def field_of(sides: Sequence[Side], perils: bool, distance: float, attacks_per_turn: int | None,
+             scripted: bool) -> ignored.Field:
     """What of the sides decides whether an option setting a Convention aside can matter."""
     members = [m for side in sides for m in side.members]
 
