@@ -54,6 +54,20 @@ sides:
 """
 
 
+def shown_with_bestiary(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
+                        capsys: pytest.CaptureFixture[str], rules: str, bestiary: str, text: str) -> str:
+    """``sim show s.yaml`` (``text``) in ``tmp_path``, beside a bestiary of its own (``bestiary``,
+    the ``rules`` folder's x.yaml): what it printed, which it printed with no problem."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SIM_BESTIARY", raising=False)
+    (tmp_path / "bestiary" / rules).mkdir(parents=True)
+    (tmp_path / "bestiary" / rules / "x.yaml").write_text(bestiary, encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, "show", "s.yaml")
+    assert (code, err) == (0, "")
+    return out
+
+
 def fights_as_shown(path: pathlib.Path, out: str) -> bool:
     """Whether the scenario ``sim show`` printed (``out``, saved beside ``path``) fights the
     same 20 battles as the scenario at ``path``."""
@@ -227,19 +241,13 @@ class TestShow:
         against the party (who roll against it), its morale dice with morale off, and with no
         party side the d20 default attack threshold. The shown file loads and fights the same
         battles."""
-        monkeypatch.chdir(tmp_path)
-        monkeypatch.delenv("SIM_BESTIARY", raising=False)
-        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
-        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+        out = shown_with_bestiary(tmp_path, monkeypatch, capsys, "d20",
             "rules: d20\ncreatures:\n  brave goblin:\n    hp: 2d6\n    heroism: 2\n"
             "    aspects: [knives]\n    morale: 1d6\n    weapons: [{name: knife, damage: 1d4,"
-            " bonus: 1, skill: knives}]\n", encoding="utf-8")
-        (tmp_path / "s.yaml").write_text(
+            " bonus: 1, skill: knives}]\n",
             f"name: s\nrules: d20\nsides:\n  - name: heroes\n    party: {str(party).lower()}\n"
             "    members: [{name: Aria, level: 2, hp: 20, weapons: [{name: sword, damage: 1d8}]}]\n"
-            "  - name: goblins\n    members: [{use: brave goblin, count: 2}]\n", encoding="utf-8")
-        code, out, err = run(capsys, "show", "s.yaml")
-        assert (code, err) == (0, "")
+            "  - name: goblins\n    members: [{use: brave goblin, count: 2}]\n")
         goblin = yaml.safe_load(out)["sides"][1]["members"][0]
         assert "morale" not in goblin and ("attack_threshold" in goblin) == party
         if party:  # against the party it never rolls: no bonus, heroism, aspects, skill
@@ -253,20 +261,14 @@ class TestShow:
         """`{use: knight, mount: null}`: the entry's riding (kept quietly there, refused when
         written) is left out, the mount's own riding too; the shown file loads and fights the
         same battles."""
-        monkeypatch.chdir(tmp_path)
-        monkeypatch.delenv("SIM_BESTIARY", raising=False)
-        (tmp_path / "bestiary" / "d100").mkdir(parents=True)
-        (tmp_path / "bestiary" / "d100" / "x.yaml").write_text(
+        out = shown_with_bestiary(tmp_path, monkeypatch, capsys, "d100",
             "rules: d100\ncreatures:\n"
             "  horse: {hp: 30, skills: {melee: 40, riding: 30}, weapons: [{name: hooves, damage: 1d8}]}\n"
             "  knight: {hp: 20, skills: {melee: 50, riding: 50}, weapons: [{name: sword, damage: 1d8}],"
-            " mount: {use: horse}}\n", encoding="utf-8")
-        (tmp_path / "s.yaml").write_text(
+            " mount: {use: horse}}\n",
             "name: s\nrules: d100\nsides:\n  - name: a\n    party: true\n"
             "    members: [{use: knight, name: Bors, mount: null}, {use: knight, name: Tam}]\n"
-            "  - name: b\n    members: [{use: horse, name: nag}]\n", encoding="utf-8")
-        code, out, err = run(capsys, "show", "s.yaml")
-        assert (code, err) == (0, "")
+            "  - name: b\n    members: [{use: horse, name: nag}]\n")
         bors, tam = yaml.safe_load(out)["sides"][0]["members"]
         assert bors["skills"] == {"melee": 50} and tam["skills"] == {"melee": 50, "riding": 50}
         assert tam["mount"]["skills"] == {"melee": 40}
@@ -278,18 +280,12 @@ class TestShow:
         """A bestiary entry's `tactics: {target: weakest}` and area weapon, kept quietly against
         a lone hero (one enemy: nothing to choose, nobody else to hit), are left out, with the
         tactics they empty; the shown file loads and fights the same battles."""
-        monkeypatch.chdir(tmp_path)
-        monkeypatch.delenv("SIM_BESTIARY", raising=False)
-        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
-        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+        out = shown_with_bestiary(tmp_path, monkeypatch, capsys, "d20",
             "rules: d20\ncreatures:\n  brute: {level: 2, hp: 10, tactics: {target: weakest},"
-            " weapons: [{name: club, damage: 1d6, area: true}]}\n", encoding="utf-8")
-        (tmp_path / "s.yaml").write_text(
+            " weapons: [{name: club, damage: 1d6, area: true}]}\n",
             "name: s\nrules: d20\nsides:\n  - name: heroes\n    party: true\n"
             "    members: [{name: Aria, level: 2, hp: 20, weapons: [{name: sword, damage: 1d8}]}]\n"
-            "  - name: brutes\n    members: [{use: brute}]\n", encoding="utf-8")
-        code, out, err = run(capsys, "show", "s.yaml")
-        assert (code, err) == (0, "")
+            "  - name: brutes\n    members: [{use: brute}]\n")
         brute = yaml.safe_load(out)["sides"][1]["members"][0]
         assert "tactics" not in brute and brute["weapons"] == [{"name": "club", "damage": "1d6"}]
         assert fights_as_shown(tmp_path / "s.yaml", out)
@@ -300,20 +296,14 @@ class TestShow:
         """Two bestiary archers (knife, then a bow; a bow, then a sling) at distance 0: a range
         is left out when it changes no first weapon; the sling's would (a melee sling strikes
         before a bow) until the bow's is left out. The shown file fights the same battles."""
-        monkeypatch.chdir(tmp_path)
-        monkeypatch.delenv("SIM_BESTIARY", raising=False)
-        (tmp_path / "bestiary" / "d20").mkdir(parents=True)
-        (tmp_path / "bestiary" / "d20" / "x.yaml").write_text(
+        out = shown_with_bestiary(tmp_path, monkeypatch, capsys, "d20",
             "rules: d20\ncreatures:\n"
             "  archer: {hp: 8, weapons: [{name: knife, damage: 1d4}, {name: bow, damage: 1d6, range: 30}]}\n"
             "  slinger: {hp: 8, weapons: [{name: bow, damage: 1d6, range: 30},"
-            " {name: sling, damage: 1d4, range: 20}]}\n", encoding="utf-8")
-        (tmp_path / "s.yaml").write_text(
+            " {name: sling, damage: 1d4, range: 20}]}\n",
             "name: s\nrules: d20\nsides:\n  - name: heroes\n    party: true\n"
             "    members: [{name: Aria, level: 2, hp: 20, weapons: [{name: sword, damage: 1d8}]}]\n"
-            "  - name: archers\n    members: [{use: archer}, {use: slinger}]\n", encoding="utf-8")
-        code, out, err = run(capsys, "show", "s.yaml")
-        assert (code, err) == (0, "")
+            "  - name: archers\n    members: [{use: archer}, {use: slinger}]\n")
         archer, slinger = yaml.safe_load(out)["sides"][1]["members"]
         assert [w.get("range") for w in archer["weapons"]] == [None, None]
         assert [w.get("range") for w in slinger["weapons"]] == [None, None]
