@@ -338,7 +338,7 @@ class TestHeadline:
         assert words.count(down) == 2  # the outcome table and A's row (the sentence has "...),")
 
     def test_readme_worked_example(self) -> None:
-        """The README's worked example (1,000 battles, party of four) gives its sentence and numbers."""
+        """The docs' worked example (1,000 battles, party of four) gives its sentence and numbers."""
         deaths = [4] * 10 + [3] * 15 + [2] * 35 + [1] * 80 + [0] * 860  # most first, so that
         downs = [4] * 50 + [3] * 110 + [2] * 200 + [1] * 340 + [0] * 300  # downs >= deaths in each
         agg = Aggregate.for_roster([(name, "heroes") for name in "ABCD"] + [("orc", "orcs")],
@@ -347,7 +347,7 @@ class TestHeadline:
             members = [DEAD] * dead + [DOWN_UP] * (down - dead) + [ALIVE] * (4 - down)
             agg.add(battle("orcs" if i < 130 else "heroes", *members, DEAD))
         summary = agg.summary({})
-        readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+        readme = (pathlib.Path(__file__).parent.parent / "docs" / "guide" / "reading-results.md").read_text(encoding="utf-8")
         assert f"\n{headline(summary)}\n" in readme
         party = summary["party"]
         assert party["deaths"] == {"mean": 0.235, "dist": [0.86, 0.08, 0.035, 0.015, 0.01]}

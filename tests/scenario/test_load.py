@@ -273,13 +273,12 @@ class TestCorpus:
 
 
 class TestReadmeExamples:
-    """The README's scenario example is valid as written: no key in it is refused."""
+    """The docs' scenario example is valid as written: no key in it is refused."""
 
     def test_writing_a_scenario_example_validates(self, tmp_path, monkeypatch, capsys):
-        """The first YAML block of "Writing a scenario" validates against ./bestiary."""
+        """The first YAML block of the scenario reference validates against ./bestiary."""
         monkeypatch.delenv("SIM_BESTIARY", raising=False)
-        readme = (REPO / "README.md").read_text(encoding="utf-8")
-        section = readme[readme.index("## Writing a scenario"):]
+        section = (REPO / "docs" / "reference" / "scenario.md").read_text(encoding="utf-8")
         start = section.index("```yaml\n") + len("```yaml\n")
         example = tmp_path / "example.yaml"
         example.write_text(section[start:section.index("```", start)], encoding="utf-8")
