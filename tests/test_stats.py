@@ -347,7 +347,8 @@ class TestHeadline:
             members = [DEAD] * dead + [DOWN_UP] * (down - dead) + [ALIVE] * (4 - down)
             agg.add(battle("orcs" if i < 130 else "heroes", *members, DEAD))
         summary = agg.summary({})
-        readme = (pathlib.Path(__file__).parent.parent / "docs" / "guide" / "reading-results.md").read_text(encoding="utf-8")
+        page = pathlib.Path(__file__).parent.parent / "docs" / "guide" / "reading-results.md"
+        readme = page.read_text(encoding="utf-8")
         assert f"\n{headline(summary)}\n" in readme
         party = summary["party"]
         assert party["deaths"] == {"mean": 0.235, "dist": [0.86, 0.08, 0.035, 0.015, 0.01]}
