@@ -11,6 +11,10 @@ from sim.paired import HEADLINE, Metrics, Paired, Progress, Variant, common_memb
 
 STEP = 1000  # battles per variant between two --precision checks (fixed: results never depend
              # on the number of workers)
+# Battles per variant played and counted at a time without --precision: the rows of a step
+# are held until it is counted (about 300 bytes a battle a variant), so a step, not -n,
+# bounds memory. Fixed, so results never depend on it (the counts are sums in battle order).
+BLOCK = 10_000
 MAX_VARIANTS = 20
 
 
@@ -23,7 +27,7 @@ def compare(variants: Sequence[Variant], seed: int, n: int, runner: Runner, wind
     extractors = [Metrics.for_variant(v.scenario, members) for v in variants]
     paired = Paired(extractors[0].names, len(variants))
     started = time.perf_counter()
-    step = n if precision is None else min(n, STEP)
+    step = min(n, BLOCK if precision is None else STEP)
     done = 0
     while done < n:
         stop = min(n, done + step)
