@@ -108,7 +108,7 @@ class TestFile:
 
     def test_deterministic(self, run: pathlib.Path, page: str) -> None:
         """Writing the report again gives the same bytes (fixed SVG ids, no dates)."""
-        assert write_report(run).read_text(encoding="utf-8") == page
+        assert write_report(run, force=True).read_text(encoding="utf-8") == page
 
     def test_missing_summary(self, tmp_path: pathlib.Path) -> None:
         """A folder without summary.json is an InputError in file:0:0: (document): form."""
@@ -178,7 +178,7 @@ class TestTables:
         first = next(iter(summary["combatants"]))
         summary["combatants"][first]["items_used"] = {"mean": 0.25}
         (copy / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
-        rows = re.findall(r"<tr>(.*?)</tr>", write_report(copy).read_text(encoding="utf-8"))
+        rows = re.findall(r"<tr>(.*?)</tr>", write_report(copy, force=True).read_text(encoding="utf-8"))
         assert "<td>  draws stopped by</td><td>stalemate 3, round limit 1</td>" in rows
         assert f"<td>{escape(first)}</td><td>0.25</td>" in rows
 

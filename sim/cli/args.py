@@ -82,6 +82,12 @@ def _add_runner(command: argparse.ArgumentParser) -> None:
     command.add_argument("--json", action="store_true", help="print only the result JSON on stdout")
     command.add_argument("--report", type=_report_folder, metavar="DIR",
                          help="also write an HTML page into DIR")
+    _force_option(command, "--report's page")
+
+
+def _force_option(command: argparse.ArgumentParser, page: str) -> None:
+    command.add_argument("--force", action="store_true",
+                         help=f"replace {page} when it is already there (refused without it)")
 
 
 def _index(text: str) -> int:
@@ -206,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="write RUN_DIR/report.html (tables, plots, viewer)")
     report.add_argument("run_dir", type=pathlib.Path, help="a finished batch run folder")
+    _force_option(report, "RUN_DIR/report.html")
     _bestiary_option(report)
 
     validate = commands.add_parser("validate", help="check scenario and bestiary files")

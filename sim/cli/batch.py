@@ -138,7 +138,7 @@ def cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if isinstance(prepared, dict):  # --resume of a finished run: nothing left to play
         _show_summary(prepared, RunFolder(args.resume), args.json)
         if args.report:
-            print_report(args.resume, to=sys.stderr if args.json else sys.stdout)
+            print_report(args.resume, to=sys.stderr if args.json else sys.stdout, force=True, locked=True)
         return EXIT_OK
     folder, scenario, spec = prepared
     try:
@@ -177,5 +177,6 @@ def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
         return EXIT_INPUT
     _show_summary(summary, folder, args.json)
     if args.report:
-        print_report(folder.path, to=sys.stderr if args.json else sys.stdout)
+        # The run's own page (the lock is held): a --resume --report makes it again.
+        print_report(folder.path, to=sys.stderr if args.json else sys.stdout, force=True, locked=True)
     return EXIT_OK

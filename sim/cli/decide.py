@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import pathlib
 import sys
 import tempfile
@@ -28,29 +30,35 @@ from sim.excuse import read_elsewhere
 from sim.model import Scenario
 from sim.overrides import split_assignment
 from sim.paired import Variant
+from sim.runlock import RunLock
 from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
 from sim.tune import is_range, parse_target, parse_vary, tune
 from sim.yamlsrc import shorten
 
 
-def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
-    """The runner, once every option that could fail after the battles is checked."""
+def _runner_for(args: argparse.Namespace, stack: contextlib.ExitStack) -> tuple[Runner, int]:
+    """The runner, once every option that could fail after the battles is checked; the
+    --report page's lock (see ``_check_report_folder``) is held until ``stack`` closes."""
     check_bestiary_dirs(args.bestiary)
     check_execution_options(args)
     # The page sim.report.decision writes (PAGES), named here: sim.report is imported only
     # when a result is shown (see _decision_output).
-    _check_report_folder(args.report, f"{args.command}.html")
+    lock = _check_report_folder(args.report, f"{args.command}.html", args.force)
+    if lock is not None:
+        stack.enter_context(lock)
     return runner_of(args)
 
 
-def _check_report_folder(folder: pathlib.Path | None, page: str) -> None:
+def _check_report_folder(folder: pathlib.Path | None, page: str, force: bool) -> RunLock | None:
     """--report DIR is written after the battles: a folder that cannot be made or written
     (a file is there, no permission, a read-only disk) is refused before them, not after, and
     so is a page name there that is no regular file (it would be renamed over: a FIFO, a
-    device, a folder)."""
+    device, a folder), or a page already there without --force (two tunes into one folder
+    both said "report: DIR/tune.html" and one result was lost). The page's lock, taken here,
+    is held until it is written: a second sim writing it meanwhile is turned away."""
     if folder is None:
-        return
+        return None
     target = folder / page
     if target.exists() and not target.is_file():
         msg = f"{target}:0:0: --report: not a regular file: the page would replace it"
@@ -62,6 +70,13 @@ def _check_report_folder(folder: pathlib.Path | None, page: str) -> None:
     except OSError as exc:
         msg = f"{folder}:0:0: --report: cannot write ({exc.strerror})"
         raise InputError(msg) from exc
+    lock = RunLock(folder, f".{page}.lock", f"is writing {page} here; wait for it, or give another"
+                   " --report").acquire()
+    if os.path.lexists(target) and not force:
+        lock.release()
+        msg = f"{target}:0:0: --report: already there; --force replaces it, or give another --report"
+        raise InputError(msg)
+    return lock
 
 
 def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
@@ -93,13 +108,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         _check_count(labels)
         scenarios = _load_all([(p, args.overrides, None) for p in args.scenarios], bestiary)
     variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
-    runner, window = _runner_for(args)
-    shown = not (args.no_progress or args.json)
-    with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
-          kept_pool(runner) as runner):  # one pool for every --precision step
-        result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
-                         args.precision, progress)
-    _decision_output(result, args, "compare")
+    with contextlib.ExitStack() as stack:
+        runner, window = _runner_for(args, stack)
+        shown = not (args.no_progress or args.json)
+        with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
+              kept_pool(runner) as runner):  # one pool for every --precision step
+            result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
+                             args.precision, progress)
+        _decision_output(result, args, "compare")
     return EXIT_OK
 
 
@@ -217,11 +233,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
                           tuple(args.bestiary))
     _check_distinct("tune", labels, scenarios)
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
-    runner, window = _runner_for(args)
-    shown = not (args.no_progress or args.json)
-    with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
-          kept_pool(runner) as runner):  # one pool for every step
-        result = tune(points, target, args.seed, args.n, args.precision, runner, window,
-                      min(args.chunk, args.n), progress)
-    _decision_output(result, args, "tune")
+    with contextlib.ExitStack() as stack:
+        runner, window = _runner_for(args, stack)
+        shown = not (args.no_progress or args.json)
+        with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
+              kept_pool(runner) as runner):  # one pool for every step
+            result = tune(points, target, args.seed, args.n, args.precision, runner, window,
+                          min(args.chunk, args.n), progress)
+        _decision_output(result, args, "tune")
     return EXIT_OK

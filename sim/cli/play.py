@@ -113,19 +113,19 @@ def _emit_log(events: list[dict], target: str | None) -> None:
             raise InputError(msg) from exc
 
 
-def print_report(run_dir: pathlib.Path, to: object = None,
-                  bestiary: Sequence[pathlib.Path] = ()) -> None:
+def print_report(run_dir: pathlib.Path, to: object = None, bestiary: Sequence[pathlib.Path] = (),
+                 force: bool = False, locked: bool = False) -> None:
     # sim.report brings rich, Jinja2 and matplotlib's helpers: imported when a report is shown,
     # not at every command's start.
     from sim.report import write_report
 
-    path = write_report(run_dir, bestiary)
+    path = write_report(run_dir, bestiary, force, locked)
     say_line(f"report: {path}", to)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     check_bestiary_dirs(args.bestiary)
-    print_report(args.run_dir, bestiary=args.bestiary)
+    print_report(args.run_dir, bestiary=args.bestiary, force=args.force)
     return EXIT_OK
 
 
