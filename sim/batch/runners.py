@@ -297,12 +297,19 @@ class DaskRunner(_Keepable):
 
 def _dask_lost() -> tuple[type[BaseException], ...]:
     """What losing the scheduler or its workers raises (distributed is imported already)."""
+    from distributed import KilledWorker
     from distributed.client import FutureCancelledError, FuturesCancelledError
 
-    return (OSError, TimeoutError, cf.CancelledError, FutureCancelledError, FuturesCancelledError)
+    return (OSError, TimeoutError, cf.CancelledError, FutureCancelledError, FuturesCancelledError,
+            KilledWorker)
 
 
 def _dask_gone(address: str | None, exc: BaseException) -> RunAborted:
+    from distributed import KilledWorker
+
+    if isinstance(exc, KilledWorker):  # the scheduler gave up on a chunk: the folder is fine
+        return RunAborted(scheduler_problem(address, "a chunk's task lost every worker that ran it"
+                                                     " (KilledWorker: out of memory, or killed)"))
     return RunAborted(scheduler_problem(address, f"lost the Dask scheduler or its workers"
                                                  f" ({type(exc).__name__})"))
 
