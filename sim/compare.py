@@ -62,3 +62,10 @@ def variant_names(labels: Sequence[str]) -> list[str]:
         seen[label] = seen.get(label, 0) + 1
         out.append(label if labels.count(label) == 1 else f"{label} ({seen[label]})")
     return out
+
+
+def widest_difference(result: dict[str, Any]) -> float:
+    """The widest paired half-width of the headline differences of a result: what --precision
+    watched (``Paired.diff_halfwidth``), read back from its rounded intervals."""
+    metrics = result["metrics"]
+    return max((d["hi"] - d["lo"]) / 2 for name in result["headline"] for d in metrics[name]["diffs"])

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from sim.batch import Runner, kept_pool
+from sim.cli.args import COMPARE_N, battles_asked, cap_reached
 from sim.cli.common import (
     EXIT_OK,
     battle_progress,
@@ -23,7 +24,7 @@ from sim.cli.common import (
     say_line,
     warn,
 )
-from sim.compare import MAX_VARIANTS, compare, variant_names
+from sim.compare import MAX_VARIANTS, compare, variant_names, widest_difference
 from sim.day_file import Day, Encounter, load_input
 from sim.errors import InputError, Problem, ScenarioError
 from sim.excuse import read_elsewhere
@@ -113,9 +114,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         shown = not (args.no_progress or args.json)
         with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
               kept_pool(runner) as runner):  # one pool for every --precision step
-            result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
+            n = battles_asked(args, COMPARE_N)
+            result = compare(variants, args.seed, n, runner, window, min(args.chunk, n),
                              args.precision, progress)
         _decision_output(result, args, "compare")
+        if args.precision is not None and result["stopped_by"] == "n":
+            widest = widest_difference(result)
+            if widest > args.precision:
+                warn(cap_reached(args.precision, n, widest))
     return EXIT_OK
 
 

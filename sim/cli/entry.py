@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -32,8 +34,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         warn_problem(exc)
         return EXIT_INPUT
-    except BrokenPipeError:
-        return EXIT_OK  # `sim run ... | head`: the reader left; nothing is lost
+    except BrokenPipeError:  # `sim run ... | head`: the reader left; nothing is lost
+        _stdout_to_devnull()  # what is left in its buffer would fail again as Python exits
+        return EXIT_OK
     except KeyboardInterrupt:
         warn("sim: interrupted")
         return EXIT_INTERRUPTED
@@ -48,6 +51,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception:  # the last line of defence: a bug, exit 1
         warn(f"sim: internal error, please report it:\n{traceback.format_exc()}")
         return EXIT_INTERNAL
+
+
+def _stdout_to_devnull() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _os_problem(exc: OSError) -> str:

@@ -19,6 +19,7 @@ from sim.batch import write_atomic
 from sim.errors import InputError
 from sim.report.plots import new_figure, percent_axis, plot_label, to_svg
 from sim.report.render import render
+from sim.report.terminal import TableConsole
 from sim.terminal import markup
 
 PAGES = {"compare": "compare.html", "tune": "tune.html"}
@@ -108,7 +109,7 @@ def tune_lead(result: Result) -> str:
 
 def print_result(result: Result, kind: str, console: Console | None = None) -> None:
     """The tables on the terminal, names escaped (data, never markup, emoji codes or controls)."""
-    console = console or Console(emoji=False)
+    console = console or TableConsole()
     grids = compare_grids(result) if kind == "compare" else tune_grids(result)
     for grid in grids:
         table = Table(title=markup(grid.caption), title_justify="left")
