@@ -30,7 +30,7 @@ from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_sourc
 from sim.scenario.checker import Checker, did_you_mean
 from sim.scenario.sides import looks_as
 from sim.scenario.unused import morale_is_on
-from sim.yamlsrc import Path, Source, display_name, load_yaml, shorten
+from sim.yamlsrc import Path, Source, display_name, load_marked, load_yaml, shorten
 
 MAX_STEPS = 50
 MAX_DESCRIPTION = 5000  # as a scenario's
@@ -277,10 +277,15 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
             _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file}: {what})")
             return None
         try:
-            own = load_yaml(file)
+            known = load_marked(file, str(file), ("sides", "steps", "creatures"))
         except ScenarioError as exc:
             problems.extend(exc.problems)
             return None
+        if known is None:  # any file at all (a --set can name one): none of it is shown
+            _fail(problems, day, where, f"{shorten(value)} is not a scenario (it has no sides: at its"
+                  " top level, or is no YAML this program reads); nothing of it is shown")
+            return None
+        own = known
         if isinstance(own.data, dict) and ("steps" in own.data or "creatures" in own.data):
             # Else read as a scenario, it was only told 'sides: must be a list of sides'.
             what = ("a day (it has steps:): a day's fights are written as this day's steps"
