@@ -28,6 +28,7 @@ from sim.overrides import parse_all as parse_overrides
 from sim.rest import read_rest
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
 from sim.scenario.checker import Checker, did_you_mean
+from sim.scenario.limits import MAX_DAY_TURNS
 from sim.scenario.sides import looks_as
 from sim.scenario.unused import morale_is_on
 from sim.yamlsrc import Path, Source, display_name, load_marked, load_yaml, shorten
@@ -137,6 +138,17 @@ def load_day(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
     return day
 
 
+def _check_day_length(source: Source, built: Sequence[Encounter | Rest], problems: list[Problem]) -> None:
+    """The longest the whole day may run, each fight's max_rounds rounds of its combatants,
+    summed, is bounded as a battle's is (sim.scenario.timeline.check_length)."""
+    fights = [s.scenario for s in built if isinstance(s, Encounter)]
+    turns = sum(f.max_rounds * len(f.combatants) for f in fights)
+    if turns > MAX_DAY_TURNS:
+        _fail(problems, source, ("steps",), f"its {len(fights)} fights may take {turns:,} turns in all"
+              f" (each fight's max_rounds times its combatants); a whole day may take at most"
+              f" {MAX_DAY_TURNS:,}: lower the fights' max_rounds, or split the day in two")
+
+
 def _fail(problems: list[Problem], source: Source, path: Path, message: str, at_key: bool = False) -> None:
     problems.append(source.problem(path, message, at_key))
 
@@ -191,6 +203,9 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     built = _steps(path, source, steps, party, rules, destiny, bestiary, rests, problems)
     if not any(isinstance(s, Encounter) for s in built) and not problems:
         _fail(problems, source, ("steps",), "a day needs at least one encounter")
+    if problems:
+        return None
+    _check_day_length(source, built, problems)
     if problems:
         return None
     first = next(i for i, s in enumerate(built) if isinstance(s, Encounter))

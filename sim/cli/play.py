@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import io
+import contextlib
 import os
 import pathlib
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import BinaryIO
 
-from sim.batch import RunFolder, load_run_scenario, write_atomic
+from sim.batch import RunFolder, load_run_scenario
 from sim.cli.common import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, check_bestiary_dirs, say, say_line
 from sim.day import run_any
 from sim.day_file import Day, is_day_file, load_day, load_input
 from sim.errors import InputError, ScenarioError
-from sim.events import to_jsonl, write_jsonl
+from sim.events import StreamedLog, to_jsonl_bytes
 from sim.model import Scenario
 from sim.narrate import narrate
 from sim.replay import pick_battles, read_log, regenerate, verify
@@ -31,8 +32,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                          " battle is narrated anyway, so it would do nothing")
     scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
     _check_log_target(args.log, [args.scenario, *_read_files(scenario, args.bestiary)])
-    _, events = run_any(scenario, args.seed, log=True)
-    _emit_log(events, args.log)
+    if args.log:  # written as the battle goes: a long day is never held whole
+        events: list[dict] = []
+        with streamed_log(args.log, events if args.narrate else None) as sink:
+            run_any(scenario, args.seed, log=True, sink=sink)
+    else:
+        _, events = run_any(scenario, args.seed, log=True)
     _narrate(events, args)
     return EXIT_OK
 
@@ -94,23 +99,47 @@ def _is_device(path: pathlib.Path) -> bool:
 
 def _emit_log(events: list[dict], target: str | None) -> None:
     """Write events to '-' (stdout) or a path; nothing without a target."""
+    if target:
+        with streamed_log(target) as sink:
+            sink.extend(events)
+
+
+@contextlib.contextmanager
+def streamed_log(target: str, keep: list[dict] | None = None) -> Iterator[StreamedLog]:
+    """An event log written to --log as the events come (sim.events.StreamedLog): '-' (stdout,
+    C1 and bidi controls as \\u escapes), a device (/dev/null: written to, never renamed over,
+    as root it could be), or a file, written beside its name and renamed over it once whole
+    (through a symlink to the file it names). ``keep`` also gets every event (the narration)."""
+    def write_to(stream: BinaryIO, quoted: bool) -> Callable[[dict], None]:
+        def write(event: dict) -> None:
+            line = to_jsonl_bytes([event])
+            stream.write(quoted_text(line.decode("utf-8")).encode("utf-8") if quoted else line)
+            if keep is not None:
+                keep.append(event)
+        return write
+
     if target == "-":
-        sys.stdout.flush()  # the same JSON, with C1 and bidi controls as \u escapes
-        sys.stdout.buffer.write(quoted_text(to_jsonl(events)).encode("utf-8"))
+        sys.stdout.flush()
+        sink = StreamedLog(write_to(sys.stdout.buffer, quoted=True))
+        yield sink
+        sink.close()
         sys.stdout.buffer.flush()
-    elif target:
-        buffer = io.BytesIO()
-        write_jsonl(events, buffer)
-        path = pathlib.Path(target).resolve()  # through a symlink to the file it names
-        try:
-            if _is_device(path):  # /dev/null: written to, never renamed over (as root it could be)
-                with open(path, "wb") as device:
-                    device.write(buffer.getvalue())
-            else:
-                write_atomic(path, buffer.getvalue(), durable=False)
-        except OSError as exc:
-            msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
-            raise InputError(msg) from exc
+        return
+    path = pathlib.Path(target).resolve()
+    written = path if _is_device(path) else path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(written, "wb", buffering=1 << 16) as stream:
+            sink = StreamedLog(write_to(stream, quoted=False))
+            yield sink
+            sink.close()
+        if written != path:
+            os.replace(written, path)
+    except OSError as exc:
+        msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
+        raise InputError(msg) from exc
+    finally:
+        if written != path:
+            written.unlink(missing_ok=True)  # never a stray temporary file (gone once renamed)
 
 
 def print_report(run_dir: pathlib.Path, to: object = None, bestiary: Sequence[pathlib.Path] = (),

@@ -1,0 +1,76 @@
+"""A whole day's work is bounded, and a logged battle or day is written as it goes, never held
+whole (issue 30: a 50-step day held 5.6 GB of events and ended in a MemoryError)."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from sim import cli
+from sim.day import run_any
+from sim.day_file import load_input
+from sim.events import StreamedLog, to_jsonl_bytes
+from sim.scenario.limits import MAX_DAY_TURNS
+from tests.day_files import WARREN
+
+FIGHT = ("  - encounter: {name: f, max_rounds: 1000, sides: [{name: g, members: [{name: g, hp: 3,"
+         " weapons: [{name: c, damage: 1d4}], count: 99}]}]}\n")
+DAY = """\
+name: long day
+rules: d20
+party:
+  name: heroes
+  members:
+    - {name: A, hp: 10, weapons: [{name: s, damage: 1d6}]}
+steps:
+"""
+
+
+def validate(capsys: pytest.CaptureFixture[str], path: pathlib.Path) -> tuple[int, str]:
+    code = cli.main(["validate", str(path)])
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def test_a_day_longer_than_two_battles_at_their_bound_is_refused(tmp_path: pathlib.Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Each fight is at a battle's bound (100 combatants x 1,000 rounds); two are a day's most."""
+    day = tmp_path / "day.yaml"
+    day.write_text(DAY + FIGHT * 2)
+    assert validate(capsys, day)[0] == 0
+    day.write_text(DAY + FIGHT * 3)
+    code, told = validate(capsys, day)
+    assert code == 2 and MAX_DAY_TURNS == 200_000
+    assert told == (f"{day}:8:3: steps: its 3 fights may take 300,000 turns in all (each fight's max_rounds"
+                    " times its combatants); a whole day may take at most 200,000: lower the fights'"
+                    " max_rounds, or split the day in two\n")
+
+
+@pytest.mark.parametrize("target", ["file", "-"])
+def test_run_log_is_written_as_it_goes(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+    """The log holds one event at a time, and is the same bytes as the whole log held."""
+    held: list[int] = []
+    append = StreamedLog.append
+
+    def counting(self: StreamedLog, event: dict) -> None:
+        append(self, event)
+        held.append(len(self))
+
+    monkeypatch.setattr(StreamedLog, "append", counting)
+    path = tmp_path / "day.jsonl"
+    code = cli.main(["run", str(WARREN), "--seed", "3", "--log", str(path) if target == "file" else "-"])
+    out = capsys.readouterr().out
+    whole = to_jsonl_bytes(run_any(load_input(WARREN), 3, log=True)[1])
+    assert code == 0 and len(held) > 400 and max(held) == 1
+    assert (path.read_bytes() if target == "file" else out.encode("utf-8")) == whole
+    assert [p.name for p in tmp_path.iterdir()] == (["day.jsonl"] if target == "file" else [])
+
+
+def test_run_log_and_narration(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "day.jsonl"
+    assert cli.main(["run", str(WARREN), "--seed", "3", "--log", str(path), "--narrate"]) == 0
+    narrated = capsys.readouterr().out
+    assert cli.main(["run", str(WARREN), "--seed", "3"]) == 0
+    assert capsys.readouterr().out == narrated and narrated.count("\n") > 50
