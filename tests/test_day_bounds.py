@@ -12,19 +12,11 @@ from sim.day import run_any
 from sim.day_file import load_input
 from sim.events import StreamedLog, to_jsonl_bytes
 from sim.scenario.limits import MAX_DAY_TURNS
-from tests.day_files import WARREN
+from tests.day_files import SMALL_DAY, WARREN
 
 FIGHT = ("  - encounter: {name: f, max_rounds: 1000, sides: [{name: g, members: [{name: g, hp: 3,"
          " weapons: [{name: c, damage: 1d4}], count: 99}]}]}\n")
-DAY = """\
-name: long day
-rules: d20
-party:
-  name: heroes
-  members:
-    - {name: A, hp: 10, weapons: [{name: s, damage: 1d6}]}
-steps:
-"""
+DAY = SMALL_DAY
 
 
 def validate(capsys: pytest.CaptureFixture[str], path: pathlib.Path) -> tuple[int, str]:

@@ -8,18 +8,10 @@ import pathlib
 import pytest
 
 from sim import cli
+from tests.day_files import SMALL_DAY
 
 SECRET = "bank_pin: 0427\nowner: {name: Ann, pin: 0427}\nnote: [unclosed\n"
-DAY = """\
-name: d
-rules: d20
-party:
-  name: heroes
-  members:
-    - {name: A, hp: 10, weapons: [{name: s, damage: 1d6}]}
-steps:
-  - encounter: ENCOUNTER
-"""
+DAY = SMALL_DAY + "  - encounter: ENCOUNTER\n"
 
 
 def validate(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
