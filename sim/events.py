@@ -192,16 +192,19 @@ class StreamedLog(list):
 
 
 class CappedLog(list):
-    """An event log that keeps its first ``cap`` events and counts the rest (``seen``): what a
-    page may embed of a battle or a day, however long it ran."""
+    """An event log that keeps its first ``cap`` events, counts them all (``seen``) and keeps
+    the last (``last``: how it ended): what a page may embed of a battle or a day, however
+    long it ran."""
 
     def __init__(self, cap: int) -> None:
         super().__init__()
         self.cap = cap
         self.seen = 0
+        self.last: dict | None = None
 
     def append(self, event: dict) -> None:
         self.seen += 1
+        self.last = event
         if len(self) < self.cap:
             super().append(event)
 

@@ -23,8 +23,10 @@ from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.yamlsrc import MAX_BYTES, shorten
 
 
-def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Path] = ()) -> list[dict]:
-    """The full event log of battle ``index`` of a batch, replayed from its seed alone."""
+def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Path] = (),
+               sink: list[dict] | None = None) -> list[dict]:
+    """The full event log of battle ``index`` of a batch, replayed from its seed alone (into
+    ``sink`` when one is given: sim.events.CappedLog keeps what a page embeds)."""
     folder = RunFolder(run_dir)
     manifest = folder.read_manifest()
     # A finished run has the battles it played: with --precision it stopped short of -n, and
@@ -36,7 +38,7 @@ def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Pat
     scenario = load_run_scenario(folder, manifest, bestiary)
     master = manifest["seed"]
     _, events = run_any(scenario, battle_seed(master, index), log=True,
-                        batch={"seed": master, "index": index})
+                        batch={"seed": master, "index": index}, sink=sink)
     return events
 
 

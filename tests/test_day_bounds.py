@@ -66,3 +66,24 @@ def test_run_log_and_narration(tmp_path: pathlib.Path, capsys: pytest.CaptureFix
     narrated = capsys.readouterr().out
     assert cli.main(["run", str(WARREN), "--seed", "3"]) == 0
     assert capsys.readouterr().out == narrated and narrated.count("\n") > 50
+
+
+def test_a_report_embeds_a_capped_sample(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A report embedded the picked days whole (375 MB of HTML for three long steps): each is cut
+    at MAX_EMBEDDED_EVENTS, and the viewer says how many events it left out and where they are."""
+    import json
+    import re
+
+    from sim.report import viewer as viewer_module
+    from sim.report import write_report
+    from tests.batch.helpers import batch
+
+    batch(tmp_path, "run", str(WARREN), "-n", "6", "--seed", "2", "--workers", "1")
+    monkeypatch.setattr(viewer_module, "MAX_EMBEDDED_EVENTS", 40)
+    page = write_report(tmp_path / "run").read_text(encoding="utf-8")
+    embedded = re.findall(r'<script type="application/json" id="battle-\w+"[^>]*>(.*?)</script>', page)
+    assert len(embedded) == 3 and all(len(json.loads(events)) == 40 for events in embedded)
+    told = re.findall(r"its first 40 of ([\d,]+) events are shown \(sim replay \S+ --battle \d+ shows"
+                      r" them all\)", page)
+    assert len(told) == 3 and all(int(n.replace(",", "")) > 40 for n in told)
+    assert "unfinished" not in page  # how each day ended is still told
