@@ -11,7 +11,9 @@ otherwise). ``load_input`` reads either a scenario or a day.
 from __future__ import annotations
 
 import hashlib
+import os
 import pathlib
+import stat
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -187,9 +189,10 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     elif party is not None and "party" in party:
         _fail(problems, source, ("party", "party"), "does nothing: the day's party is always the"
               " party side of every encounter; remove it", at_key=True)
-    elif party is not None and looks_as(party["name"].strip()) == looks_as(OPPOSITION):
+    elif party is not None and looks_as(party["name"]).strip().casefold() == OPPOSITION:
         # A day's results name the winner of a day the party did not see through OPPOSITION:
-        # a party of that name would be counted the winner of every day it lost.
+        # a party of that name would be counted the winner of every day it lost, and one that
+        # reads the same (" Opposition ", capitals) told apart from it by nobody.
         _fail(problems, source, ("party", "name"), f"'{OPPOSITION}' is the name a day's results"
               " give the party's foes (the winner of a day the party does not see through):"
               " give the party another name")
@@ -355,13 +358,15 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
 
 def _not_a_file(file: pathlib.Path) -> str | None:
     """Why ``file`` is no encounter file, or None. A name the system refuses (too long) raised
-    from is_file() and was reported in the missing file, not at the day's step."""
+    from is_file() and was reported in the missing file, not at the day's step; a symlink
+    loop was "no such file"."""
     try:
-        if file.is_file():
-            return None
-        return "not a regular file" if file.exists() else "no such file"
+        mode = os.stat(file).st_mode
+    except FileNotFoundError:
+        return "no such file"
     except OSError as exc:
         return exc.strerror or "cannot read it"
+    return None if stat.S_ISREG(mode) else "not a regular file"
 
 
 def describe_step(step: Encounter | Rest) -> dict[str, Any]:

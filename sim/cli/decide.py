@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import pathlib
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -65,6 +66,8 @@ def _check_report_folder(folder: pathlib.Path | None, page: str, force: bool) ->
         msg = f"{target}:0:0: --report: not a regular file: the page would replace it"
         raise InputError(msg)
     try:
+        with contextlib.suppress(FileNotFoundError):
+            os.stat(folder)  # a symlink loop: told as such, not as "File exists" by mkdir
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
             pass
@@ -167,12 +170,20 @@ def _split_values(text: str) -> list[str]:
 
 
 def _fights(loaded: Scenario | Day) -> str:
-    """What a battle (or a day) reads of a loaded variant: everything but the names."""
+    """What a battle (or a day) reads of a loaded variant: everything but the names. A side's
+    or a member's name is only who is who (the same battles under other names: a --vary over
+    sides[0].members[0].name gave a table of exact zeros), so each is written as its place."""
     if isinstance(loaded, Day):
         steps = [_fights(step.scenario) if isinstance(step, Encounter) else (step.kind, step.hours)
                  for step in loaded.steps]
         return repr((loaded.rules, loaded.destiny_points, loaded.unhealable_recovery, steps))
-    return attrs.evolve(loaded, name="").resolved_sha256
+    content = repr((attrs.evolve(loaded, name="", path="", abs_path="", sha256="", overrides=()),))
+    names = [side.name for side in loaded.sides] + [c.name for c in loaded.combatants]
+    places = {repr(name): repr(f"#{k}") for k, name in enumerate(names)}
+    if not places:
+        return content
+    return re.sub("|".join(map(re.escape, sorted(places, key=len, reverse=True))),
+                  lambda m: places[m.group(0)], content)
 
 
 def _check_distinct(command: str, labels: Sequence[str], loaded: Sequence[Scenario | Day]) -> None:

@@ -76,7 +76,7 @@ def _check_log_target(target: str | None, inputs: Sequence[pathlib.Path],
     the link is kept)."""
     if target is None or target == "-":
         return
-    path = pathlib.Path(target).resolve()
+    path = _log_path(target)
     if not path.exists() or _is_device(path):
         return
     if not path.is_file():
@@ -88,6 +88,16 @@ def _check_log_target(target: str | None, inputs: Sequence[pathlib.Path],
         what = f"the input {read[0]}" if read else f"a file of the run folder {folder}"
         msg = f"{target}:0:0: --log: is {what}: the log would overwrite it; pick another path"
         raise InputError(msg)
+
+
+def _log_path(target: str) -> pathlib.Path:
+    """--log's file, through a symlink to the file it names; a symlink loop is one line (it
+    raised RuntimeError, an internal error)."""
+    try:
+        return pathlib.Path(target).resolve()
+    except (RuntimeError, OSError) as exc:  # RuntimeError: a loop, before Python 3.13
+        msg = f"{target}:0:0: --log: cannot follow it (Too many levels of symbolic links)"
+        raise InputError(msg) from exc
 
 
 def _is_device(path: pathlib.Path) -> bool:
@@ -125,7 +135,7 @@ def streamed_log(target: str, keep: list[dict] | None = None) -> Iterator[Stream
         sink.close()
         sys.stdout.buffer.flush()
         return
-    path = pathlib.Path(target).resolve()
+    path = _log_path(target)
     written = path if _is_device(path) else path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(written, "wb", buffering=1 << 16) as stream:
