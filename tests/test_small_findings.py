@@ -109,3 +109,15 @@ def test_no_leaked_semaphore_warning_after_kill_9(tmp_path: pathlib.Path) -> Non
     time.sleep(2)  # the tracker notices its pipe closed, cleans up (and warned) then
     assert batch.stderr is not None
     assert b"leaked" not in batch.stderr.read()
+
+
+def test_out_of_memory_is_one_line(capsys: pytest.CaptureFixture[str],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """sim report on a run too big for the machine died of MemoryError: a traceback, exit 1."""
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr("sim.cli.play.run_any", exhausted)
+    code, _, err = run(capsys, "run", str(DUEL))
+    assert code == 2 and "Traceback" not in err and err.startswith("sim: out of memory: ")
+    assert err.count("\n") == 1

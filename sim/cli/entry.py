@@ -43,6 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # the environment, not the input: a full disk, a read-only folder
         warn_problem(_os_problem(exc))
         return EXIT_INPUT
+    except MemoryError:  # the machine's limit, not a bug: one line, not a traceback
+        warn_problem("sim: out of memory: the command needs more than this machine (or its limit)"
+                     " allows; a smaller -n, --chunk or fewer --workers need less")
+        return EXIT_INPUT
     except UnicodeEncodeError as exc:  # a path or name the system's encoding cannot hold
         # What could not be encoded is the path itself: shown with its escapes, as the file.
         warn_problem(f"{exc.object}:0:0: (document): cannot encode"
