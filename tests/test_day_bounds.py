@@ -19,6 +19,20 @@ FIGHT = ("  - encounter: {name: f, max_rounds: 1000, sides: [{name: g, members: 
 DAY = SMALL_DAY
 
 
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many events a streamed log holds after each one is added."""
+    counts: list[int] = []
+    append = StreamedLog.append
+
+    def counting(self: StreamedLog, event: dict) -> None:
+        append(self, event)
+        counts.append(len(self))
+
+    monkeypatch.setattr(StreamedLog, "append", counting)
+    return counts
+
+
 def validate(capsys: pytest.CaptureFixture[str], path: pathlib.Path) -> tuple[int, str]:
     code = cli.main(["validate", str(path)])
     out, err = capsys.readouterr()
@@ -41,16 +55,8 @@ def test_a_day_longer_than_two_battles_at_their_bound_is_refused(tmp_path: pathl
 
 @pytest.mark.parametrize("target", ["file", "-"])
 def test_run_log_is_written_as_it_goes(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str],
-                                       monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+                                       held: list[int], target: str) -> None:
     """The log holds one event at a time, and is the same bytes as the whole log held."""
-    held: list[int] = []
-    append = StreamedLog.append
-
-    def counting(self: StreamedLog, event: dict) -> None:
-        append(self, event)
-        held.append(len(self))
-
-    monkeypatch.setattr(StreamedLog, "append", counting)
     path = tmp_path / "day.jsonl"
     code = cli.main(["run", str(WARREN), "--seed", "3", "--log", str(path) if target == "file" else "-"])
     out = capsys.readouterr().out
@@ -87,3 +93,14 @@ def test_a_report_embeds_a_capped_sample(tmp_path: pathlib.Path, monkeypatch: py
                       r" them all\)", page)
     assert len(told) == 3 and all(int(n.replace(",", "")) > 40 for n in told)
     assert "unfinished" not in page  # how each day ended is still told
+
+
+def test_batch_logs_are_rendered_as_they_come(tmp_path: pathlib.Path, held: list[int]) -> None:
+    """A logged day of a batch was held as dicts, then rendered: each event is a line at once."""
+    from sim.replay import regenerate
+    from tests.batch.helpers import batch
+
+    batch(tmp_path, "run", str(WARREN), "-n", "3", "--seed", "5", "--workers", "1", "--logs", "all")
+    assert len(held) > 400 and max(held) == 1
+    lines = b"".join(p.read_bytes() for p in sorted((tmp_path / "run" / "logs").glob("*.jsonl")))
+    assert lines == b"".join(to_jsonl_bytes(regenerate(tmp_path / "run", i)) for i in range(3))

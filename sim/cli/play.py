@@ -16,7 +16,7 @@ from sim.cli.common import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, check_bestiary_di
 from sim.day import run_any
 from sim.day_file import Day, is_day_file, load_day, load_input
 from sim.errors import InputError, ScenarioError
-from sim.events import StreamedLog, to_jsonl_bytes
+from sim.events import StreamedLog, render
 from sim.model import Scenario
 from sim.narrate import narrate
 from sim.replay import pick_battles, read_log, regenerate, verify
@@ -122,7 +122,7 @@ def streamed_log(target: str, keep: list[dict] | None = None) -> Iterator[Stream
     (through a symlink to the file it names). ``keep`` also gets every event (the narration)."""
     def write_to(stream: BinaryIO, quoted: bool) -> Callable[[dict], None]:
         def write(event: dict) -> None:
-            line = to_jsonl_bytes([event])
+            line = render(event)
             stream.write(quoted_text(line.decode("utf-8")).encode("utf-8") if quoted else line)
             if keep is not None:
                 keep.append(event)

@@ -77,7 +77,7 @@ class TestEnvironmentErrors:
         code, _, _ = run(capsys, "batch", "--resume", str(out), "--json", "--no-progress")
         assert code == 0 and json.loads((out / "summary.json").read_text())["battles"] == 40
 
-    @pytest.mark.parametrize("where", ["sim.cli.play.to_jsonl_bytes", "sim.report.page.write_atomic"])
+    @pytest.mark.parametrize("where", ["sim.cli.play.render", "sim.report.page.write_atomic"])
     def test_disk_full_on_log_and_report(self, capsys, tmp_path, monkeypatch, where):
         """ENOSPC writing a log or a report: exit 2, one line."""
         import errno
