@@ -15,7 +15,8 @@ from markupsafe import escape
 
 from sim import cli
 from sim.errors import InputError
-from sim.replay import PICKS, pick_battles, regenerate
+from sim.picks import PICKS, pick_battles
+from sim.replay import regenerate
 from sim.replay_state import BattleView
 from sim.report import difficulty_text, dist_text, explain, pct, viewer_states, write_report
 from sim.report.page import _verdict

@@ -515,7 +515,7 @@ class TestPicks:
 
     def test_worst_is_a_party_loss_best_a_win(self, tmp_path: pathlib.Path, capsys) -> None:
         """The worst battle kills at least as many party members as the best one."""
-        from sim.replay import pick_battles
+        from sim.picks import pick_battles
 
         out = tmp_path / "run"
         assert cli.main(["batch", str(SKIRMISH), "-n", "40", "--workers", "1", "--out", str(out),

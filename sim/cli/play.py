@@ -19,7 +19,8 @@ from sim.errors import InputError, ScenarioError
 from sim.events import StreamedLog, render
 from sim.model import Scenario
 from sim.narrate import narrate
-from sim.replay import pick_battles, read_log, regenerate, verify
+from sim.picks import pick_battles
+from sim.replay import read_log, regenerate, verify
 from sim.scenario import validate_file
 from sim.scenario.bestiary import bestiary_dirs, rules_folder
 from sim.terminal import quoted_text

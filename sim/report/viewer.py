@@ -17,7 +17,8 @@ import markupsafe
 from sim.errors import InputError
 from sim.events import CappedLog
 from sim.narrate import NARRATORS
-from sim.replay import PICKS, pick_battles, regenerate
+from sim.picks import PICKS, pick_battles
+from sim.replay import regenerate
 from sim.replay_state import BattleView, CombatantView
 from sim.report.render import json_script
 
