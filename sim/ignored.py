@@ -1,13 +1,14 @@
 """Keys that would silently do nothing under a scenario's system and options, and why.
 
-Validation refuses every such key (a GM who writes it expects it to matter).
-Two levels, as the README's "What each system reads" table says:
+Validation warns about every such key (a GM who writes it expects it to matter, but it is
+valid data: the run goes ahead; ``--strict`` refuses it). Two levels, as the reference's
+"What each system reads" table says:
 
 - the **system** never reads it (``hands`` in d20, ``heroism`` in d100, a skill no
-  weapon and no rule rolls): refused wherever it is written, bestiary included;
+  weapon and no rule rolls): told wherever it is written, bestiary included;
 - the **scenario** makes it idle (``terror`` without ``options: {spirit: true}``,
   ``morale`` tokens with morale off, a party member's ``attack_threshold``):
-  refused in the resolved scenario only, since one bestiary entry serves
+  told in the resolved scenario only, since one bestiary entry serves
   scenarios with different options.
 
 Functions here take validated values and return ``Unused`` findings with a path
@@ -175,8 +176,9 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
             refuse("spirit", "does nothing on a non-party member (only the party has spirit"
                              " points); remove it")
             if not ctx.party_side:
-                refuse("terror", "does nothing: no side is the party (party: true), and"
-                                 " terror frightens only the party; remove it")
+                refuse("terror", "no side has `party: true`, and terror frightens only the"
+                                 " party; if its foes are the player characters, mark their"
+                                 " side `party: true` and it is read")
         if not ctx.party and ctx.enemies_all_party and not ctx.checked:
             refuse("heroism", "does nothing: it never rolls (its enemies are all party members,"
                               " who roll both the attacks on it and their defenses against it,"
@@ -198,14 +200,18 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
             refuse("defense_threshold", "does nothing on a party member: attacks on it are"
                                         " its own defense rolls (1d20 + armor); remove it")
         elif not ctx.party_side:
-            refuse("attack_threshold", "does nothing: no side is the party, so every attack"
-                                       " rolls against the target's defense_threshold;"
-                                       " remove it")
+            # The cause is the missing party mark, not the threshold: removing it would change
+            # the model (RULES 3: a party rolls its own defense against attack_threshold).
+            refuse("attack_threshold", "no side has `party: true`, so nobody rolls a defense"
+                                       " against this attack_threshold and every attack rolls"
+                                       " against its target's defense_threshold instead; if"
+                                       " its foes are the player characters, mark their side"
+                                       " `party: true` and it is read")
         gifts = fields.get("gifts") or ()
         if INITIATIVE_GIFT in gifts and not (ctx.rolls_initiative or ctx.group_check):
-            refuse("gifts", "the 'initiative' gift does nothing here: only the side that rolls"
+            refuse("gifts", "the 'initiative' gift is used only by the side that rolls"
                             " initiative (the party, else the first side) or makes a surprise"
-                            " group check uses it; remove it")
+                            " group check")
         found += _unused_d20_weapons(ctx, fields)
     if (rules != "d20" and RIDING in (fields.get("skills") or {}) and not ctx.mounted
             and ctx.group_check != RIDING):
@@ -273,8 +279,8 @@ def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
             " members; raise it, or remove it")))
     if options.destiny_points and not party_side:
         found.append(Unused(("destiny_points",), (
-            "does nothing: destiny points save party members only, and no side is the party"
-            " (party: true); mark the party, or remove it")))
+            "destiny points save party members only, and no side has `party: true`; mark the"
+            " player characters' side `party: true` and they are read")))
     if rules == "d20" and options.spirit and not terror:
         found.append(Unused(("spirit",), (
             "does nothing: no creature of this scenario has terror (spirit points are lost"

@@ -63,8 +63,7 @@ def check_written_orders(c: Checker, side: Tactics | None, orders: list[WrittenO
             base, where = None, "by default"
         full = weapon_order(o.weapons, o.order)
         if full == weapon_order(o.weapons, base):
-            c.fail(o.path, _idle(full, f"it is the order this fighter already uses {where}"),
-                   at_key=True)
+            c.warn(o.path, _idle(full, f"it is the order this fighter already uses {where}"))
             refused += 1
     return refused
 
@@ -77,11 +76,11 @@ def check_side_order(c: Checker, side: Tactics | None, blocks: list[dict[str, An
         return
     heirs = [b.get("weapons", ()) for b in blocks if _own_order(b) is None]
     if not heirs:
-        c.fail(path, "does nothing: every member of this side sets its own tactics.weapons"
-                     " (here or in its bestiary entry); remove it", at_key=True)
+        c.warn(path, "does nothing: every member of this side sets its own tactics.weapons"
+                     " (here or in its bestiary entry); remove it")
     elif all(weapon_order(w, side.weapons) == weapon_order(w, None) for w in heirs):
-        c.fail(path, "does nothing: the members of this side without their own"
-                     " tactics.weapons already use this order by default; remove it", at_key=True)
+        c.warn(path, "does nothing: the members of this side without their own"
+                     " tactics.weapons already use this order by default; remove it")
 
 
 def check_entry_order(c: Checker, fields: dict[str, Any], path: Path) -> None:
@@ -90,7 +89,7 @@ def check_entry_order(c: Checker, fields: dict[str, Any], path: Path) -> None:
     tactics, weapons = fields.get("tactics"), fields.get("weapons", ())
     if (tactics is not None and tactics.weapons is not None and len(weapons) == 1
             and tactics.weapons == (weapons[0].name,)):  # else refused as naming another
-        c.fail((*path, "tactics", "weapons"), _idle(weapons, ""), at_key=True)
+        c.warn((*path, "tactics", "weapons"), _idle(weapons, ""))
 
 
 def _idle(full: tuple[Weapon, ...], why: str) -> str:
