@@ -170,11 +170,11 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
                 refuse(key, f"{TERROR_WITHOUT_SPIRIT} (terror costs spirit points only then);"
                             " turn the option on, or remove it")
         elif ctx.party:
-            refuse("terror", "does nothing on a party member (terror frightens the party);"
-                             " remove it")
+            refuse("terror", "does nothing: terror frightens the party, and this is a party"
+                             " member; remove it")
         else:
-            refuse("spirit", "does nothing on a non-party member (only the party has spirit"
-                             " points); remove it")
+            refuse("spirit", "does nothing: only the party has spirit points, and this is"
+                             " not a party member; remove it")
             if not ctx.party_side:
                 refuse("terror", "no side has `party: true`, and terror frightens only the"
                                  " party; if its foes are the player characters, mark their"
@@ -194,11 +194,10 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
             refuse("aspects", "does nothing without heroism dice (aspects choose the rolls a"
                               " heroism die may help); add heroism: N, or remove it")
         if ctx.party:
-            refuse("attack_threshold", "does nothing on a party member: it rolls its own"
-                                       " defense against the attacker's attack_threshold;"
-                                       " remove it")
-            refuse("defense_threshold", "does nothing on a party member: attacks on it are"
-                                        " its own defense rolls (1d20 + armor); remove it")
+            refuse("attack_threshold", "does nothing: a party member rolls its own defense"
+                                       " against the attacker's attack_threshold; remove it")
+            refuse("defense_threshold", "does nothing: attacks on a party member are its"
+                                        " own defense rolls (1d20 + armor); remove it")
         elif not ctx.party_side:
             # The cause is the missing party mark, not the threshold: removing it would change
             # the model (RULES 3: a party rolls its own defense against attack_threshold).

@@ -214,8 +214,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 kind, found = "day", list(load_day(path, tuple(args.bestiary), args.overrides).warnings)
             else:
                 kind, found = validate_file(path, tuple(args.bestiary), args.overrides)
-        except ScenarioError as exc:
+        except ScenarioError as exc:  # its warnings are told too: one reading fixes all
             problems.extend(exc.problems)
+            warnings += [w for w in exc.warnings if w.where() not in {k.where() for k in warnings}]
             continue
         found = [w for w in found if w.where() not in {k.where() for k in warnings}]  # once
         warnings += found
@@ -223,7 +224,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             problems += [strict(w) for w in found]
             say_line(f"{path}: refused ({plural(len(found), 'warning')}, --strict)")
         else:
-            say_line(f"{path}: ok ({kind}, {plural(len(found), 'warning')})")
+            say_line(f"{path}: ok ({kind}, {plural(len(found), 'warning')})" if found else f"{path}: ok ({kind})")
     if not args.strict:
         for warning in warnings:
             print(warning, file=sys.stderr)
