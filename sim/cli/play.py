@@ -224,7 +224,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             problems += [strict(w) for w in found]
             say_line(f"{path}: refused ({plural(len(found), 'warning')}, --strict)")
         else:
-            say_line(f"{path}: ok ({kind}, {plural(len(found), 'warning')})" if found else f"{path}: ok ({kind})")
+            counted = f", {plural(len(found), 'warning')}" if found else ""
+            say_line(f"{path}: ok ({kind}{counted})")
     if not args.strict:
         for warning in warnings:
             print(warning, file=sys.stderr)
