@@ -148,12 +148,12 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
         value = options_data(scenario.options) if key == "options" else plain(getattr(scenario, key))
         if key == "options":
             # Every member is shown on its own, so each is a kind of its own (RULES 3): per
-            # kind is per body there, and ``terror_per: body`` would be refused as idle.
+            # kind is per body there, and ``terror_per: body`` would be told idle.
             value.pop("terror_per", None)
         if value not in (None, {}, []):
             data[key] = value
     # A side's tactics only when it has some: its members spelt out may each set their own
-    # target, and a side's target that none of them reads is refused as doing nothing.
+    # target, and a side's target that none of them reads is a warning (it does nothing).
     data["sides"] = [
         {"name": side.name, "party": side.party,
          **({"tactics": plain(side.tactics)} if plain(side.tactics) else {}),

@@ -1,7 +1,7 @@
 """Stat blocks: the field tables of a creature, its weapons, items, tactics and mount.
 
 A stat block is a bestiary entry or a scenario member; its keys depend on the rule
-system (``stat_fields``), and keys another system reads are refused saying why.
+system (``stat_fields``), and keys another system reads are warned about, saying why.
 Also the checks inside one block: weapon names in ``tactics``, skills some roll
 reads, ``potion_at`` with items to drink.
 """

@@ -2,8 +2,8 @@
 
 A fighter's order of preference is its member's ``tactics.weapons``, else its bestiary
 entry's, else its side's, completed by the default order (``sim.tactics.weapon_order``).
-A written order is refused when taking it out leaves every fighter it reaches with the
-same full order: a copy of what it overrides, a partial order the default completes into
+A written order does nothing (a warning) when taking it out leaves every fighter it reaches
+with the same full order: a copy of what it overrides, a partial order the default completes into
 the same one, or an order of a single weapon. An order equal to the default still counts
 when it overrides a different one (a member's [sword, bow] under its side's [bow, sword]).
 """
@@ -51,7 +51,7 @@ def written_order(given: dict[str, Any], merged: dict[str, Any], path: Path,
 
 def check_written_orders(c: Checker, side: Tactics | None, orders: list[WrittenOrder]) -> int:
     """Refuse each member's order that leaves its fighters' order as it is without it;
-    returns how many were refused."""
+    returns how many were told."""
     side_order = None if side is None else side.weapons
     refused = 0
     for o in orders:

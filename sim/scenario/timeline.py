@@ -55,7 +55,7 @@ def read_hazards(c: Checker, value: object, path: Path) -> Any:
 
 
 def read_timeline(c: Checker, value: object, path: Path) -> Any:
-    """``timeline: [{round, do, targets | side, ...}]``, each entry's idle keys refused."""
+    """``timeline: [{round, do, targets | side, ...}]``, each entry's idle keys warned about."""
     return c.each(value, path, lambda item, where: _timeline_entry(c, item, where))
 
 

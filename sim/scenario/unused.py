@@ -66,7 +66,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
                 _report_unused(c, ignored.Unused((*prefix, *unused.path), unused.message), path,
                                use, written)
     for i, side in enumerate(sides):
-        # (A side's target that every member overrides is refused as such, sim.scenario.sides.)
+        # (A side's target that every member overrides is told as such, sim.scenario.sides.)
         heirs = [m for m in side.members if m.tactics is None or m.tactics.target is None]
         if side.tactics.target is None or not heirs:
             continue
