@@ -32,6 +32,20 @@ class TestDayFile:
         assert line.startswith(f"{tmp_path / 'day.yaml'}:11:16:")
         assert "no encounter file 'nope.yaml'" in line
 
+    def test_missing_encounter_file_gets_a_did_you_mean(self, tmp_path):
+        """A misspelt encounter file names the closest YAML file of its folder, written as the
+        day wrote it (its folder part kept), like every other name."""
+        (tmp_path / "fights").mkdir()
+        (tmp_path / "fights" / "road_ambush.yaml").write_text(AMBUSH.read_text(encoding="utf-8"))
+        body = "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: fights/road_ambsh.yaml\n"
+        (line,) = self.problems(tmp_path, body)
+        assert line.endswith("no such file); did you mean 'fights/road_ambush.yaml'?")
+        (tmp_path / "far" / "fights").mkdir(parents=True)
+        (tmp_path / "far" / "fights" / "road_ambush.yaml").write_text(AMBUSH.read_text(encoding="utf-8"))
+        body = "name: D\nrules: d20\n" + PARTY + "steps:\n  - encounter: fights/ogre.yaml\n"
+        (line,) = self.problems(tmp_path / "far", body)
+        assert line.endswith("no such file)")  # nothing close: no guess
+
     def test_encounter_that_is_a_day_or_a_bestiary(self, tmp_path):
         """An encounter naming a day file (this one, or another) or a bestiary file was told
         '<file>:1:1: sides: must be a list of sides'; now the step says what the file is.

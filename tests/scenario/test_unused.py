@@ -269,3 +269,35 @@ class TestJudgedOnTheWholeFight:
         starts within reach'."""
         (problem,) = arena.problems(self.FIGHT.replace("DISTANCE", "distance: 10m").replace("HP", "9"))
         assert problem.path == "distance"
+
+
+def duel(rules: str, hero: str, foe: str, party: bool = True) -> str:
+    """A scenario of one hero against one foe, each a flow mapping."""
+    mark = "    party: true\n" if party else ""
+    return (f"name: T\nrules: {rules}\nsides:\n  - name: heroes\n{mark}    members:\n"
+            f"      - {hero}\n  - name: foes\n    members:\n      - {foe}\n")
+
+
+class TestToldOnce:
+    """Issue 28: one problem is reported once, and a warning never asks to delete valid data
+    whose cause is elsewhere."""
+
+    def test_a_skill_no_weapon_rolls_is_told_once(self, arena):
+        """`skills.brawl` was printed twice for one key (the stat block's check and the
+        scenario's); it is one warning."""
+        (p,) = arena.warnings(duel("d10", "{name: Bren, hp: 20, skills: {melee: 4, brawl: 2},"
+                                          " weapons: [{name: axe, damage: 1d8}]}",
+                                   "{name: rat, hp: 3, weapons: [{name: bite, damage: 1d2}]}"))
+        assert p.path == "sides[0].members[0].skills.brawl"
+        assert p.message.startswith("does nothing here: no weapon and no rule of d10 rolls the skill")
+
+    def test_no_party_side_names_the_cause(self, arena):
+        """An ogre's attack_threshold with no side marked party: the warning says so and what
+        the mark changes; it does not ask to remove the threshold (which would change the
+        model: a party rolls its own defense against it)."""
+        hero = "{name: Aria, level: 3, hp: 24, weapons: [{name: sword, damage: 1d8}]}"
+        ogre = "{name: ogre, level: 4, hp: 30, attack_threshold: 14, weapons: [{name: club, damage: 2d6}]}"
+        (p,) = arena.warnings(duel("d20", hero, ogre, party=False))
+        assert p.path == "sides[1].members[0].attack_threshold"
+        assert "no side has `party: true`" in p.message and "remove" not in p.message
+        assert arena.load(duel("d20", hero, ogre))
