@@ -10,7 +10,7 @@ import attrs
 import yaml
 
 from sim.dice import Dice
-from sim.errors import Problem, ScenarioError
+from sim.errors import Problem, ScenarioError, errors_of
 from sim.ignored import Context, unused_in_block
 from sim.model import Combatant, Options, Scenario, Side, Weapon
 from sim.scenario.bestiary import (
@@ -148,12 +148,12 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
         value = options_data(scenario.options) if key == "options" else plain(getattr(scenario, key))
         if key == "options":
             # Every member is shown on its own, so each is a kind of its own (RULES 3): per
-            # kind is per body there, and ``terror_per: body`` would be refused as idle.
+            # kind is per body there, and ``terror_per: body`` would be told idle.
             value.pop("terror_per", None)
         if value not in (None, {}, []):
             data[key] = value
     # A side's tactics only when it has some: its members spelt out may each set their own
-    # target, and a side's target that none of them reads is refused as doing nothing.
+    # target, and a side's target that none of them reads is a warning (it does nothing).
     data["sides"] = [
         {"name": side.name, "party": side.party,
          **({"tactics": plain(side.tactics)} if plain(side.tactics) else {}),
@@ -201,8 +201,8 @@ def bestiary(extra: Sequence[pathlib.Path], systems: Iterable[str]
     dirs = bestiary_dirs(pathlib.Path.cwd() / "(bestiary)", tuple(extra))
     problems: list[Problem] = []
     found = {rules: load_bestiary(dirs, rules, problems) for rules in systems}
-    if problems:
-        raise ScenarioError(problems)
+    if errors_of(problems):  # a warning (a key idle in a system) is sim validate's to tell
+        raise ScenarioError(errors_of(problems))
     return dirs, found
 
 

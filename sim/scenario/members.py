@@ -111,8 +111,7 @@ def _drop(c: Checker, merged: dict[str, Any], dropped: tuple[str, ...], path: Pa
           use: object) -> None:
     for key in dropped:
         if merged.pop(key, None) is None:
-            c.fail((*path, key), f"nothing to drop: bestiary entry {shorten(use)} has no '{key}'",
-                   at_key=True)
+            c.warn((*path, key), f"bestiary entry {shorten(use)} has no '{key}' to drop")
 
 
 def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | None) -> Any:
