@@ -250,4 +250,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"only this rule system ({', '.join(IMPLEMENTED_SYSTEMS)}); default all")
     beasts.add_argument("name", nargs="?", metavar="NAME", help="show this entry in full")
     _bestiary_option(beasts)
+
+    new = commands.add_parser("new", help="print a starter scenario (or day) from bestiary names",
+                              epilog='example: sim new --rules d20 --party fighter,priest,rogue,ranger'
+                                     ' --vs "ogre, wolf x4" > ogre.yaml')
+    new.add_argument("--rules", required=True, choices=IMPLEMENTED_SYSTEMS, help="the rule system")
+    new.add_argument("--party", required=True, metavar="NAMES",
+                     help="the party's bestiary entries, comma-separated (NAME, NAME xN or N NAME)")
+    new.add_argument("--vs", required=True, action="append", metavar="NAMES",
+                     help='their foes, e.g. "ogre, wolf x4" (with --day: one --vs a fight, repeatable)')
+    new.add_argument("--day", action="store_true",
+                     help="an adventuring day: the fights in turn, a quick rest between two")
+    new.add_argument("--name", help="the scenario's name (default: from the foes)")
+    _bestiary_option(new)
     return parser
