@@ -245,10 +245,14 @@ def build_parser() -> argparse.ArgumentParser:
     _bestiary_option(show)
     _add_set(show)
 
-    beasts = commands.add_parser("bestiary", help="list bestiary entries, or show one")
+    beasts = commands.add_parser("bestiary", help="list bestiary entries, search them, or show one",
+                                 epilog="searched in order: --bestiary folders, SIM_BESTIARY, a bestiary/"
+                                        " folder beside or above here, then the bestiary shipped with sim")
     beasts.add_argument("rules", nargs="?", metavar="RULES",
                         help=f"only this rule system ({', '.join(IMPLEMENTED_SYSTEMS)}); default all")
-    beasts.add_argument("name", nargs="?", metavar="NAME", help="show this entry in full")
+    beasts.add_argument("name", nargs="?", metavar="TEXT",
+                        help="show the entry of this name in full, else list the entries whose name"
+                             " holds TEXT or is spelt close to it (orc: orc brute)")
     _bestiary_option(beasts)
 
     new = commands.add_parser("new", help="print a starter scenario (or day) from bestiary names",
