@@ -96,10 +96,13 @@ def option_problem(value: object, option: str, message: str) -> str:
     ``tcp://127.0.0.1:1:0:0: --scheduler: cannot reach it (Connection refused)``. A value
     longer than OPTION_SHOWN is cut: a megabyte of address is not printed whole. (Escaped
     when printed, as every problem is: sim.cli.common.warn_problem.)"""
+    return f"{option_value(value)}:0:0: {option}: {message}"
+
+
+def option_value(value: object) -> str:
+    """An option's value where a problem names its file, cut past OPTION_SHOWN characters."""
     text = str(value)
-    if len(text) > OPTION_SHOWN:
-        text = text[: OPTION_SHOWN - 1] + "…"
-    return f"{text}:0:0: {option}: {message}"
+    return text if len(text) <= OPTION_SHOWN else text[: OPTION_SHOWN - 1] + "…"
 
 
 class SimError(Exception):

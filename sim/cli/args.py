@@ -255,9 +255,26 @@ def build_parser() -> argparse.ArgumentParser:
     _bestiary_option(show)
     _add_set(show)
 
-    beasts = commands.add_parser("bestiary", help="list bestiary entries, or show one")
+    beasts = commands.add_parser("bestiary", help="list bestiary entries, search them, or show one",
+                                 epilog="searched in order: --bestiary folders, SIM_BESTIARY, a bestiary/"
+                                        " folder beside or above here, then the bestiary shipped with sim")
     beasts.add_argument("rules", nargs="?", metavar="RULES",
                         help=f"only this rule system ({', '.join(IMPLEMENTED_SYSTEMS)}); default all")
-    beasts.add_argument("name", nargs="?", metavar="NAME", help="show this entry in full")
+    beasts.add_argument("name", nargs="?", metavar="TEXT",
+                        help="show the entry of this name in full, else list the entries whose name"
+                             " holds TEXT or is spelt close to it (orc: orc brute)")
     _bestiary_option(beasts)
+
+    new = commands.add_parser("new", help="print a starter scenario (or day) from bestiary names",
+                              epilog='example: sim new --rules d20 --party fighter,priest,rogue,ranger'
+                                     ' --vs "ogre, wolf x4" > ogre.yaml')
+    new.add_argument("--rules", required=True, choices=IMPLEMENTED_SYSTEMS, help="the rule system")
+    new.add_argument("--party", required=True, metavar="NAMES",
+                     help="the party's bestiary entries, comma-separated (NAME, NAME xN or N NAME)")
+    new.add_argument("--vs", required=True, action="append", metavar="NAMES",
+                     help='their foes, e.g. "ogre, wolf x4" (with --day: one --vs a fight, repeatable)')
+    new.add_argument("--day", action="store_true",
+                     help="an adventuring day: the fights in turn, a quick rest between two")
+    new.add_argument("--name", help="the scenario's name (default: from the foes)")
+    _bestiary_option(new)
     return parser
