@@ -140,7 +140,7 @@ def _battle_ended(e: Event) -> str:
            "max_rounds": ": the round limit"}.get(e.get("stopped", ""), "")
     lines = [f"\n== {head} after {e['rounds']} round(s){why}. =="]
     for label, key in (("dead", "dead"), ("knocked out", "knocked_out"), ("broken", "broken"),
-                       ("fled", "fled")):
+                       ("fled", "fled"), ("left behind, alive", "left_behind")):
         if e.get(key):
             lines.append(f"   {label}: {', '.join(e[key])}")
     return "\n".join(lines)

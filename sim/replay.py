@@ -259,7 +259,8 @@ _FIELD_TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
        for name in ("hit", "success", "armor_piercing", "defended", "fumble", "outnumbered", "run",
                     "serious_wound", "completed", "survived")},
     **{name: ("a list of names", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
-       for name in ("survivors", "dead", "knocked_out", "fled", "broken", "members", "targets",
+       for name in ("survivors", "dead", "knocked_out", "fled", "broken", "left_behind", "members",
+                    "targets",
                     "bestiary", "party")},
     **{name: ("a list of integers", lambda v: isinstance(v, list) and all(_is_int(x) for x in v))
        for name in ("dice", "chain")},

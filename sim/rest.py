@@ -20,7 +20,7 @@ from sim import dice
 from sim.morale import state_of
 from sim.rules.d100 import load_fatigue
 from sim.scenario.checker import did_you_mean
-from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS, Fighter
+from sim.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS, Fighter
 from sim.yamlsrc import shorten
 
 
@@ -96,7 +96,7 @@ class Member:
     max_spirit: int | None = None
     weakened: bool = False
     load_fatigue: int = 0  # what its load over carrying capacity costs (d100): rests keep it
-    status: str = ACTIVE  # active | unconscious (stabilised at 0 HP) | broken | dead | fled
+    status: str = ACTIVE  # active | unconscious (stabilised at 0 HP) | broken | dead | fled | left_behind
     cause: str | None = None
     ever_down: bool = False
     morale_state: str | None = None
@@ -142,12 +142,13 @@ class Member:
             self.weakened = True
         self.status = status
         # A won fight leaves its unconscious at 0 HP: stabilised, as they are.
-        if status in (DEAD, BROKEN, UNCONSCIOUS):
+        if status in (DEAD, BROKEN, UNCONSCIOUS, LEFT_BEHIND):
             self.ever_down = True
 
     @property
     def alive(self) -> bool:
-        return self.status not in (DEAD, FLED)
+        """Still with the party: not dead, not gone (fled, or left behind where it fell)."""
+        return self.status not in (DEAD, FLED, LEFT_BEHIND)
 
 
 def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool = True,
