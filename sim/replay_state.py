@@ -296,9 +296,11 @@ class BattleView:
 
     def _rested(self, event: Event) -> None:
         """A rest between the fights of a day: what came back."""
-        if (who := self._who(event, "actor")) is None:
-            return
+        if (who := self._who(event, "actor")) is None or event.get("fresh"):
+            return  # (before its first fight: the fight's battle_started tells its state)
         who.hp = event["hp_after"]
+        if event.get("max_hp") is not None:
+            who.max_hp = event["max_hp"]  # d20: a long rest's hit dice set it anew
         for resource in ("heroism", "psy", "fatigue", "morale"):
             if event.get(f"{resource}_after") is not None:
                 who.resources[resource] = event[f"{resource}_after"]
