@@ -66,6 +66,7 @@ SYSTEM_WEAPON_KEYS: dict[str, tuple[str, ...]] = {
     "hands": ("d100",),
     "attribute": ("d10",),
     "psy": ("d100",),
+    "thrown": ("d100",),
     "armor_piercing": ("d100", "2d10", "d10"),
 }
 WEAPON_KEY_WHY = {
@@ -74,6 +75,8 @@ WEAPON_KEY_WHY = {
     "attribute": "only d10 adds an attribute to the attack (d100 rolls the skill, 2d10 combat"
                  " + skill, d20 level + bonus)",
     "psy": "spells and PSY are d100's (seed 002)",
+    "thrown": "only d100 tells a thrown weapon (a half-action) from a bow or crossbow (a full"
+              " action that tires); elsewhere every attack is the turn's one attack",
     "armor_piercing": "d20 armor never reduces damage (it feeds the defense roll)",
 }
 # Options only one system reads.

@@ -44,15 +44,24 @@ class Weapon:
     poison: bool = False
     area: bool = False
     psy: int = 0  # > 0: a spell, costing this much PSY (then unhealable HP) per cast
+    thrown: bool = False  # a ranged weapon thrown by hand (knife, javelin, firepot): not a bow
     # Derived once: a plain hit (no area, fire, poison or spell) takes the short path.
     plain: bool = attrs.field(init=False, eq=False, repr=False)
     # Derived once: how far it strikes, in metres (read on every weapon choice at a distance).
     reach: float = attrs.field(init=False, eq=False, repr=False)
+    # Derived once: a bow or a crossbow, a ranged weapon that is neither thrown nor a spell,
+    # whatever its ``hands`` (RULES.md §2: in d100 a full action, and it tires).
+    bow: bool = attrs.field(init=False, eq=False, repr=False)
+    # Derived once: an attack with it is a half-action in d100 (one-handed, thrown or not).
+    half_action: bool = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         plain = not (self.area or self.fire or self.poison or self.psy)
         object.__setattr__(self, "plain", plain)  # attrs' way to fill a frozen derived field
         object.__setattr__(self, "reach", MELEE_REACH_M if self.range is None else self.range)
+        bow = self.range is not None and not self.thrown and not self.psy
+        object.__setattr__(self, "bow", bow)
+        object.__setattr__(self, "half_action", self.hands < 2 and not bow and not self.psy)
 
 
 @attrs.frozen

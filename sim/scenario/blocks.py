@@ -46,6 +46,7 @@ def weapon_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
         "poison": c.boolean,
         "area": c.boolean,
         "psy": lambda v, p: c.integer(v, p, 0, 100),
+        "thrown": c.boolean,
         "description": lambda v, p: c.text(v, p, 2000),
     }, ignored.SYSTEM_WEAPON_KEYS, ignored.WEAPON_KEY_WHY)
 
