@@ -94,6 +94,9 @@ class ActionEconomy:
     # Drinking a potion or giving an item (RULES.md §8): a half-action in d100; None, the
     # whole turn (the turn's action in d20, 2d10 and d10).
     item_cost: int | None = None
+    # d20 (RULES.md §2, §8): a drink or a gift takes the attack's place, never the move: the
+    # fighter moves first (if it means to), then uses the item instead of attacking.
+    item_after_move: bool = False
 
     @property
     def item_turn_cost(self) -> int:
@@ -268,6 +271,9 @@ ONE_ACTION = ActionEconomy(budget=1, move_cost=1, attack_cost=1, two_handed_cost
 MOVE_THEN_ATTACK = ActionEconomy(budget=2, move_cost=1, attack_cost=1, two_handed_cost=1,
                                  ranged_cost=1, max_moves=1, max_attacks=1,
                                  move_after_attack=False)
+# d20 itself: the same turn, where drinking or giving an item is the attack's slot (seed 003:
+# "se déplacer et effectuer une attaque unique"; RULES.md §8: the move stays).
+D20_TURN = attrs.evolve(MOVE_THEN_ATTACK, item_cost=1, item_after_move=True)
 
 
 class ScoreSystem(BaseSystem):
