@@ -335,3 +335,16 @@ class TestSocialCarries:
         m.take_back(before)
         m.hand_over(after)
         assert after.social_lost == 7
+
+
+class TestLeftBehindInADay:
+    """Left behind is not dead (RULES 5), but the member is no longer with the party: it takes
+    no part in the day's later fights."""
+
+    def test_left_behind_member_leaves_the_party(self):
+        spec = scenario(side("h", fighter("A", hp=30), party=True), side("m", fighter("M")))
+        fighter_ = battle(spec).fighters[0]
+        fighter_.hp, fighter_.status = 0, "left_behind"
+        m = member()
+        m.take_back(fighter_)
+        assert (m.status, m.alive, m.ever_down) == ("left_behind", False, True)
