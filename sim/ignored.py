@@ -231,6 +231,11 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
             refuse("load", f"does nothing: {fields['load']:g} kg is within its carrying capacity"
                            f" (force / 2 + 20 = {capacity:g} kg), and only a load over it adds"
                            " fatigue (RULES 3); raise it, or remove it")
+    if rules == "d100":  # thrown tells a thrown weapon from a bow: only with a range (RULES 2)
+        found += [Unused(("weapons", i, "thrown"), "does nothing without a range: only a ranged"
+                         " weapon is thrown (a half-action) or shot (a bow, a full action);"
+                         " give it range: METRES, or remove it")
+                  for i, w in enumerate(fields.get("weapons", ())) if w.thrown and w.range is None]
     if rules == "d100" and fields.get("psy") and not any(w.psy for w in fields.get("weapons", ())):
         refuse("psy", "does nothing: no weapon of this stat block is a spell (psy: COST on a"
                       " weapon); add a spell, or remove it")
