@@ -155,6 +155,7 @@ class Context:
     still: bool = False
     side_order: tuple[str, ...] | None = None  # its side's tactics.weapons
     enemy_armor: bool = True  # an enemy (a mount included) has armor
+    mount: bool = False  # the block is a rider's mount (RULES 4: it holds no morale tokens)
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
@@ -224,6 +225,9 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     if "morale" in fields and not ctx.morale_on:
         refuse("morale", "does nothing with morale off (starting morale tokens); set options:"
                          " {morale: true}, or remove it")
+    elif ctx.mount:
+        refuse("morale", "does nothing on a mount: mounts take no part in morale and hold no"
+                         " tokens (RULES 4); remove it")
     if rules == "d100" and "load" in fields:
         force = (fields.get("characteristics") or {}).get("force", d100.DEFAULT_CHARACTERISTIC)
         capacity = force / 2 + 20

@@ -38,7 +38,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         if not whole:
             ctx = attrs.evolve(ctx, enemies=max(ctx.enemies, 2), still=False, enemy_armor=True)
         group_check = ctx.group_check
-        afoot = attrs.evolve(ctx, mounted=False)  # a mount rides nothing
+        afoot = attrs.evolve(ctx, mounted=False, mount=True)  # a mount rides nothing
         checks = [((), member.fields, member.path, member.use, member.written, ctx,
                    member.inner_written)]
         if member.mount is not None and "mount" in member.written:
