@@ -67,6 +67,7 @@ SYSTEM_WEAPON_KEYS: dict[str, tuple[str, ...]] = {
     "hands": ("d100",),
     "attribute": ("d10",),
     "psy": ("d100",),
+    "thrown": ("d100",),
     "armor_piercing": ("d100", "2d10", "d10"),
 }
 WEAPON_KEY_WHY = {
@@ -75,6 +76,8 @@ WEAPON_KEY_WHY = {
     "attribute": "only d10 adds an attribute to the attack (d100 rolls the skill, 2d10 combat"
                  " + skill, d20 level + bonus)",
     "psy": "spells and PSY are d100's (seed 002)",
+    "thrown": "only d100 tells a thrown weapon (a half-action) from a bow or crossbow (a full"
+              " action that tires); elsewhere every attack is the turn's one attack",
     "armor_piercing": "d20 armor never reduces damage (it feeds the defense roll)",
 }
 # Options only one system reads.
@@ -153,6 +156,7 @@ class Context:
     still: bool = False
     side_order: tuple[str, ...] | None = None  # its side's tactics.weapons
     enemy_armor: bool = True  # an enemy (a mount included) has armor
+    mount: bool = False  # the block is a rider's mount (RULES 4: it holds no morale tokens)
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
@@ -226,6 +230,9 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     if "morale" in fields and not ctx.morale_on:
         idle("morale", "does nothing with morale off (starting morale tokens); set options:"
                          " {morale: true}, or remove it")
+    elif ctx.mount:
+        refuse("morale", "does nothing on a mount: mounts take no part in morale and hold no"
+                         " tokens (RULES 4); remove it")
     if rules == "d100" and "load" in fields:
         force = (fields.get("characteristics") or {}).get("force", d100.DEFAULT_CHARACTERISTIC)
         capacity = force / 2 + 20
@@ -233,6 +240,11 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
             idle("load", f"does nothing: {fields['load']:g} kg is within its carrying capacity"
                            f" (force / 2 + 20 = {capacity:g} kg), and only a load over it adds"
                            " fatigue (RULES 3); raise it, or remove it")
+    if rules == "d100":  # thrown tells a thrown weapon from a bow: only with a range (RULES 2)
+        found += [Unused(("weapons", i, "thrown"), "does nothing without a range: only a ranged"
+                         " weapon is thrown (a half-action) or shot (a bow, a full action);"
+                         " give it range: METRES, or remove it")
+                  for i, w in enumerate(fields.get("weapons", ())) if w.thrown and w.range is None]
     if rules == "d100" and fields.get("psy") and not any(w.psy for w in fields.get("weapons", ())):
         idle("psy", "does nothing: no weapon of this stat block is a spell (psy: COST on a"
                       " weapon); add a spell, or remove it")

@@ -101,7 +101,7 @@ def members_data(side: Side, scenario: Scenario) -> list[dict[str, Any]]:
         if member.mount is not None:
             mount = mounts[member.mount]
             data["mount"] = without_idle(combatant_data(mount, rules, side.party), mount,
-                                         attrs.evolve(ctx, mounted=False))  # it rides nothing
+                                         attrs.evolve(ctx, mounted=False, mount=True))  # it rides nothing
             data["mount"]["name"] = member.mount.removesuffix(f" of {member.name}")
         out.append(data)
     return out

@@ -43,6 +43,7 @@ CLAIMS = (
           ("distance=20",)),
     Claim("masters_duel", "champions", r"Gunther, wins about (\d+)% of the duels"),
     Claim("raiders_rout", "heroes", r"the heroes win about (\d+)%"),
+    Claim("poisoned_darts", "heroes", r"the heroes win about (\d+)%"),
     Claim("smoky_cellar", "heroes", r"without the smoke and the fall they win about (\d+)%",
           ("hazards=[]", "timeline=[]")),
     Claim("smoky_cellar", "heroes", r"with them about (\d+)%"),

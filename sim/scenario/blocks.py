@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sim import ignored, unread
-from sim.model import INITIATIVE_GIFT, TARGET_POLICIES, Item, Tactics, Weapon
+from sim.model import INITIATIVE_GIFT, REROLL_POLICIES, TARGET_POLICIES, Item, Tactics, Weapon
 from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_DAMAGE, MAX_HP, MAX_TOKENS
 from sim.yamlsrc import Path, shorten
@@ -47,6 +47,7 @@ def weapon_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
         "poison": c.boolean,
         "area": c.boolean,
         "psy": lambda v, p: c.integer(v, p, 0, 100),
+        "thrown": c.boolean,
         "description": lambda v, p: c.text(v, p, 2000),
     }, ignored.SYSTEM_WEAPON_KEYS, ignored.WEAPON_KEY_WHY)
 
@@ -62,12 +63,13 @@ def _weapon(c: Checker, value: object, path: Path) -> Any:
 
 
 def read_tactics(c: Checker, value: object, path: Path) -> Any:
-    """``tactics: {target, weapons, potion_at}``; weapon names are checked against the stat
+    """``tactics: {target, weapons, potion_at, reroll_hp}``; weapon names are checked against the stat
     block (or the side's members) once they are known (``check_weapon_names``)."""
     fields = c.mapping(value, path, {
         "target": lambda v, p: c.choice(v, p, TARGET_POLICIES),
         "weapons": lambda v, p: c.names(v, p, min_len=1),
         "potion_at": lambda v, p: c.number(v, p, 0, 1),
+        "reroll_hp": lambda v, p: c.choice(v, p, REROLL_POLICIES),
     })
     if fields is INVALID:
         return INVALID

@@ -39,7 +39,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         if not whole:
             ctx = attrs.evolve(ctx, enemies=max(ctx.enemies, 2), still=False, enemy_armor=True)
         group_check = ctx.group_check
-        afoot = attrs.evolve(ctx, mounted=False)  # a mount rides nothing
+        afoot = attrs.evolve(ctx, mounted=False, mount=True)  # a mount rides nothing
         checks = [((), member.fields, member.path, member.use, member.written, ctx,
                    member.inner_written)]
         if member.mount is not None and "mount" in member.written:
@@ -108,7 +108,7 @@ def field_of(sides: Sequence[Side], perils: bool, distance: float, attacks_per_t
         """Attacks in one d100 turn: two with a one-handed weapon (two half-actions)."""
         if not m.weapons:
             return 0
-        half = any(w.hands < 2 and not w.psy for w in m.weapons)
+        half = any(w.half_action for w in m.weapons)
         return 2 if half and attacks_per_turn != 1 else 1
 
     by_side = {side.name: sum(attacks(m) for m in side.members) for side in sides}
@@ -122,7 +122,7 @@ def field_of(sides: Sequence[Side], perils: bool, distance: float, attacks_per_t
     return ignored.Field(
         terror_crowd=any(n > 1 for n in bodies.values()), mounts=mounts,
         armored=any(m.armor > 0 for m in members),
-        half_action_attack=any(w.hands < 2 and not w.psy for m in members for w in m.weapons),
+        half_action_attack=any(w.half_action for m in members for w in m.weapons),
         still=not (distance > 0 or perils or mounts),
         most_attacks=max((total - n for n in by_side.values()), default=0),
         rider_wounded=scripted or _rider_wounded(sides))
