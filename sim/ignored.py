@@ -231,8 +231,8 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
         idle("morale", "does nothing with morale off (starting morale tokens); set options:"
                          " {morale: true}, or remove it")
     elif ctx.mount:
-        refuse("morale", "does nothing on a mount: mounts take no part in morale and hold no"
-                         " tokens (RULES 4); remove it")
+        idle("morale", "does nothing: mounts take no part in morale and hold no tokens (the"
+                       " rules' Morale section)")
     if rules == "d100" and "load" in fields:
         force = (fields.get("characteristics") or {}).get("force", d100.DEFAULT_CHARACTERISTIC)
         capacity = force / 2 + 20
@@ -241,9 +241,9 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
                            f" (force / 2 + 20 = {capacity:g} kg), and only a load over it adds"
                            " fatigue (RULES 3); raise it, or remove it")
     if rules == "d100":  # thrown tells a thrown weapon from a bow: only with a range (RULES 2)
-        found += [Unused(("weapons", i, "thrown"), "does nothing without a range: only a ranged"
-                         " weapon is thrown (a half-action) or shot (a bow, a full action);"
-                         " give it range: METRES, or remove it")
+        found += [Unused(("weapons", i, "thrown"), "does nothing: only a weapon with a range is"
+                         " thrown (a half-action) or shot (a bow, a full action); give it"
+                         " range: METRES")
                   for i, w in enumerate(fields.get("weapons", ())) if w.thrown and w.range is None]
     if rules == "d100" and fields.get("psy") and not any(w.psy for w in fields.get("weapons", ())):
         idle("psy", "does nothing: no weapon of this stat block is a spell (psy: COST on a"
