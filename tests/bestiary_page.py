@@ -1,7 +1,8 @@
 """Writes docs/reference/bestiary.md, the page listing every shipped bestiary entry.
 
-The page is generated from ``bestiary/<rules>/*.yaml`` so that it cannot drift from them:
-``tests/test_bestiary_page.py`` fails when the page and the bestiary disagree. After editing
+The page is generated from ``bestiary/<rules>/*.yaml`` (and its calibration examples from the
+descriptions of ``scenarios/*.yaml`` that say they rate trivial, easy or medium) so that it
+cannot drift from them: ``tests/test_bestiary_page.py`` fails when they disagree. After editing
 the bestiary, write the page again with::
 
     .venv/bin/python -m tests.bestiary_page
@@ -10,8 +11,11 @@ the bestiary, write the page again with::
 from __future__ import annotations
 
 import pathlib
+import re
 from collections.abc import Mapping
 from typing import Any
+
+import yaml
 
 from sim.errors import Problem
 from sim.model import RULE_SYSTEMS
@@ -20,6 +24,8 @@ from sim.show import plain
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 BESTIARY = REPO / "bestiary"
+SCENARIOS = REPO / "scenarios"
+RATES = re.compile(r"it rates (trivial|easy|medium)\b")  # a calibration example's description
 PAGE = REPO / "docs" / "reference" / "bestiary.md"
 
 HEAD = """\
@@ -33,11 +39,9 @@ Every stat block that ships with combat-sim, by rule system. A scenario names on
 prints an entry as YAML from the terminal. A scenario may use only the entries of its own
 system: the d20 wolf and the d100 wolf are different animals.
 
-Each system's own example scenarios rate from easy to overwhelming against these blocks
-(`scenarios/`, each with its figures in its description); the easy and medium ones are the
-calibration points: `cellar_rats` and `kobold_den` (d20), `sheepfold_wolves` and
-`troll_bridge` (d100), `barrow_draugr` and `graveyard_ghouls` (2d10), `crypt_skeletons` and
-`highway_robbery` (d10).
+The example scenarios in `scenarios/` fight these blocks; the calibration examples named
+under each system rate trivial, easy or medium, with their figures and the command that
+measures them in their descriptions: a yardstick for "easy" and "medium" at your table.
 """
 
 # What the stats column shows in each system, in the order shown.
@@ -119,6 +123,18 @@ def row(rules: str, entry: Entry) -> str:
             f"| {cell(stats(rules, fields))} | {cell(kit)} |")
 
 
+def calibration(rules: str) -> str:
+    """``cellar_rats` (easy), ...``: the system's scenarios whose description says it rates
+    trivial, easy or medium."""
+    found = []
+    for path in sorted(SCENARIOS.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        rated = RATES.search(" ".join(str(data.get("description", "")).split()))
+        if data.get("rules") == rules and rated:
+            found.append(f"`{path.stem}` ({rated.group(1)})")
+    return f" Calibration examples: {', '.join(found)}." if found else ""
+
+
 def section(rules: str) -> list[str]:
     """A system's heading, what its stats mean, and a table per bestiary file."""
     lines: list[str] = []
@@ -135,7 +151,7 @@ def section(rules: str) -> list[str]:
                    f"`bestiary/{rules}/{path.name}`", "",
                    "| name | description | stats | weapons |", "|---|---|---|---|",
                    *(row(rules, entry) for entry in entries.values())]
-    lines += ["", f"## {rules}", "", f"{count} entries. {KEYS[rules]}", *tables]
+    lines += ["", f"## {rules}", "", f"{count} entries. {KEYS[rules]}{calibration(rules)}", *tables]
     return lines
 
 

@@ -9,12 +9,12 @@ from tests.scenario.test_shipped_bestiary import shipped
 
 
 def test_page_matches_bestiary() -> None:
-    """The page is exactly what tests/bestiary_page.py makes of bestiary/ today: an entry
-    added, removed or changed without writing the page again fails here."""
+    """The page is exactly what tests/bestiary_page.py makes of bestiary/ (and scenarios/)
+    today: an entry added, removed or changed without writing the page again fails here."""
     page = PAGE.read_text(encoding="utf-8")
     want = render()
     diff = "".join(difflib.unified_diff(page.splitlines(True), want.splitlines(True),
-                                        "docs/reference/bestiary.md", "bestiary/", n=0))
+                                        "docs/reference/bestiary.md", "generated", n=0))
     assert page == want, (f"the bestiary page is out of date; write it again with"
                           f" `.venv/bin/python -m tests.bestiary_page`:\n{diff[:3000]}")
 
