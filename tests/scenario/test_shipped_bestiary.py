@@ -30,6 +30,7 @@ REFERENCE = {"d20": "bandit captain", "d100": "man-at-arms", "2d10": "warden", "
 D20_HERO_FOE = "orc"
 BATTLES = 5  # battles that must all end with a winner
 MAX_BATTLES = 200  # battles played at most until the entry has hit and been hit
+DESCRIPTION_CHARS = 160  # one line of the bestiary page or of `sim bestiary`
 
 
 def shipped() -> dict[str, dict[str, Entry]]:
@@ -65,12 +66,14 @@ def duel(rules: str, name: str, entry: Entry) -> dict:
 
 
 def test_every_system_has_its_share() -> None:
-    """Each system ships at least the number of entries issue 28 asks for, each described."""
+    """Each system ships at least the number of entries issue 28 asks for, each described in
+    one line a GM reads at a glance (the rules behind it are the docs' and the file's)."""
     found = shipped()
     assert {rules: len(found[rules]) >= n for rules, n in AT_LEAST.items()} == dict.fromkeys(AT_LEAST, True)
-    undescribed = [(rules, name) for rules, entries in found.items() for name, entry in entries.items()
-                   if not str(entry.fields.get("description", "")).strip()]
-    assert undescribed == []
+    badly = [(rules, name) for rules, entries in found.items() for name, entry in entries.items()
+             if not 0 < len(str(entry.fields.get("description", ""))) <= DESCRIPTION_CHARS
+             or "\n" in str(entry.fields.get("description", ""))]
+    assert badly == []
 
 
 @pytest.mark.parametrize(("rules", "name"), ENTRIES, ids=[f"{r}:{n}" for r, n in ENTRIES])
