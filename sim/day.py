@@ -21,7 +21,7 @@ from sim.engine import Battle, run_battle
 from sim.model import Scenario
 from sim.party import went_down
 from sim.rest import Member, rest
-from sim.state import BROKEN, DEAD, UNCONSCIOUS
+from sim.state import BROKEN, DEAD, UNCONSCIOUS, Fighter
 
 SCHEMA = 1
 
@@ -58,8 +58,10 @@ class DayOutcome(NamedTuple):
     completed: bool  # every step reached and every fight won
 
 
-def _roster(day: Day) -> list[Member]:
-    return [Member(c.name, c.level, c.psy, c.heroism) for c in day.members]
+def roster(day: Day) -> list[Member]:
+    """The day's party as it starts the day: one ``Member`` per combatant, mounts included."""
+    party = next(s for s in day.encounters[0].scenario.sides if s.party)
+    return [Member.of(c, day.rules, party.tactics) for c in day.members]
 
 
 def _fighting(scenario: Scenario, party: str, dead: set[str]) -> Scenario:
@@ -85,7 +87,7 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
     """Play one day; its outcome and (with ``log``) one event log for the whole day, appended
     to ``sink`` when one is given (sim.events.StreamedLog, CappedLog)."""
     events: list[dict] | None = (sink if sink is not None else []) if log else None
-    members = _roster(day)
+    members = roster(day)
     by_name = {m.name: m for m in members}
     counted = {c.name for c in day.members if c.rider is None}
     rest_rng: random.Random | None = None  # made at the first rest (seeding costs)
@@ -104,6 +106,12 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
                        **({"bestiary": list(day.bestiary)} if day.bestiary else {}),
                        **({"overrides": list(day.overrides)} if day.overrides else {}),
                        **({"batch": batch} if batch else {})})
+    def carry(fighter: Fighter) -> None:
+        """What a party member carries into a fight; before its first, it is as its stat block
+        says, bar the tokens of the rests taken before it."""
+        if fighter.party:
+            by_name[fighter.name].hand_over(fighter)
+
     ended = False
     for step in day.steps:
         if ended:
@@ -112,8 +120,8 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
         if isinstance(step, Rest):
             if rest_rng is None:
                 rest_rng = random.Random(step_seed(seed, -1))
-            for member in members:
-                if member.alive and member.max_hp is not None:
+            for member in members:  # (one not yet in a fight takes the rest's morale token)
+                if member.alive:
                     fields = rest(member, step.kind, step.hours, rest_rng, events is not None,
                                   day.unhealable_recovery == "rest_dice")
                     if fields is not None:
@@ -130,8 +138,6 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
         if events is not None:
             events.append({"event": "encounter_started", "round": 0, "t": 0.0, "step": step.step,
                            "name": step.name})
-        # The first fight has nothing to hand over: the party is as its stat blocks say.
-        carry = None if encounters == 0 else (lambda f: by_name[f.name].hand_over(f) if f.party else None)
         # Its events go straight into the day's log (not gathered, then copied at its end).
         battle = Battle(scenario, step_seed(seed, encounters), log, carry=carry, sink=events)
         battle.destiny_left = destiny

@@ -12,11 +12,18 @@ from collections.abc import Mapping
 import attrs
 
 from sim.dice import Dice
+from sim.errors import Problem
 
 RULE_SYSTEMS = ("d20", "d100", "2d10", "d10")
 TARGET_POLICIES = ("random", "weakest", "strongest", "focus")
 DEFAULT_TARGET = "random"
 DEFAULT_POTION_AT = 0.33  # RULES.md §8: drink at or below a third of maximum HP
+# RULES.md §7 (d20, seed 003): after a long rest, re-roll the hit dice to set HP when the HP
+# are below the roll's mean (below_mean), every time (always) or never.
+REROLL_POLICIES = ("below_mean", "always", "never")
+DEFAULT_REROLL = "below_mean"
+# Aspects "evoking resistance or healing" (seed 003): one heroism die on that re-roll, +1d6 HP.
+REST_ASPECTS = ("resistance", "healing")
 MELEE_REACH_M = 2.0  # RULES.md §2: melee needs a gap of at most 2 m
 HUMAN_MOVEMENT_M = 8.0  # RULES.md §2: 8 m per move
 INITIATIVE_GIFT = "initiative"  # the gift that rolls 1d8 for initiative and group ties
@@ -38,15 +45,24 @@ class Weapon:
     poison: bool = False
     area: bool = False
     psy: int = 0  # > 0: a spell, costing this much PSY (then unhealable HP) per cast
+    thrown: bool = False  # a ranged weapon thrown by hand (knife, javelin, firepot): not a bow
     # Derived once: a plain hit (no area, fire, poison or spell) takes the short path.
     plain: bool = attrs.field(init=False, eq=False, repr=False)
     # Derived once: how far it strikes, in metres (read on every weapon choice at a distance).
     reach: float = attrs.field(init=False, eq=False, repr=False)
+    # Derived once: a bow or a crossbow, a ranged weapon that is neither thrown nor a spell,
+    # whatever its ``hands`` (RULES.md §2: in d100 a full action, and it tires).
+    bow: bool = attrs.field(init=False, eq=False, repr=False)
+    # Derived once: an attack with it is a half-action in d100 (one-handed, thrown or not).
+    half_action: bool = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         plain = not (self.area or self.fire or self.poison or self.psy)
         object.__setattr__(self, "plain", plain)  # attrs' way to fill a frozen derived field
         object.__setattr__(self, "reach", MELEE_REACH_M if self.range is None else self.range)
+        bow = self.range is not None and not self.thrown and not self.psy
+        object.__setattr__(self, "bow", bow)
+        object.__setattr__(self, "half_action", self.hands < 2 and not bow and not self.psy)
 
 
 @attrs.frozen
@@ -68,6 +84,8 @@ class Tactics:
     # Weapon names in order of preference; the weapons left out come after, in the default order.
     weapons: tuple[str, ...] | None = None
     potion_at: float | None = None  # drink at or below this fraction of maximum HP
+    reroll_hp: str | None = attrs.field(  # d20 long rest: when to re-roll the hit dice
+        default=None, validator=attrs.validators.optional(attrs.validators.in_(REROLL_POLICIES)))
 
     def over(self, base: Tactics | None) -> Tactics:
         """These tactics, with every key they leave out taken from ``base``."""
@@ -77,6 +95,7 @@ class Tactics:
             target=base.target if self.target is None else self.target,
             weapons=base.weapons if self.weapons is None else self.weapons,
             potion_at=base.potion_at if self.potion_at is None else self.potion_at,
+            reroll_hp=base.reroll_hp if self.reroll_hp is None else self.reroll_hp,
         )
 
     @property
@@ -88,6 +107,11 @@ class Tactics:
     def drink_at(self) -> float:
         """The potion threshold, ``potion_at`` or the default 0.33."""
         return DEFAULT_POTION_AT if self.potion_at is None else self.potion_at
+
+    @property
+    def reroll(self) -> str:
+        """When a d20 long rest re-rolls the hit dice: ``reroll_hp``, else below_mean."""
+        return DEFAULT_REROLL if self.reroll_hp is None else self.reroll_hp
 
 
 @attrs.frozen
@@ -246,6 +270,8 @@ class Scenario:
     sha256: str = ""
     bestiary: tuple[str, ...] = ()  # extra bestiary folders it was loaded with (absolute)
     overrides: tuple[str, ...] = ()  # the --set PATH=VALUE texts applied before validation
+    # Valid data this fight leaves idle (sim.ignored): told before the results, never played.
+    warnings: tuple[Problem, ...] = attrs.field(default=(), eq=False, repr=False)
 
     @property
     def resolved_sha256(self) -> str:

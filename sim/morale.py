@@ -32,7 +32,8 @@ DESPAIRING = "despairing"
 
 
 def give_tokens(table: Table, fighter: Fighter) -> None:
-    """Roll a combatant's tokens for this battle: its ``morale`` dice, else 2d6.
+    """Roll a combatant's tokens for this battle: its ``morale`` dice, else 2d6. Mounts take no
+    part in morale (RULES 4): they hold none, so never reroll (the engine gives them none).
 
     One starting with none is demoralized: ``announce_demoralized`` says so once
     ``battle_started`` is logged (it must stay the first line).
@@ -121,7 +122,10 @@ def tick_learning(table: Table, fighter: Fighter, skill: str) -> None:
 def fallen(table: Table, allies: Sequence[Fighter], fighter: Fighter, source: Fighter | None
            ) -> None:
     """A combatant dropped: its killer gains 2, each of its conscious allies (``allies``: its
-    side, itself included) loses 4."""
+    side, itself included) loses 4. A mount is neither friend nor enemy here (RULES 4): its
+    fall gives and costs nothing."""
+    if not fighter.counts:
+        return
     if source is not None and source.side != fighter.side:
         change(table, source, KILL_GAIN, "kill")
     for ally in allies:

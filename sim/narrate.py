@@ -140,7 +140,7 @@ def _battle_ended(e: Event) -> str:
            "max_rounds": ": the round limit"}.get(e.get("stopped", ""), "")
     lines = [f"\n== {head} after {e['rounds']} round(s){why}. =="]
     for label, key in (("dead", "dead"), ("knocked out", "knocked_out"), ("broken", "broken"),
-                       ("fled", "fled")):
+                       ("fled", "fled"), ("left behind, alive", "left_behind")):
         if e.get(key):
             lines.append(f"   {label}: {', '.join(e[key])}")
     return "\n".join(lines)
@@ -148,6 +148,13 @@ def _battle_ended(e: Event) -> str:
 
 def _rested(e: Event) -> str:
     """A party member after one rest of a day (RULES 7): what came back."""
+    if e.get("fresh"):  # before its first fight: only the rest's morale token counts
+        return f"  {e['actor']} rests before the first fight (+1 morale token, if morale is on)."
+    if e.get("hp_rolled") is not None:
+        bonus = f" + {e['hardy_bonus']} for a heroism die" if e.get("heroism_spent") else ""
+        extra = f"; hit dice re-rolled: {e['hp_rolled']}{bonus}"
+    else:
+        extra = ""
     parts = [f"HP {e['hp_before']} -> {e['hp_after']}/{e['max_hp']}"]
     if e["unhealable_before"]:
         parts.append(f"unhealable {e['unhealable_before']} -> {e['unhealable_after']}")
@@ -159,7 +166,7 @@ def _rested(e: Event) -> str:
         parts.append(f"heroism {e['heroism_before']} -> {e['heroism_after']}/{e['max_heroism']}")
     if e["morale_before"] is not None:
         parts.append(f"morale {e['morale_before']} -> {e['morale_after']}")
-    return f"  {e['actor']} rests: {', '.join(parts)}."
+    return f"  {e['actor']} rests: {', '.join(parts)}{extra}."
 
 
 def _day_ended(e: Event) -> str:

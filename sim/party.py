@@ -17,9 +17,10 @@ if TYPE_CHECKING:
     from sim.model import Scenario
 
 # Final statuses that mean the member went down at some moment: dead members
-# reached 0 HP first, and a broken mind stays broken to the end of the battle.
+# reached 0 HP first, a broken mind stays broken to the end of the battle, and the left
+# behind lay unconscious or broken when their side lost.
 # Members who went down and came back carry the "knocked out" flag of their row.
-_DOWN_STATUSES = frozenset({"dead", "broken"})
+_DOWN_STATUSES = frozenset({"dead", "broken", "left_behind"})
 
 
 class PartyOutcome(NamedTuple):

@@ -246,7 +246,7 @@ _INTS = ("round", "die", "roll", "amount", "hp_before", "hp_after", "tokens", "d
          "successes", "failures", "score", "heroism", "left", "advantage", "seed", "schema",
          "step", "steps", "max_hp", "unhealable_before", "unhealable_after", "psy_before",
          "psy_after", "max_psy", "fatigue_before", "fatigue_after", "heroism_before",
-         "heroism_after", "max_heroism", "hours")
+         "heroism_after", "max_heroism", "hours", "hp_rolled", "hardy_bonus", "heroism_spent")
 _FIELD_TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
     **{name: ("a string", lambda v: isinstance(v, str)) for name in _NAMES},
     **{name: ("an integer", lambda v: _is_int(v)) for name in _INTS},
@@ -258,9 +258,10 @@ _FIELD_TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
     **{name: ("a number", lambda v: _is_number(v)) for name in ("x_before", "x_after")},
     **{name: ("true or false", lambda v: isinstance(v, bool))
        for name in ("hit", "success", "armor_piercing", "defended", "fumble", "outnumbered", "run",
-                    "serious_wound", "completed", "survived")},
+                    "serious_wound", "completed", "survived", "fresh")},
     **{name: ("a list of names", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
-       for name in ("survivors", "dead", "knocked_out", "fled", "broken", "members", "targets",
+       for name in ("survivors", "dead", "knocked_out", "fled", "broken", "left_behind", "members",
+                    "targets",
                     "bestiary", "party")},
     **{name: ("a list of integers", lambda v: isinstance(v, list) and all(_is_int(x) for x in v))
        for name in ("dice", "chain")},
@@ -284,7 +285,10 @@ def event_problem(event: dict) -> str | None:
     missing = missing_fields(event)
     if missing:
         return f"missing field(s) {', '.join(missing)}"
+    fresh = event["event"] == "rested" and event.get("fresh") is True
     for name, value in event.items():
+        if fresh and value is None:
+            continue  # a rest before its first fight: nothing to tell of HP, PSY or heroism yet
         if name == "target":
             expected = ("an integer", _is_int) if event["event"] == "check_rolled" else (
                 "a string", lambda v: isinstance(v, str))

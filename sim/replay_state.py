@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim.narrate import NARRATORS
-from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS
+from sim.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS
 
 Event = dict[str, Any]
 
@@ -250,6 +250,11 @@ class BattleView:
         if who is not None and who.status != DEAD:  # dead stays dead
             who.status = status
 
+    def _battle_ended(self, event: Event) -> None:
+        """The fallen of a side that lost while one of it got away stay where they lie (RULES 5)."""
+        for name in event.get("left_behind") or ():
+            self._set_status({"target": name}, LEFT_BEHIND)
+
     def _effect_started(self, event: Event) -> None:
         who, effect = self._who(event), event["effect"]
         if who is None:
@@ -297,9 +302,11 @@ class BattleView:
 
     def _rested(self, event: Event) -> None:
         """A rest between the fights of a day: what came back."""
-        if (who := self._who(event, "actor")) is None:
-            return
+        if (who := self._who(event, "actor")) is None or event.get("fresh"):
+            return  # (before its first fight: the fight's battle_started tells its state)
         who.hp = event["hp_after"]
+        if event.get("max_hp") is not None:
+            who.max_hp = event["max_hp"]  # d20: a long rest's hit dice set it anew
         for resource in ("heroism", "psy", "fatigue", "morale"):
             if event.get(f"{resource}_after") is not None:
                 who.resources[resource] = event[f"{resource}_after"]
@@ -335,6 +342,7 @@ _HANDLERS: dict[str, Callable[[BattleView, Event], None]] = {
     "knocked_out": _status(UNCONSCIOUS),
     "died": _status(DEAD),
     "fled": _status(FLED),
+    "battle_ended": BattleView._battle_ended,
     "effect_started": BattleView._effect_started,
     "effect_ended": BattleView._effect_ended,
     "resource_spent": BattleView._resource_spent,

@@ -18,7 +18,7 @@ BAR_WIDTH = 10
 HELP = ("→/l/n next  ←/h/p previous  ]/[ next/previous round  c next check  k next knock-out"
         "  Home/End first/last  q quit")
 STATUS_STYLES = {"active": "green", "unconscious": "yellow", "dead": "bold red", "fled": "cyan",
-                 "broken": "magenta"}
+                 "broken": "magenta", "left_behind": "yellow"}
 
 
 def hp_bar(hp: int, max_hp: int, width: int = BAR_WIDTH) -> str:

@@ -15,6 +15,9 @@ UNCONSCIOUS = "unconscious"
 DEAD = "dead"
 FLED = "fled"
 BROKEN = "broken"  # d20 spirit points at 0: out of the fight, alive unless its side loses
+# Unconscious or broken on a side that lost while a member of it got away (fled): alive at its
+# HP, where the fight left it; it takes no part in the day's later fights (RULES 5).
+LEFT_BEHIND = "left_behind"
 
 
 class Fighter:

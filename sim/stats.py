@@ -13,6 +13,7 @@ import attrs
 
 from sim.columns import BattleColumns, BattleRow, FighterRow
 from sim.party import PartyOutcome, difficulty, went_down
+from sim.state import LEFT_BEHIND
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # Why a battle ended without a winner (the summary's draws_by).
@@ -65,6 +66,7 @@ class _Combatant:
     deaths: int = 0
     downs: int = 0  # reached 0 HP, knocked out or broken at any moment (the dead included)
     knocked_out: int = 0
+    left_behind: int = 0  # unconscious or broken when its side lost while one of it got away
     demoralized: int = 0
     despairing: int = 0
     causes: Counter[str] = attrs.Factory(Counter)
@@ -90,11 +92,15 @@ class _Combatant:
             self.downs += battles
         if knocked_out:
             self.knocked_out += battles
+        if status == LEFT_BEHIND:
+            self.left_behind += battles
 
 
-# A member's (dead, went down) packed in one int, so that a battle's members add up in C:
-# deaths in the low digits, downs above (a party never has DOWN members).
+# A member's (dead, went down, left behind) packed in one int, so that a battle's members add
+# up in C: deaths in the low digits, downs above, the left behind above them (a party never
+# has DOWN members).
 DOWN = 1 << 20
+BEHIND = 1 << 40
 
 
 @attrs.define
@@ -107,6 +113,7 @@ class _Party:
     tpk: int = 0
     deaths: list[int] = attrs.Factory(list)  # deaths[k]: battles ending with exactly k members dead
     downs: list[int] = attrs.Factory(list)  # downs[k]: battles in which exactly k members went down
+    left_behind: int = 0  # battles in which at least one member was left behind (RULES 5)
 
     def __attrs_post_init__(self) -> None:
         self.deaths = self.deaths or [0] * (len(self.members) + 1)
@@ -117,11 +124,14 @@ class _Party:
         """Count battles given column by column: each combatant's fighter codes (``columns``)
         and the fighter row of each code (``distinct``). Each distinct row is judged once,
         then the battles are tallied by (won, deaths and downs) in C-level loops."""
-        fate = [(fighter[1] == "dead") + DOWN * went_down(fighter) for fighter in distinct]
+        fate = [(fighter[1] == "dead") + DOWN * went_down(fighter) + BEHIND * (fighter[1] == LEFT_BEHIND)
+                for fighter in distinct]
         packed = [map(fate.__getitem__, columns[index]) for index in self.members]
         totals = map(sum, zip(*packed, strict=True)) if packed else repeat(0, len(winners))
         won = map(operator.eq, winners, repeat(self.side))
         for (win, total), battles in Counter(zip(won, totals, strict=True)).items():
+            self.left_behind += battles * (total >= BEHIND)
+            total %= BEHIND
             outcome = PartyOutcome.from_counts(win, total % DOWN, total // DOWN, len(self.members))
             self.wins += outcome.won * battles
             self.tpk += outcome.tpk * battles
@@ -133,6 +143,7 @@ class _Party:
         self.tpk += other.tpk
         self.deaths = [a + b for a, b in zip(self.deaths, other.deaths, strict=True)]
         self.downs = [a + b for a, b in zip(self.downs, other.downs, strict=True)]
+        self.left_behind += other.left_behind
 
     def any_death(self) -> int:
         """Battles with at least one member dead at the end."""
@@ -149,6 +160,7 @@ class _Party:
             "tpk": interval(self.tpk, n),
             "any_down": any_down,
             "any_death": any_death,
+            "left_behind": interval(self.left_behind, n),
             "deaths": _distribution(self.deaths, n),
             "downs": _distribution(self.downs, n),
             "difficulty": difficulty(any_down["p"], any_death["p"]),
@@ -248,6 +260,7 @@ class Aggregate:
             mine.deaths += theirs.deaths
             mine.downs += theirs.downs
             mine.knocked_out += theirs.knocked_out
+            mine.left_behind += theirs.left_behind
             mine.demoralized += theirs.demoralized
             mine.despairing += theirs.despairing
             mine.learned.update(theirs.learned)
@@ -297,6 +310,7 @@ class Aggregate:
             "death": interval(c.deaths, n),
             "down": interval(c.downs, n),
             "knocked_out": interval(c.knocked_out, n),
+            "left_behind": interval(c.left_behind, n),
             "death_causes": {cause: round(k / n, 6) for cause, k in causes},
             "death_causes_ci": {cause: interval(k, n) for cause, k in causes},
             "demoralized": interval(c.demoralized, n),

@@ -73,10 +73,11 @@ _SPREAD = {"mean": NUMBER, "p10": NUMBER, "p50": NUMBER, "p90": NUMBER,
            "deciles": _Opt(_ListOf(NUMBER, 9), nullable=True)}
 
 PARTY = {"side": TEXT, "win": CI, "tpk": _MAYBE_CI, "any_down": CI, "any_death": CI,
-         "deaths": _COUNTS, "downs": _COUNTS, "difficulty": TEXT,
+         "left_behind": _MAYBE_CI, "deaths": _COUNTS, "downs": _COUNTS, "difficulty": TEXT,
          "difficulty_range": _Opt({"lo": TEXT, "hi": TEXT}, nullable=True)}
 COMBATANT = {"side": TEXT, "death": CI, "down": _MAYBE_CI, "knocked_out": CI,
-             "death_causes": _MapOf(NUMBER), "death_causes_ci": _Opt(_MapOf(CI), nullable=True),
+             "left_behind": _MAYBE_CI, "death_causes": _MapOf(NUMBER),
+             "death_causes_ci": _Opt(_MapOf(CI), nullable=True),
              "hp_left": {"mean": NUMBER, "p10": _Opt(NUMBER), "p50": _Opt(NUMBER), "p90": _Opt(NUMBER)},
              "items_used": _Opt({"mean": NUMBER}), "demoralized": _MAYBE_CI,
              "despairing": _MAYBE_CI, "learning": _Opt(_MapOf(CI), nullable=True)}
@@ -89,7 +90,7 @@ SUMMARY = {"scenario": TEXT, "rules": TEXT, "battles": INTEGER, "seed": INTEGER,
            "draws_by": _Opt(_MapOf(INTEGER), nullable=True), "tpk": _MAYBE_CI,
            "party": _Opt(PARTY, nullable=True), "combatants": _MapOf(COMBATANT, MAX_COMBATANTS),
            "rounds": {"mean": NUMBER, "p50": NUMBER, "p90": NUMBER, "max": NUMBER},
-           "stopped_by": _Opt(TEXT, nullable=True)}
+           "stopped_by": _Opt(TEXT, nullable=True), "warnings": _Opt(_ListOf(TEXT))}
 DAY = {"survived": CI, "completed": CI, "any_death": CI}
 
 

@@ -68,7 +68,7 @@ def default_rank(weapon: Weapon) -> tuple[int, int]:
     elif weapon.range is None:
         kind = 1
     else:
-        kind = 2 if weapon.hands < 2 else 3
+        kind = 3 if weapon.bow else 2
     return kind, 0 if weapon.poison or weapon.fire else 1
 
 

@@ -2,7 +2,7 @@
 
 A skill must be rolled by a weapon of its block, a rule of the system or a group check; a
 d20 aspect must name a roll the block can make. Both depend on the stat block alone (and
-the scenario's group check), so they are refused wherever written, bestiary files
+the scenario's group check), so they are warnings wherever written, bestiary files
 included. ``sim.ignored`` holds the other idle keys.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from sim.model import Weapon
+from sim.model import REST_ASPECTS, Weapon
 from sim.rules import d100, open_d10, quality
 from sim.rules.d20 import MOVEMENT_ARTS
 
@@ -81,7 +81,7 @@ def unread_aspects(aspects: Sequence[str], weapons: Sequence[Weapon],
                    group_checks: Iterable[str] = ()) -> list[Unused]:
     """d20 aspects that no roll of the block can concern: a heroism die is spent only on a roll
     whose purpose, or whose weapon's name or skill, is an aspect (sim.rules.d20)."""
-    known = [*D20_PURPOSES, *GROUP_CHECK_SKILLS, *group_checks, *weapon_aspects(weapons)]
+    known = [*D20_PURPOSES, *REST_ASPECTS, *GROUP_CHECK_SKILLS, *group_checks, *weapon_aspects(weapons)]
     if not aspects:
         return [Unused((), "lists no roll, so no heroism die is ever spent (no aspects: every roll"
                            " may use one); name the rolls, or remove it")]
@@ -94,6 +94,7 @@ def unread_aspects(aspects: Sequence[str], weapons: Sequence[Weapon],
         found.append(Unused((i,), (
             f"no roll concerns the aspect '{name}', so no heroism die is ever spent on it (an"
             f" aspect names a roll: {', '.join(D20_PURPOSES)}, a group check such as stealth,"
+            f" {' or '.join(REST_ASPECTS)} (a long rest's hit dice),"
             f" or one of this stat block's weapons or their skill){near}")))
     return found
 

@@ -10,6 +10,7 @@ from sim import cli
 from sim.day import run_day
 from sim.day_file import load_day
 from sim.engine import run_battle
+from sim.narrate import narrate
 from sim.replay_state import BattleView
 from sim.scenario import load_scenario
 from tests.day_files import AMBUSH, MARSH, PARTY, WARREN, write_day
@@ -374,3 +375,41 @@ class TestDayReplay:
         assert "# step 1: encounter" in out and "# step 2: quick rest, 1 h" in out
         assert out.count("Sir Bors") >= 3
 
+    def test_rest_d20_show_gives_the_reroll_policy(self, capsys):
+        """sim show DAY says what a d20 rest does: nothing by the hour; a long rest re-rolls hit
+        dice by each member's tactics.reroll_hp, its default spelt out."""
+        assert cli.main(["show", str(WARREN)]) == 0
+        out = capsys.readouterr().out
+        assert "# d20: no healing by the hour" in out
+        assert "#   Sir Bors: hp 3d8+6, reroll_hp: below_mean" in out
+
+
+class TestRestBeforeTheFirstFight:
+    """A rest before the day's first fight counts (RULES 7): a ``rested`` event for each
+    member, and +1 morale token on top of those the first fight rolls."""
+
+    BODY = ("name: Early rest\nrules: d20\n" + PARTY + "steps:\n"
+            "  - rest: {kind: quick, hours: 1}\n"
+            "  - encounter:\n      name: Camp\n      options: {morale: true}\n"
+            "      sides:\n        - name: goblins\n          members:\n"
+            "            - {use: goblin, count: 2}\n")
+
+    def test_rest_before_first_fight_logged_and_gives_a_token(self, tmp_path):
+        day = load_day(write_day(tmp_path, self.BODY))
+        _, events = run_day(day, 3, log=True)
+        rested = [e for e in events if e["event"] == "rested"]
+        assert [e["actor"] for e in rested] == ["Sir Bors", "Aria", "Wren", "Brother Anselm"]
+        assert all(e["fresh"] and e["hp_after"] is None for e in rested)
+        started = next(e for e in events if e["event"] == "battle_started")
+        alone = run_battle(day.encounters[0].scenario, 3, log=True)[1][0]
+        tokens = {c["name"]: c.get("morale") for c in alone["combatants"]}
+        for c in started["combatants"]:
+            assert c.get("morale") == tokens[c["name"]] + (c["name"] in {e["actor"] for e in rested})
+
+    def test_rest_before_first_fight_replays_and_verifies(self, tmp_path, capsys):
+        path = write_day(tmp_path, self.BODY)
+        log = tmp_path / "day.jsonl"
+        assert cli.main(["run", str(path), "--seed", "3", "--log", str(log)]) == 0
+        events = [json.loads(line) for line in log.read_text().splitlines()]
+        assert "Sir Bors rests before the first fight" in "\n".join(narrate(events))
+        assert cli.main(["replay", str(log), "--verify"]) == 0

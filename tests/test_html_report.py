@@ -434,3 +434,22 @@ class TestBrowser:
         assert all(text.startswith(f"{hp} / ") for _, hp, text in shown)
         assert tab.text_content("#event-text") == embedded(page, f"narration-{key}")[k]
         assert tab.text_content("#step").startswith(f"event {k + 1} of {len(events)}")
+
+
+class TestLeftBehind:
+    """Left behind is not dead (RULES.md §5): the page says so where it happens."""
+
+    def test_left_behind_in_the_page(self, tmp_path: pathlib.Path) -> None:
+        """A rout that leaves fallen heroes behind: the verdict, the outcome table and the
+        who-falls table say "left behind", with the summary's intervals."""
+        raiders = pathlib.Path(__file__).parent.parent / "scenarios" / "raiders_rout.yaml"
+        out = tmp_path / "run"
+        assert cli.main(["batch", str(raiders), "-n", "40", "--workers", "1", "--out", str(out),
+                         "--json", "--no-progress"]) == 0
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        behind = summary["party"]["left_behind"]
+        assert behind["p"] > 0
+        html = write_report(out).read_text(encoding="utf-8")
+        header = html[html.index("<header>"):html.index("</header>")]
+        assert f"someone is left behind in {pct(behind)}" in header
+        assert "someone in the party is left behind" in html and "left behind (95% CI)" in html

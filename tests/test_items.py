@@ -45,6 +45,23 @@ class TestDrinking:
             assert len(events(b.log, "item_used")) == 1, rules
             assert events(b.log, "attack_resolved") == [], rules
 
+    def test_d20_drinking_replaces_the_attack_not_the_move(self) -> None:
+        """Items (d20, RULES 2, 8): drinking takes the attack's place, never the move: a hurt
+        hero 10 m from the monster moves, then drinks, and does not attack."""
+        b = hurt_hero("d20")
+        hero, monster = b.fighters
+        monster.x, b.spread = 10.0, True
+        b._take_turn(hero)
+        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
+        assert done == ["moved", "item_used"] and hero.x == 8.0
+
+    def test_d20_drinking_in_reach_still_no_attack(self) -> None:
+        """Items (d20): in reach, the drink is the turn's attack: one drink, no blow, no move."""
+        b = hurt_hero("d20", items=(Item(heal=dice.parse("20"), count=2),))
+        b._take_turn(b.fighters[0])
+        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
+        assert done == ["item_used"]
+
     def test_potion_at_threshold(self) -> None:
         """Items: the default policy drinks at or below 0.33 of maximum HP, not above."""
         b = hurt_hero(hp=9)  # 9 / 30 = 0.3

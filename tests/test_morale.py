@@ -13,12 +13,13 @@ import pytest
 
 from sim import dice
 from sim.cli import main
+from sim.effects import Burning
 from sim.engine import Battle, run_battle
 from sim.model import Options, Scenario
 from sim.morale import give_tokens
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS
 from sim.rules.systems import system_for
-from tests.builders import ScriptedRandom, battle, duel, events, fighter, scenario, side
+from tests.builders import ScriptedRandom, battle, duel, events, fighter, scenario, side, turn
 
 QUALITY = system_for("2d10")
 D20 = system_for("d20")
@@ -313,6 +314,66 @@ class TestGainsAndLosses:
         hero.morale = 2
         b.deal_damage(hero, 20, foe, "weapon")
         assert changes(b.log) == [("Hero", -2, "wound", 0)] and hero.morale == 0
+
+
+class TestMounts:
+    """Mounts take no part in morale (RULES 4, seed 000): a mount going down is neither the
+    fall of a friend nor of an enemy, and mounts hold no tokens."""
+
+    def _mounted(self) -> Battle:
+        return battle(quality(side("heroes", fighter("Knight", mount="Horse"),
+                                   fighter("Horse", hp=30, rider="Knight"), fighter("Squire"),
+                                   party=True),
+                              side("monsters", fighter("X", hp=40))))
+
+    def test_mounts_hold_no_tokens(self) -> None:
+        knight, horse, squire, x = self._mounted().fighters
+        assert horse.morale is None
+        assert None not in (knight.morale, squire.morale, x.morale)
+
+    def test_mounts_falling_gives_and_costs_no_tokens(self) -> None:
+        """Its killer gains no kill, its rider and allies lose nothing (the rider's fall from
+        the saddle is a fall, not a wound here: slid off, no damage)."""
+        b = self._mounted()
+        knight, horse, squire, x = b.fighters
+        for f in (knight, squire, x):
+            f.morale = 6
+        b.deal_damage(horse, 99, x, "weapon")
+        b.kill(horse, "weapon")
+        assert [c for c in changes(b.log) if c[0] != "Knight" or c[2] != "wound"] == []
+        assert (squire.morale, x.morale) == (6, 6)
+
+    def test_a_rider_falling_still_costs_its_allies(self) -> None:
+        b = self._mounted()
+        knight, _horse, squire, x = b.fighters
+        for f in (knight, squire, x):
+            f.morale = 6
+        b.deal_damage(knight, 99, x, "weapon")
+        assert ("Squire", -4, "ally_fell", 2) in changes(b.log) and ("X", 2, "kill", 8) in changes(b.log)
+
+
+class TestWoundsOfAnyKind:
+    """Any HP lost is a wound (RULES 4): fire, poison, drowning, falls and explosions cost
+    floor(k / 2) tokens as a weapon's blow does."""
+
+    @pytest.mark.parametrize("kind", ["weapon", "fire", "poison", "drowning", "fall", "explosion"])
+    def test_wounds_of_any_kind_cost_tokens(self, kind: str) -> None:
+        b = battle(duel2d10(hero={"hp": 40}))
+        hero, _ = b.fighters
+        hero.morale = 6
+        b.deal_damage(hero, 5, None, kind, kind != "weapon")
+        assert changes(b.log) == [("Hero", -2, "wound", 4)]
+
+    def test_wounds_of_any_kind_from_a_burning_tick(self) -> None:
+        """A fire's own tick (the effect, not a scripted blow) is a wound too."""
+        b = battle(duel2d10(hero={"hp": 40}))
+        hero, _ = b.fighters
+        hero.morale = 9
+        Burning(b, hero).start()
+        b.env.run()  # the effect's process starts, waiting for its owner's turns
+        b.table.rng = ScriptedRandom(((6, 6), (1, 10), (1, 10)))  # 6 fire, then put out
+        turn(b, hero)
+        assert changes(b.log)[0] == ("Hero", -3, "wound", 6)
 
 
 class TestDemoralized:

@@ -170,3 +170,14 @@ class TestStoryOrder:
         text = "\n".join(narrate(events))
         assert "HP for the spell" in text
         assert not re.search(r"(\w+) takes \d+ spell damage from \1\b", text)
+
+
+class TestLeftBehindNarrated:
+    """Left behind is not dead (RULES.md §5): the end of the story names the left behind."""
+
+    def test_left_behind_named_at_the_end(self) -> None:
+        end = {"event": "battle_ended", "round": 3, "t": 2.5, "winner": "m", "rounds": 3,
+               "survivors": ["A", "B", "M"], "dead": [], "knocked_out": [], "broken": [],
+               "fled": ["B"], "left_behind": ["A"]}
+        text = "\n".join(narrate([end]))
+        assert "left behind, alive: A" in text and "dead" not in text

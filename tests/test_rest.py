@@ -8,6 +8,8 @@ from collections import Counter
 
 import pytest
 
+from sim import dice
+from sim.model import Tactics
 from sim.rest import REST_KINDS, Member, rest
 from sim.state import BROKEN, Fighter
 from tests.builders import battle, d100, fighter, scenario, side
@@ -223,3 +225,126 @@ class TestHandOver:
         f = Fighter(spec, side("heroes", spec, party=True), 0, 30, 0.0)
         m.hand_over(f)
         assert (f.status, f.able, f.cause) == (BROKEN, False, "terror")
+
+
+def d20_member(hit_dice: str = "3d8+3", **fields) -> Member:
+    """A d20 party member (seed 003's rests) with 30 HP at most, 2 heroism dice."""
+    m = Member("M", 2, max_psy=0, max_heroism=2, rules="d20", hit_dice=dice.parse(hit_dice),
+               reroll=fields.pop("reroll", "below_mean"), hardy=fields.pop("hardy", False))
+    m.max_hp = fields.pop("max_hp", 30)
+    for key, value in fields.items():
+        setattr(m, key, value)
+    return m
+
+
+def assert_matches(seen: Counter, exact: dict, n: int) -> None:
+    """Every value's share within 4 standard errors of its exact probability."""
+    assert set(seen) <= set(exact)
+    for value, p in exact.items():
+        p = float(p)
+        assert abs(seen[value] / n - p) <= 4 * math.sqrt(p * (1 - p) / n) + 1e-12, value
+
+
+class TestRestPerSystem:
+    """Rests follow each system's own seed (RULES 7): d20 by seed 003, the others by 002."""
+
+    @pytest.mark.parametrize("kind", ["quick", "calm", "good", "intensive"])
+    def test_rest_d20_heals_nothing_by_the_hour(self, kind):
+        """d20: no healing by the hour, however long a short rest lasts."""
+        m = d20_member(hp=7, heroism=0)
+        fields = rest(m, kind, 7, random.Random(1))
+        assert (m.hp, m.max_hp, m.heroism) == (7, 30, 0)
+        assert fields["hp_after"] == 7
+
+    def test_rest_d20_long_rest_rerolls_hit_dice_below_mean(self):
+        """After 8 hours in one go, HP below the mean of the hit dice (16.5 for 3d8+3) are
+        re-rolled: HP and their maximum follow the roll's exact distribution; heroism is back."""
+        n, rng, seen = 6000, random.Random(5), Counter()
+        for _ in range(n):
+            m = d20_member(hp=16, heroism=0)
+            rest(m, "calm", 8, rng)
+            assert m.max_hp == m.hp and m.heroism == 2
+            seen[m.hp] += 1
+        assert_matches(seen, dice.parse("3d8+3").distribution(), n)
+
+    @pytest.mark.parametrize(("policy", "hp", "rerolled"), [
+        ("below_mean", 103, False), ("below_mean", 102, True), ("always", 110, True),
+        ("never", 0, False)])
+    def test_rest_d20_reroll_policy(self, policy, hp, rerolled):
+        """tactics.reroll_hp: below_mean (the default) re-rolls HP under the mean only; always,
+        never. Kept HP keep their maximum."""
+        m = d20_member("1d4+100", hp=hp, max_hp=110, reroll=policy)
+        fields = rest(m, "good", 8, random.Random(3))
+        assert (m.max_hp < 110) is rerolled and (m.hp == m.max_hp) is rerolled
+        assert ("hp_rolled" in fields) is rerolled
+
+    def test_rest_d20_unconscious_member_rerolls_and_wakes(self):
+        m = d20_member(hp=0, status="unconscious")
+        rest(m, "calm", 8, random.Random(2))
+        assert m.hp >= 6 and m.status == "active"
+
+    def test_rest_d20_resistance_aspect_spends_a_heroism_die_for_1d6(self):
+        """A resistance or healing aspect: one heroism die on the roll, +1d6 HP (1d4 + 1d6
+        exactly); the die spent is not back for the fights to come."""
+        n, rng, seen = 6000, random.Random(8), Counter()
+        for _ in range(n):
+            m = d20_member("1d4", hp=0, heroism=0, hardy=True)
+            fields = rest(m, "calm", 8, rng)
+            assert m.heroism == 1 and fields["heroism_spent"] == 1
+            seen[m.hp] += 1
+        assert_matches(seen, dice.parse("1d4+1d6").distribution(), n)
+
+    def test_rest_d20_aspects_and_policy_read_from_the_stat_block(self):
+        """Member.of: hardy from a resistance or healing aspect; reroll_hp member over side."""
+        spec = fighter("A", hp=dice.parse("2d8"), aspects=("attack", "healing"),
+                       tactics=Tactics(reroll_hp="always"))
+        m = Member.of(spec, "d20", Tactics(reroll_hp="never"))
+        assert (m.hardy, m.reroll, m.hit_dice.text, m.rules) == (True, "always", "2d8", "d20")
+        plain = Member.of(fighter("B", aspects=("attack",)), "d20", Tactics())
+        assert (plain.hardy, plain.reroll) == (False, "below_mean")
+
+    @pytest.mark.parametrize(("level", "hours", "psy"), [(1, 4, 2), (1, 1, 0), (1, 3, 1), (3, 3, 4)])
+    def test_rest_quick_psy_accumulates_over_the_rest(self, level, hours, psy):
+        """d100, quick rest: level / 2 an hour summed over the rest, floor(hours x level / 2)."""
+        m = member(level, hp=100, psy=0, max_psy=50)
+        rest(m, "quick", hours, random.Random(1))
+        assert m.psy == psy
+
+    def test_rest_before_first_fight_gives_a_token(self):
+        """A rest before the day's first fight counts: a ``rested`` event, and +1 token added
+        to those the first fight rolls."""
+        m = Member("A", 1, 0, 0)
+        fields = rest(m, "quick", 1, random.Random(1))
+        assert fields["fresh"] is True and fields["hp_after"] is None and m.tokens_due == 1
+        spec = scenario(side("h", fighter("A", hp=30), party=True), side("m", fighter("M")),
+                        morale_on=True)
+        a = battle(spec).fighters[0]
+        rolled = a.morale
+        m.hand_over(a)
+        assert a.morale == rolled + 1 and m.tokens_due == 0
+
+
+class TestSocialCarries:
+    """Social lost to fire carries from fight to fight of a day (RULES 7)."""
+
+    def test_social_lost_to_fire_carries(self):
+        spec = d100(side("h", fighter("A", hp=30), party=True), side("m", fighter("M")))
+        before, after = battle(spec).fighters[0], battle(spec, seed=2).fighters[0]
+        before.social_lost = 7
+        m = member()
+        m.take_back(before)
+        m.hand_over(after)
+        assert after.social_lost == 7
+
+
+class TestLeftBehindInADay:
+    """Left behind is not dead (RULES 5), but the member is no longer with the party: it takes
+    no part in the day's later fights."""
+
+    def test_left_behind_member_leaves_the_party(self):
+        spec = scenario(side("h", fighter("A", hp=30), party=True), side("m", fighter("M")))
+        fighter_ = battle(spec).fighters[0]
+        fighter_.hp, fighter_.status = 0, "left_behind"
+        m = member()
+        m.take_back(fighter_)
+        assert (m.status, m.alive, m.ever_down) == ("left_behind", False, True)

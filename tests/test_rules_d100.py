@@ -242,6 +242,20 @@ class TestActionEconomy:
         b._take_turn(b.fighters[0])
         assert len(events(b.log, "attack_resolved")) == 1 and rng.unused == 0
 
+    @pytest.mark.parametrize("hands", [1, 2])
+    def test_ranged_not_thrown_is_a_bow_whatever_its_hands(self, scripted, hands: int) -> None:
+        """RULES 2: a weapon with a range that is not thrown is a bow or crossbow, a full
+        action with its fatigue, whatever ``hands`` says: ``{shortbow, range: 30}`` shoots
+        once a turn and tires."""
+        shortbow = Weapon(name="shortbow", damage=dice.parse("1d6"), range=30, hands=hands)
+        b = battle(duel100(hero={"weapons": (shortbow,)}, distance=20))
+        hero = b.fighters[0]
+        rng = scripted(b, (90, 100))
+        b._take_turn(hero)
+        assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["shortbow"]
+        assert rng.unused == 0 and hero.fatigue == 1
+        assert [e["reason"] for e in events(b.log, "fatigue_gained")] == ["bow"]
+
     def test_bow_is_a_full_action(self, scripted) -> None:
         """Action economy: shooting a bow (a two-handed ranged weapon) is a full action; a
         one-handed thrown weapon is a half-action, like any one-handed attack."""
@@ -250,7 +264,7 @@ class TestActionEconomy:
         b._take_turn(b.fighters[0])
         assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["bow"]
         assert rng.unused == 0
-        darts = Weapon(name="darts", damage=dice.parse("1d3"), range=10)
+        darts = Weapon(name="darts", damage=dice.parse("1d3"), range=10, thrown=True)
         b = battle(duel100(hero={"weapons": (darts,)}, distance=5))
         rng = scripted(b, (90, 100), (90, 100))
         b._take_turn(b.fighters[0])
@@ -259,7 +273,8 @@ class TestActionEconomy:
     def test_thrown_one_handed_weapons_are_half_actions(self, scripted) -> None:
         """Action economy (RULES.md §2): a one-handed thrown weapon (the fire-raiser's firepot)
         is a half-action: two throws a turn from 10 m, like two one-handed blows."""
-        firepot = Weapon(name="firepot", damage=dice.parse("1d4"), range=10, fire=True, area=True)
+        firepot = Weapon(name="firepot", damage=dice.parse("1d4"), range=10, thrown=True, fire=True,
+                         area=True)
         assert D100_RULES.economy.cost_of(firepot) == 1
         b = battle(duel100(hero={"weapons": (firepot,)}, distance=10))
         rng = scripted(b, (90, 100), (90, 100))

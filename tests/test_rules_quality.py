@@ -183,17 +183,35 @@ class TestAttack:
         damage = events(b.log, "damage_dealt")[0]
         assert (damage["amount"], damage["dice"]) == (12, [5, 7]) and rng.unused == 0
 
-    def test_exploit_die_matches_the_weapon(self, scripted) -> None:
-        """2d10 damage: with 2d6+1 an exploit adds one more d6 (not the bonus again)."""
-        axe = Weapon(name="axe", damage=dice.parse("2d6+1"))
-        b = battle(duel2d10(hero={"characteristics": {"combat": 20}, "weapons": (axe,)},
+    @staticmethod
+    def _hits(scripted, damage: str, *faces: tuple[int, int], attacks: int = 1) -> list[dict]:
+        """The damage events of ``attacks`` attacks with a weapon of ``damage`` by a combat-20
+        hero (1, 1 on the 2d10 is an exploit), all of ``faces`` used."""
+        weapon = Weapon(name="weapon", damage=dice.parse(damage))
+        b = battle(duel2d10(hero={"characteristics": {"combat": 20}, "weapons": (weapon,)},
                             foe={"hp": 40}))
         hero, foe = b.fighters
-        rng = scripted(b, (1, 10), (1, 10), (3, 6), (4, 6), (6, 6))
-        b.attack(hero, foe, axe)
-        damage = events(b.log, "damage_dealt")[0]
-        assert (damage["amount"], damage["dice"]) == (3 + 4 + 1 + 6, [3, 4, 6])
+        rng = scripted(b, *faces)
+        for _ in range(attacks):
+            b.attack(hero, foe, weapon)
         assert rng.unused == 0
+        return events(b.log, "damage_dealt")
+
+    def test_exploit_die_matches_the_weapon(self, scripted) -> None:
+        """2d10 damage: with 2d6+1 an exploit adds one more d6 (not the bonus again)."""
+        damage = self._hits(scripted, "2d6+1", (1, 10), (1, 10), (3, 6), (4, 6), (6, 6))[0]
+        assert (damage["amount"], damage["dice"]) == (3 + 4 + 1 + 6, [3, 4, 6])
+
+    def test_exploit_constant_damage_adds_the_constant_again(self, scripted) -> None:
+        """2d10 damage (RULES 3): an exploit with constant damage (``damage: 4``) adds that
+        constant again; a plain hit deals it once."""
+        hits = self._hits(scripted, "4", (1, 10), (1, 10), (6, 10), (7, 10), attacks=2)  # Q 7: a hit
+        assert [d["amount"] for d in hits] == [8, 4]
+
+    def test_exploit_adds_the_largest_weapon_die(self, scripted) -> None:
+        """2d10 damage (RULES 3): an exploit adds the largest die of the damage, 1d8 for 1d4+1d8."""
+        damage = self._hits(scripted, "1d4+1d8", (1, 10), (1, 10), (2, 4), (3, 8), (7, 8))[0]
+        assert (damage["amount"], damage["dice"]) == (12, [2, 3, 7])
 
     def test_plain_hit_rolls_weapon_dice_only(self, scripted) -> None:
         """2d10 damage: a plain success (0 <= Q <= 7) rolls the weapon dice, no extra die."""

@@ -386,3 +386,48 @@ class TestItemsUsed:
         print_summary(agg.summary({"scenario": "s", "rules": "d20", "seed": 1}), console)
         assert "items used" not in console.export_text()
 
+
+
+BEHIND = f(0, "left_behind", None, True)
+
+
+class TestLeftBehind:
+    """Left behind is not dead (RULES.md §5): counted per member and for the party, beside
+    someone dies, and said by the headline and the tables where it happens."""
+
+    def _summary(self) -> dict:
+        agg = TestPartyMetrics()._agg()
+        agg.add(battle("foe", BEHIND, BEHIND, ALIVE, ALIVE, ALIVE))  # two left behind, nobody dead
+        agg.add(battle("foe", DEAD, BEHIND, ALIVE, ALIVE, ALIVE))
+        agg.add(battle("heroes", OUT, ALIVE, ALIVE, ALIVE, DEAD))  # knocked out on the winning side
+        agg.add(battle("heroes", ALIVE, ALIVE, ALIVE, ALIVE, DEAD))
+        return agg.summary({"scenario": "s", "rules": "2d10", "seed": 1})
+
+    def test_left_behind_counted_per_member_and_party(self) -> None:
+        s = self._summary()
+        party = s["party"]
+        assert party["left_behind"] == interval(2, 4)
+        assert party["any_death"] == interval(1, 4) and party["any_down"] == interval(3, 4)
+        assert party["deaths"]["dist"] == [0.75, 0.25, 0.0, 0.0]
+        behind = {name: c["left_behind"] for name, c in s["combatants"].items()}
+        assert behind == {"A": interval(1, 4), "B": interval(2, 4), "C": interval(0, 4),
+                          "horse": interval(0, 4), "M": interval(0, 4)}
+        assert s["combatants"]["B"]["death"] == interval(0, 4)
+        assert s["combatants"]["B"]["down"] == interval(2, 4)
+
+    def test_left_behind_said_by_headline_and_tables(self) -> None:
+        s = self._summary()
+        assert f"someone is left behind in {pct(s['party']['left_behind'])}" in headline(s)
+        console = Console(record=True, width=200)
+        print_summary(s, console)
+        text = console.export_text()
+        assert "someone in the party is left behind" in text and "left behind" in text.split("Who falls")[1]
+
+    def test_left_behind_unsaid_where_nobody_is(self) -> None:
+        agg = TestPartyMetrics()._agg()
+        agg.add(battle("heroes", OUT, ALIVE, ALIVE, ALIVE, DEAD))
+        s = agg.summary({"scenario": "s", "rules": "2d10", "seed": 1})
+        assert s["party"]["left_behind"] == interval(0, 1)
+        console = Console(record=True, width=200)
+        print_summary(s, console)
+        assert "left behind" not in console.export_text()

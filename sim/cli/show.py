@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 
 from sim.cli.common import EXIT_OK, check_bestiary_dirs
+from sim.day import roster
 from sim.day_file import Day, Rest, load_input
 from sim.errors import InputError
+from sim.model import DEFAULT_REROLL
+from sim.rest import HEROISM_BACK_AFTER_HOURS
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.show import bestiary, find_entry, listing, show_entry, show_scenario
 from sim.terminal import safe
@@ -18,12 +21,29 @@ def cmd_show(args: argparse.Namespace) -> int:
     if isinstance(subject, Day):
         for step in subject.steps:  # a day: each fight as it will be fought, and the rests
             if isinstance(step, Rest):
-                print(f"# step {step.step + 1}: {step.kind} rest, {step.hours} h\n")
+                print(f"# step {step.step + 1}: {step.kind} rest, {step.hours} h\n{rest_note(subject, step)}")
             else:
                 print(f"# step {step.step + 1}: encounter\n{show_scenario(step.scenario)}")
         return EXIT_OK
     print(show_scenario(subject), end="")
     return EXIT_OK
+
+
+def rest_note(day: Day, step: Rest) -> str:
+    """What a rest does in this day's system (RULES 7), as comment lines: d20 heals nothing by
+    the hour, and a long rest re-rolls hit dice by each member's ``tactics.reroll_hp``."""
+    if day.rules != "d20":
+        return ""
+    if step.hours < HEROISM_BACK_AFTER_HOURS:
+        return "# d20: no healing by the hour (a rest of 8 h or more re-rolls hit dice)\n"
+    lines = ["# d20 long rest: heroism dice back; hit dice re-rolled to set HP by tactics.reroll_hp"
+             f" (default {DEFAULT_REROLL}); a resistance or healing aspect adds 1d6 for a heroism die"]
+    for spec, m in zip(day.members, roster(day), strict=True):
+        if spec.rider is None:
+            hardy = ", +1d6 for a heroism die" if m.hardy else ""
+            name = safe(spec.name, newlines=False)
+            lines.append(f"#   {name}: hp {m.hit_dice}, reroll_hp: {m.reroll}{hardy}")
+    return "\n".join(lines) + "\n"
 
 
 def cmd_bestiary(args: argparse.Namespace) -> int:
@@ -41,5 +61,8 @@ def cmd_bestiary(args: argparse.Namespace) -> int:
     entries = find_entry(name, dirs, found)
     if isinstance(entries, str):
         raise InputError(f"sim bestiary: {entries}")
+    if isinstance(entries, dict):  # no entry of that name: those the text finds, one line each
+        print(safe(listing(dirs, entries)), end="")
+        return EXIT_OK
     print("\n".join(show_entry(*entry) for entry in entries), end="")
     return EXIT_OK

@@ -212,9 +212,9 @@ class Dice:
 
     @property
     def die_sides(self) -> int | None:
-        """Faces of the expression's first die (``2d6+1`` -> 6), None without dice: the
-        "one more weapon die" an exploit adds (RULES.md §3, 2d10)."""
-        return next((t.sides for t in self._terms if isinstance(t, Roll)), None)
+        """Faces of the expression's largest die (``2d6+1`` -> 6, ``1d4+1d8`` -> 8), None
+        without dice: the "one more weapon die" an exploit adds (RULES.md §3, 2d10)."""
+        return max((t.sides for t in self._terms if isinstance(t, Roll)), default=None)
 
     @functools.cached_property
     def mean_fraction(self) -> Fraction:

@@ -127,7 +127,7 @@ class Battle(Clock, Turns, Combat, Status):
                 if fighter.items:
                     self._special = True  # potions are weighed before every turn
                 prepare(table, fighter)
-                if self.morale_on:
+                if self.morale_on and fighter.counts:  # mounts hold no tokens (RULES 4)
                     give_tokens(table, fighter)
                 if carry is not None:
                     carry(fighter)  # may leave it down (0 HP) or broken from before

@@ -1,5 +1,6 @@
 """Status and victory: knock-outs, deaths, broken minds, waking, the per-side counts that
-decide victory, the stalemate, and the end of a battle (the losers' fallen die).
+decide victory, the stalemate, and the end of a battle (the losers' fallen die, unless one
+of theirs got away: then they are left behind).
 """
 
 from __future__ import annotations
@@ -8,12 +9,13 @@ from typing import TYPE_CHECKING
 
 from sim.effects import throw_off
 from sim.morale import fallen
-from sim.state import ACTIVE, BROKEN, DEAD, FLED, UNCONSCIOUS
+from sim.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS
 
 if TYPE_CHECKING:
     from sim.state import Fighter
 
-# Alive but out of the fight: they die if their side loses (RULES 3 broken minds, RULES 5).
+# Alive but out of the fight: they die if their side loses with none of its members away, and
+# are left behind if one got away (RULES 3 broken minds, RULES 5).
 OUT_OF_THE_FIGHT = (UNCONSCIOUS, BROKEN)
 
 
@@ -160,21 +162,29 @@ class Status:
                        for side, able in self._able.items())
 
     def _finish(self, winner: str | None, stopped: str | None = None) -> None:
-        """Losing sides' unconscious members and broken minds die (unless saved by destiny);
-        log the end. ``stopped`` says why a draw came before any side won: stalemate or max_rounds."""
+        """Log the end. A losing side's fallen (unconscious members and broken minds) die when
+        none of its members got away (unless saved by destiny); when one fled, they are left
+        behind, alive at their HP (RULES 5: death is final only when every character is
+        down). ``stopped`` says why a draw came before any side won: stalemate or max_rounds."""
         self.ended = True
         self.winner = winner
+        lost = {side for side, able in self._able.items() if side != winner and able == 0}
+        escaped = {f.side for f in self.fighters if f.status == FLED and f.counts and f.side in lost}
         for fighter in self.fighters:
-            lost = fighter.side != winner and self._able[fighter.side] == 0
-            if lost and fighter.status in OUT_OF_THE_FIGHT and not fighter.saved:
+            if fighter.side not in lost or fighter.status not in OUT_OF_THE_FIGHT:
+                continue
+            if fighter.side in escaped:
+                fighter.status = LEFT_BEHIND  # out already: no count or cache changes
+            elif not fighter.saved:
                 self.kill(fighter, fighter.cause)
         if self.log is not None:
             names = {status: [f.name for f in self.fighters if f.status == status]
-                     for status in (DEAD, UNCONSCIOUS, BROKEN, FLED)}
+                     for status in (DEAD, UNCONSCIOUS, BROKEN, FLED, LEFT_BEHIND)}
+            left = names[LEFT_BEHIND]
             self.emit(
                 "battle_ended", winner=winner, rounds=self.table.round,
                 survivors=[f.name for f in self.fighters if f.status != DEAD],
                 dead=names[DEAD], knocked_out=names[UNCONSCIOUS], broken=names[BROKEN],
-                fled=names[FLED], **({"stopped": stopped} if stopped else {}),
+                fled=names[FLED], **({"left_behind": left} if left else {}),
+                **({"stopped": stopped} if stopped else {}),
             )
-

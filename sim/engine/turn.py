@@ -57,13 +57,16 @@ class Turns:
                 if chosen is None:
                     if (not can_walk or moves >= economy.max_moves or economy.move_cost > budget
                             or (attacks and not economy.move_after_attack)):
+                        self._item_instead(fighter, budget)
                         return
                     stop_at = approach_gap(fighter)
-                    if stop_at is None:
-                        return  # nothing it can use at any distance: it stays out of reach
-                    run = self._should_run(fighter, target, budget, moves, stop_at)
-                    if not self._move(fighter, target, stop_at, run):
-                        return  # already as close as it means to be: no empty move
+                    run = stop_at is not None and self._should_run(fighter, target, budget, moves,
+                                                                   stop_at)
+                    # None: nothing it can use at any distance, it stays out of reach; False:
+                    # already as close as it means to be (no empty move).
+                    if stop_at is None or not self._move(fighter, target, stop_at, run):
+                        self._item_instead(fighter, budget)
+                        return
                     moves += 2 if run else 1
                     budget -= economy.run_cost if run else economy.move_cost  # type: ignore[operator]
                     if fighter.items and budget > 0:
@@ -77,7 +80,8 @@ class Turns:
                 weapon, cost = chosen
             else:  # everyone stands together: the weapon at hand, its cost known
                 weapon, cost = fighter.weapon_at_hand, fighter.cost_at_hand
-            if attacks >= economy.max_attacks or cost > budget:
+            if attacks >= economy.max_attacks or cost > budget or (
+                    fighter.items and self._item_instead(fighter, budget)):
                 return
             ended = self.attack(fighter, target, weapon)
             attacks += 1
@@ -99,8 +103,8 @@ class Turns:
         budget, moves = self._before_acting(fighter, self.economy.budget)
         if budget is None:
             return None  # a full-action rescue
-        if fighter.items:
-            # Drink, or pour into a downed ally.
+        if fighter.items and (not self.economy.item_after_move or fighter.weapon_at_hand is None):
+            # Drink, or pour into a downed ally (d20: after the move, in the attack's place).
             budget = use_items(self.table, fighter, self._by_side[fighter.side],
                                self.economy.item_turn_cost, budget, self.wake)
         if budget == 0 or fighter.weapon_at_hand is None:
@@ -108,6 +112,15 @@ class Turns:
         # A ridden mount moves with its rider; a trapped fighter does not move at all.
         can_walk = fighter.ridden_by is None and not (fighter.effects and self._trapped(fighter))
         return budget, moves, can_walk
+
+    def _item_instead(self, fighter: Fighter, budget: int) -> bool:
+        """d20: the item the policy wants used now, in place of the attack (after the move, if
+        any): whether one was used (the turn is then over)."""
+        economy = self.economy
+        if not (economy.item_after_move and fighter.items and budget >= economy.item_turn_cost):
+            return False
+        cost = economy.item_turn_cost
+        return use_items(self.table, fighter, self._by_side[fighter.side], cost, cost, self.wake) == 0
 
     def _before_acting(self, fighter: Fighter, budget: int) -> tuple[int | None, int]:
         """Stand up, get out of a hazard, or rescue a drowning ally: (budget left, moves)."""

@@ -26,6 +26,7 @@ from sim.report.plots import attrition_plot, figures
 from sim.report.render import environment, render
 from sim.report.terminal import (
     STEP_COLUMNS,
+    anyone_left_behind,
     headline,
     item_rows,
     morale_cells,
@@ -166,9 +167,12 @@ def _rounds_table(summary: Summary) -> Table:
 
 
 def _people_table(summary: Summary) -> Table:
+    behind = anyone_left_behind(summary)  # a column only where someone was (RULES 5)
     head = ("combatant", "side", "dies (95% CI)", "goes down (95% CI)", "knocked out, survives (95% CI)",
+            *(("left behind (95% CI)",) if behind else ()),
             "causes of death", "HP left: mean (p10 / p50 / p90)")
     rows = tuple((name, c["side"], pct(c["death"]), pct(c.get("down")), pct(c["knocked_out"]),
+                  *((pct(c["left_behind"]),) if behind else ()),
                   _causes(c), _hp_left(c["hp_left"])) for name, c in summary["combatants"].items())
     return Table("Who falls, and of what", head, rows)
 

@@ -39,11 +39,27 @@ def headline(summary: dict[str, Any]) -> str:
     if party:
         # A day counts as one battle: "win" is seeing every fight of it through.
         unit, win = ("days", "see the day through") if summary.get("steps") else ("battles", "win")
+        behind = left_behind(party)
         return (f"Difficulty {difficulty_text(party)}: {party['side']} {win} {pct(party['win'])};"
                 f" someone goes down in {pct(party['any_down'])}, someone dies in"
-                f" {pct(party['any_death'])}, total party kill in {pct(party['tpk'])} of {unit}.")
+                f" {pct(party['any_death'])}{f', someone is left behind in {pct(behind)}' if behind else ''},"
+                f" total party kill in {pct(party['tpk'])} of {unit}.")
     wins = [f"{side} win {pct(stats['win_rate'])}" for side, stats in summary.get("sides", {}).items()]
     return "No party side: " + "; ".join([*wins, f"draw {pct(summary.get('draw_rate'))}"]) + "."
+
+
+def left_behind(party: dict[str, Any]) -> dict[str, float] | None:
+    """The party's "someone is left behind" interval when it happened in some battle (RULES 5:
+    alive where the fight left them, their side gone); None otherwise, or in a summary written
+    before it existed."""
+    behind = party.get("left_behind")
+    return behind if behind and behind["p"] > 0 else None
+
+
+def anyone_left_behind(summary: dict[str, Any]) -> bool:
+    """Whether some combatant was left behind in some battle: the per-combatant tables then
+    show a "left behind" column."""
+    return any((c.get("left_behind") or {}).get("p") for c in summary["combatants"].values())
 
 
 def dist_text(counts: dict[str, Any]) -> str:
@@ -66,6 +82,8 @@ def outcome_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
     if party:
         rows += [("someone in the party goes down", pct(party["any_down"])),
                  ("someone in the party dies", pct(party["any_death"])),
+                 *([("someone in the party is left behind", pct(left_behind(party)))]
+                   if left_behind(party) else []),
                  ("party members dead", dist_text(party["deaths"])),
                  ("party members down", dist_text(party["downs"])),
                  ("difficulty", difficulty_text(party))]
@@ -90,16 +108,19 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     head.add_row("rounds", f"mean {r['mean']:.1f}, p50 {r['p50']}, p90 {r['p90']}, max {r['max']}")
 
     people = Table(title="Who falls, and of what (95% intervals)", title_justify="left")
+    behind = anyone_left_behind(summary)
     # An interval wraps after its estimate and is never cut: "(17.2-20.7)" takes 11 columns.
     for column, justify, width in (("name", "left", None), ("side", "left", None),
                                    ("dies", "right", 11), ("goes down", "right", 11),
-                                   ("KO, lives", "right", None), ("causes of death", "left", None),
-                                   ("HP left", "right", None)):
+                                   ("KO, lives", "right", None),
+                                   *([("left behind", "right", None)] if behind else []),
+                                   ("causes of death", "left", None), ("HP left", "right", None)):
         people.add_column(column, justify=justify, width=width)  # type: ignore[arg-type]
     for name, c in summary["combatants"].items():
         causes = ", ".join(f"{cause} {p * 100:.1f}%" for cause, p in c["death_causes"].items())
         people.add_row(name, c["side"], pct(c["death"]), pct(c.get("down")),
                        f"{c['knocked_out']['p'] * 100:.1f}%",
+                       *([f"{c['left_behind']['p'] * 100:.1f}%"] if behind else []),
                        causes or "-", f"{c['hp_left']['mean']:.1f}")
     tables = [head, people]
     items = _items_table(summary)

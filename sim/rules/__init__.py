@@ -94,6 +94,9 @@ class ActionEconomy:
     # Drinking a potion or giving an item (RULES.md §8): a half-action in d100; None, the
     # whole turn (the turn's action in d20, 2d10 and d10).
     item_cost: int | None = None
+    # d20 (RULES.md §2, §8): a drink or a gift takes the attack's place, never the move: the
+    # fighter moves first (if it means to), then uses the item instead of attacking.
+    item_after_move: bool = False
 
     @property
     def item_turn_cost(self) -> int:
@@ -104,7 +107,7 @@ class ActionEconomy:
         """Half-actions an attack with this weapon uses."""
         if weapon.psy:
             return self.spell_cost
-        if weapon.range is not None and weapon.hands >= 2:  # a bow or a crossbow
+        if weapon.bow:  # a ranged weapon not thrown, whatever its hands (RULES.md §2)
             return self.ranged_cost
         # A one-handed weapon, thrown or not (knives, darts, a firepot), is a half-action.
         return self.two_handed_cost if weapon.hands >= 2 else self.attack_cost
@@ -222,17 +225,21 @@ class BaseSystem:
 
     def weapon_damage(self, table: Table, target: Fighter, weapon: Weapon, bonus: int,
                       piercing: bool, extra_die: bool = False) -> DamageResult:
-        """The weapon's dice (+ one more of its dice) + its bonus + ``bonus``, armor absorbed
-        unless ``piercing``, never below 0: the damage roll d100, 2d10 and d10 share."""
+        """The weapon's dice (+ one more of its dice, its largest; for constant damage such as
+        ``damage: 4``, that constant again) + its bonus + ``bonus``, armor absorbed unless
+        ``piercing``, never below 0: the damage roll d100, 2d10 and d10 share."""
         if table.log is None:  # nobody will read the natural dice: take the fast sampler
             amount, dice = weapon.damage.roll(table.rng), ()
         else:
             amount, dice = weapon.damage.roll_dice(table.rng)
-        sides = weapon.damage.die_sides if extra_die else None
-        if sides:
-            more = roll_die(table.rng, sides)
-            amount += more
-            dice = (*dice, more)
+        if extra_die:
+            sides = weapon.damage.die_sides
+            if sides:
+                more = roll_die(table.rng, sides)
+                amount += more
+                dice = (*dice, more)
+            elif weapon.damage.is_constant:  # no die to add: the constant is the weapon's "die"
+                amount += weapon.damage.min
         amount += weapon.bonus + bonus
         flat = flat_part(table, amount, dice)
         amount = max(0, amount) if piercing else self.absorb(target, amount)
@@ -264,6 +271,9 @@ ONE_ACTION = ActionEconomy(budget=1, move_cost=1, attack_cost=1, two_handed_cost
 MOVE_THEN_ATTACK = ActionEconomy(budget=2, move_cost=1, attack_cost=1, two_handed_cost=1,
                                  ranged_cost=1, max_moves=1, max_attacks=1,
                                  move_after_attack=False)
+# d20 itself: the same turn, where drinking or giving an item is the attack's slot (seed 003:
+# "se déplacer et effectuer une attaque unique"; RULES.md §8: the move stays).
+D20_TURN = attrs.evolve(MOVE_THEN_ATTACK, item_cost=1, item_after_move=True)
 
 
 class ScoreSystem(BaseSystem):

@@ -196,8 +196,8 @@ class D100(BaseSystem):
         ``defense_per: round`` gives the target one defense roll a round.
         """
         check = self.check(table, attacker, attack_skill(weapon), 0, advantage, purpose="attack")
-        if weapon.hands >= 2:
-            tire(table, attacker, 1, "two-handed weapon")
+        if weapon.hands >= 2 or weapon.bow:  # a bow's fatigue, whatever its hands (RULES 2)
+            tire(table, attacker, 1, "bow" if weapon.bow else "two-handed weapon")
         if check.degree == CRITICAL_FAILURE:
             return self.fumble
         if not check.success:

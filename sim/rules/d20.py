@@ -9,8 +9,8 @@ from sim.model import INITIATIVE_GIFT
 from sim.rules import (
     CRITICAL_FAILURE,
     CRITICAL_SUCCESS,
+    D20_TURN,
     FAILURE,
-    MOVE_THEN_ATTACK,
     SUCCESS,
     AttackResult,
     BaseSystem,
@@ -142,7 +142,7 @@ class D20(BaseSystem):
     serious_wounds = False
     outnumbering = True
     morale_default = False
-    economy = MOVE_THEN_ATTACK  # "move, then a single attack"
+    economy = D20_TURN  # "move, then a single attack" (or an item in the attack's place)
 
     def scale(self, percent: int) -> int:
         """Percent to d20 points: p / 5, rounded toward zero."""

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import attrs
 
 from sim import ignored, unread
+from sim.errors import IDLE, idle_message
 from sim.idle_fights import ONE_ENEMY
 from sim.model import Combatant, Options, Side, Surprise
 from sim.rules.d100 import DEFAULT_CHARACTERISTIC
@@ -38,7 +39,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
         if not whole:
             ctx = attrs.evolve(ctx, enemies=max(ctx.enemies, 2), still=False, enemy_armor=True)
         group_check = ctx.group_check
-        afoot = attrs.evolve(ctx, mounted=False)  # a mount rides nothing
+        afoot = attrs.evolve(ctx, mounted=False, mount=True)  # a mount rides nothing
         checks = [((), member.fields, member.path, member.use, member.written, ctx,
                    member.inner_written)]
         if member.mount is not None and "mount" in member.written:
@@ -65,16 +66,16 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
                 _report_unused(c, ignored.Unused((*prefix, *unused.path), unused.message), path,
                                use, written)
     for i, side in enumerate(sides):
-        # (A side's target that every member overrides is refused as such, sim.scenario.sides.)
+        # (A side's target that every member overrides is told as such, sim.scenario.sides.)
         heirs = [m for m in side.members if m.tactics is None or m.tactics.target is None]
         if side.tactics.target is None or not heirs:
             continue
         if not any(m.weapons for m in heirs):
-            c.fail(("sides", i, "tactics", "target"), "does nothing: no member (or mount) that"
-                   " reads it has a weapon, so none ever picks a target; remove it", at_key=True)
+            c.warn(("sides", i, "tactics", "target"), "does nothing: no member (or mount) that"
+                   " reads it has a weapon, so none ever picks a target; remove it")
         elif whole and enemies_of(sides, side) == 1:
-            c.fail(("sides", i, "tactics", "target"), f"does nothing: {ONE_ENEMY}"
-                                                      "; remove it", at_key=True)
+            c.warn(("sides", i, "tactics", "target"), f"does nothing: {ONE_ENEMY}"
+                                                      "; remove it")
     terror = any(m.fields.get("terror") for m, _ in resolved)
     armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
     most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
@@ -95,7 +96,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
                              most_attacks=max(field.most_attacks, 2), rider_wounded=True)
     found += ignored.unused_conventions(rules, options, given, field)
     for unused in found:
-        c.fail(("options", *unused.path), unused.message, at_key=True)
+        c.warn(("options", *unused.path), unused.message)
 
 
 def field_of(sides: Sequence[Side], perils: bool, distance: float, attacks_per_turn: int | None,
@@ -107,7 +108,7 @@ def field_of(sides: Sequence[Side], perils: bool, distance: float, attacks_per_t
         """Attacks in one d100 turn: two with a one-handed weapon (two half-actions)."""
         if not m.weapons:
             return 0
-        half = any(w.hands < 2 and not w.psy for w in m.weapons)
+        half = any(w.half_action for w in m.weapons)
         return 2 if half and attacks_per_turn != 1 else 1
 
     by_side = {side.name: sum(attacks(m) for m in side.members) for side in sides}
@@ -121,7 +122,7 @@ def field_of(sides: Sequence[Side], perils: bool, distance: float, attacks_per_t
     return ignored.Field(
         terror_crowd=any(n > 1 for n in bodies.values()), mounts=mounts,
         armored=any(m.armor > 0 for m in members),
-        half_action_attack=any(w.hands < 2 and not w.psy for m in members for w in m.weapons),
+        half_action_attack=any(w.half_action for m in members for w in m.weapons),
         still=not (distance > 0 or perils or mounts),
         most_attacks=max((total - n for n in by_side.values()), default=0),
         rider_wounded=scripted or _rider_wounded(sides))
@@ -196,12 +197,10 @@ def _report_unused(c: Checker, unused: ignored.Unused, path: Path, use: str | No
     if key not in written and use is not None and not (
             key == "terror" and unused.message.startswith(ignored.TERROR_WITHOUT_SPIRIT)):
         # A bestiary entry serves any scenario: what it gives is kept quietly, except terror
-        # without the spirit option (RULES 3 makes that a validation error).
+        # without the spirit option (the one a GM most needs told: the creature frightens nobody).
         return
     if key in written or use is None:
-        c.fail((*path, *unused.path), unused.message, at_key=True)
+        c.warn((*path, *unused.path), unused.message)
         return
-    how = f"write '{key}: null' here to drop it" if len(unused.path) == 1 else f"override '{key}' here"
-    message = unused.message.replace(", or remove it", "").replace("; remove it", "")
-    c.fail((*path, "use"), f"'{format_path(unused.path)}' of bestiary entry '{use}': {message};"
-                           f" or {how}")
+    why = idle_message(unused.message).removeprefix(IDLE)
+    c.warn((*path, "use"), f"'{format_path(unused.path)}' of bestiary entry '{use}': {why}")

@@ -15,7 +15,7 @@ class TestAreaWeapons:
     def test_blast_strikes_enemies_within_two_metres(self, scripted) -> None:
         """The blast takes the target and its able fellows at most 2 m away (2 m in, 2.5 m out),
         never the attacker's own side."""
-        firepot = Weapon("firepot", dice.parse("1d6"), range=10, area=True)
+        firepot = Weapon("firepot", dice.parse("1d6"), range=10, thrown=True, area=True)
         spec = scenario(
             side("h", fighter("A", level=10, weapons=(firepot,)), fighter("Ally", hp=30),
                  party=True, target="weakest"),

@@ -394,3 +394,61 @@ class TestSeriousWound:
         fell = [(e["actor"], e["delta"]) for e in events(b.log, "morale_changed")
                 if e["reason"] == "ally_fell"]
         assert fell == [("Friend", -4)]
+
+
+class TestLeftBehind:
+    """Left behind is not dead (RULES.md §5): death is final only when every member of a side
+    is down; the fallen of a side that lost while one of it got away live, where they lie."""
+
+    def _routed(self, **options: object):
+        """h (A, B, C) against M: A falls, then B and C flee; M wins."""
+        spec = scenario(side("h", fighter("A", hp=10), fighter("B"), fighter("C"), party=True),
+                        side("m", fighter("M", hp=999)), flee_at=0.9, **options)
+        b = battle(spec)
+        a, bee, c, m = b.fighters
+        b.deal_damage(a, 4, m, "weapon")
+        b.deal_damage(a, 99, m, "weapon")
+        b._take_turn(bee)
+        b._take_turn(c)
+        assert b._decided() and b.winner == "m"
+        return b
+
+    def test_left_behind_is_not_dead(self) -> None:
+        """The unconscious member of a side that fled lives, at its HP, and is logged as left
+        behind (not dead, not knocked out) on ``battle_ended``."""
+        b = self._routed()
+        a = b.fighters[0]
+        assert a.status == "left_behind" and a.hp == 0
+        assert events(b.log, "died") == []
+        end = b.log[-1]
+        assert (end["dead"], end["knocked_out"], end["left_behind"]) == ([], [], ["A"])
+        assert end["fled"] == ["B", "C"] and "A" in end["survivors"]
+
+    def test_left_behind_row_counts_as_down_not_dead(self) -> None:
+        """The batch row says left_behind, went down, and no cause of death."""
+        hp, status, cause, knocked_out, *_ = self._routed()._outcome().rows[0]
+        assert (hp, status, cause, knocked_out) == (0, "left_behind", None, True)
+
+    def test_left_behind_when_every_member_down_they_die(self) -> None:
+        """A side whose members are all down (nobody got away) loses its unconscious, as
+        before: ``left_behind`` is not even on the event."""
+        spec = scenario(side("h", fighter("A"), fighter("B"), party=True),
+                        side("m", fighter("M", hp=999)))
+        b = battle(spec)
+        a, bee, m = b.fighters
+        b.deal_damage(a, 99, m, "weapon")
+        b.deal_damage(bee, 99, m, "weapon")
+        assert b._decided()
+        assert (a.status, bee.status) == ("dead", "dead")
+        assert b.log[-1]["dead"] == ["A", "B"] and "left_behind" not in b.log[-1]
+
+    def test_left_behind_a_fled_mount_saves_nobody(self) -> None:
+        """Only a member who got away counts (a mount is no member, RULES 5): a riderless
+        horse that bolted leaves its side's unconscious to die."""
+        spec = scenario(side("h", fighter("A"), fighter("Horse", rider="Nobody"), party=True),
+                        side("m", fighter("M", hp=999)))
+        b = battle(spec)
+        a, horse, m = b.fighters
+        b.flee(horse)
+        b.deal_damage(a, 99, m, "weapon")
+        assert b._decided() and a.status == "dead"

@@ -210,7 +210,7 @@ class TestD100Turn:
 
     def test_walk_then_throw(self, scripted) -> None:
         """One move short of range, a thrower walks (a half-action) and throws (the other)."""
-        knife = Weapon("knife", dice.parse("1d4"), range=10, skill="throwing")
+        knife = Weapon("knife", dice.parse("1d4"), range=10, skill="throwing", thrown=True)
         spec = d100(side("h", fighter("A", weapons=(knife,), skills={"throwing": 60}), party=True),
                     side("m", fighter("M", hp=30, skills={"defense": 1})), distance=16)
         b = battle(spec)
