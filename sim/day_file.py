@@ -220,7 +220,7 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     if errors_of(problems):
         return None
     _check_day_length(source, built, problems)
-    if problems:
+    if errors_of(problems):
         return None
     first = next(i for i, s in enumerate(built) if isinstance(s, Encounter))
     opening = built[first]
