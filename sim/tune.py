@@ -106,12 +106,16 @@ class _Point:
     successes: int = 0
     battles: int = 0
     decided: bool = False
+    # Every headline proportion's count, for the value's difficulty and its other figures.
+    headline: list[int] = attrs.field(factory=lambda: [0] * len(HEADLINE))
 
     def summary(self, target: Target) -> dict[str, Any]:
         ci = interval(self.successes, self.battles)
         side = target.side(ci["lo"], ci["hi"])
         return {"value": self.value, "metric": ci, "battles": self.battles,
-                "meets": target.met(ci["p"]), "straddles": side is None}
+                "meets": target.met(ci["p"]), "straddles": side is None,
+                "headline": {name: interval(count, self.battles)
+                             for name, count in zip(HEADLINE, self.headline, strict=True)}}
 
 
 def tune(points: Sequence[tuple[int, Variant]], target: Target, seed: int, cap: int,
@@ -132,7 +136,10 @@ def tune(points: Sequence[tuple[int, Variant]], target: Target, seed: int, cap: 
                     seed, chunk, runner, window)
         for point in open_points:
             for row in rows[point.value]:
-                point.successes += point.metrics.values(row)[metric]
+                values = point.metrics.values(row)
+                point.successes += values[metric]
+                for k in range(len(HEADLINE)):
+                    point.headline[k] += values[k]
             point.battles = stop
             ci = interval(point.successes, point.battles)
             narrow = (ci["hi"] - ci["lo"]) / 2 <= precision

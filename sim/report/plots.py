@@ -7,9 +7,11 @@ prolog, metadata and comments and prefixes the ids so several plots share one pa
 
 from __future__ import annotations
 
+import html
 import io
 import pathlib
 import re
+import textwrap
 from typing import Any
 
 import attrs
@@ -68,14 +70,16 @@ def attrition_plot(summary: Summary) -> str:
                        step="mid")
     hp_ax.plot(xs, [d[4] for d in deciles], "o-", color="#1f77b4")
     hp_ax.set_ylabel("party HP at start")
-    hp_ax.set_xticks(xs, [])
+    hp_ax.tick_params(labelbottom=False)
     end_ax = fig.add_subplot(2, 1, 2, sharex=hp_ax)
     ended = [s["ended_here"] for s in fights]
     end_ax.bar(xs, [e["p"] for e in ended], color="#d62728",
                yerr=[[e["p"] - e["lo"] for e in ended], [e["hi"] - e["p"] for e in ended]])
     end_ax.set_ylabel("day ends here")
     percent_axis(end_ax, "y")
-    end_ax.set_xticks(xs, [plot_label(f"{s['step'] + 1}. {s['name']}", 18) for s in fights])
+    width = max(8, 40 // max(1, len(fights)))
+    name_ticks(end_ax, "x", xs, [f"{s['step'] + 1}. {s['name']}" for s in fights],
+               lambda name: wrapped_label(name, width, 3))
     return to_svg(fig, "attrition")
 
 
@@ -95,23 +99,67 @@ def figures(run_dir: pathlib.Path, summary: Summary) -> list[Plot]:
     ]
 
 
-def plot_label(name: str, width: int = 24) -> str:
+# Plots are drawn this wide and their text this large: on a 390 px phone a plot is about
+# 350 CSS px wide, so a point is about 1.06 px there and no text is under 11 px.
+FIGURE_WIDTH_IN = 4.6
+SMALLEST_FONT_PT = 11.0
+
+
+def plot_label(name: str, width: int = 16) -> str:
     """A name as a plot label: shortened, and ``$`` escaped so mathtext never reads it."""
     short = name if len(name) <= width else name[: width - 1] + "\u2026"
     return short.replace("$", r"\$")
+
+
+def wrapped_label(name: str, width: int = 14, lines: int = 2) -> str:
+    """A name over at most ``lines`` lines of ``width`` characters, shortened past them."""
+    rows = textwrap.wrap(name, width, break_long_words=True) or [""]
+    if len(rows) > lines:
+        rows = [*rows[: lines - 1], plot_label(" ".join(rows[lines - 1:]), width)]
+    return "\n".join(row.replace("$", r"\$") for row in rows)
+
+
+def name_ticks(ax: Any, axis: str, positions: Any, names: list[str], label: Any = plot_label) -> None:
+    """Tick labels of names, each shortened by ``label``; a shortened one carries its whole
+    name as a tooltip (an SVG title: see to_svg)."""
+    shown = [label(name) for name in names]
+    getattr(ax, f"set_{axis}ticks")(positions, shown)
+    tips = ax.figure.__dict__.setdefault("tooltips", {})
+    ticks = getattr(ax, f"{axis}axis").get_major_ticks()
+    for tick, name, short in zip(ticks, names, shown, strict=False):
+        if short.replace("\n", " ").replace(r"\$", "$") != name:
+            gid = f"tip{len(tips)}"
+            tick.set_gid(gid)
+            tips[gid] = name
 
 
 def new_figure(height: float) -> Any:
     """A blank matplotlib figure as wide as a plot of the page."""
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(5.4, height), layout="constrained")
+    return Figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
+
+
+def _legible(fig: Any) -> float:
+    """Raise every text of the figure to the smallest legible size; that size, or the
+    smallest text drawn when larger."""
+    from matplotlib.text import Text
+
+    for ax in fig.axes:
+        ax.tick_params(labelsize=SMALLEST_FONT_PT)
+    texts = [t for t in fig.findobj(Text) if t.get_text() and t.get_visible()]
+    for text in texts:
+        text.set_fontsize(max(text.get_fontsize(), SMALLEST_FONT_PT))
+    return min((t.get_fontsize() for t in texts), default=SMALLEST_FONT_PT)
 
 
 def to_svg(fig: Any, key: str) -> str:
-    """The figure as inline SVG: no prolog, metadata or comments, and ids prefixed by ``key``."""
+    """The figure as inline SVG: no prolog, metadata or comments, ids prefixed by ``key``,
+    tooltips on shortened names, and ``data-smallest-font``: its smallest text (pt, the
+    SVG's unit) for a check that the page shows it large enough."""
     import matplotlib
 
+    smallest = _legible(fig)
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": f"combat-sim-{key}", "svg.fonttype": "path"}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
@@ -119,6 +167,9 @@ def to_svg(fig: Any, key: str) -> str:
     svg = svg[svg.index("<svg"):]
     svg = re.sub(r"<metadata>.*?</metadata>|<!--.*?-->", "", svg, flags=re.DOTALL)
     svg = re.sub(r'\s+xmlns(:xlink)?="[^"]*"', "", svg)
+    for gid, name in fig.__dict__.get("tooltips", {}).items():
+        svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{html.escape(name)}</title>', 1)
+    svg = svg.replace("<svg ", f'<svg data-smallest-font="{smallest:g}" ', 1)
     svg = re.sub(r'\bid="', f'id="{key}-', svg)
     return re.sub(r'(href="#|url\(#)', rf"\g<1>{key}-", svg)
 
@@ -143,8 +194,8 @@ def _win_plot(summary: Summary) -> str:
     ax.barh(y, ps, xerr=err, color=[c for _, _, c in rows], capsize=4, height=0.6)
     for yi, (_, ci, _) in zip(y, rows, strict=True):
         ax.annotate(f"{ci['p'] * 100:.1f}%", (ci["hi"], yi), xytext=(6, 0), textcoords="offset points",
-                    va="center", fontsize=9)
-    ax.set_yticks(y, [plot_label(name) for name, _, _ in rows])
+                    va="center")
+    name_ticks(ax, "y", y, [name for name, _, _ in rows])
     ax.set_xlim(0, 1.08)
     percent_axis(ax)
     ax.grid(axis="x", alpha=0.3)
@@ -164,11 +215,11 @@ def _deaths_plot(summary: Summary) -> str:
                 xerr=[[ko["p"] - ko["lo"]], [ko["hi"] - ko["p"]]], capsize=3,
                 label=None if "ko" in seen else "knocked out, survives")
         seen.add("ko")
-    ax.set_yticks(y, [plot_label(name) for name, _ in people])
+    name_ticks(ax, "y", y, [name for name, _ in people])
     ax.set_xlim(0, 1)
     percent_axis(ax)
     ax.grid(axis="x", alpha=0.3)
-    fig.legend(loc="outside upper center", fontsize=8, ncols=3, frameon=False)
+    fig.legend(loc="outside upper center", ncols=2, frameon=False)
     return to_svg(fig, "deaths")
 
 
@@ -213,7 +264,7 @@ def _party_plot(party: dict[str, Any]) -> str:
     ax.set_ylabel("share of battles")
     ax.set_ylim(0, 1)
     percent_axis(ax, "y")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.grid(axis="y", alpha=0.3)
     return to_svg(fig, "party")
 
@@ -238,7 +289,7 @@ def _rounds_plot(summary: Summary, rounds: Any) -> str:
     if counts.any():
         found = np.flatnonzero(counts)
         ax.set_xlim(found[0] - 0.7, found[-1] + 0.7)
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.grid(axis="y", alpha=0.3)
     return to_svg(fig, "rounds")
 
@@ -257,7 +308,7 @@ def _hp_plot(summary: Summary, names: list[str], hp: Any) -> str:
                showmeans=True, widths=0.6, patch_artist=True,
                boxprops={"facecolor": "#c6dbef"}, medianprops={"color": "#08519c"},
                meanprops={"marker": "^", "markerfacecolor": "#d62728", "markeredgecolor": "#d62728"})
-    ax.set_yticks(y, [plot_label(name) for name in people])
+    name_ticks(ax, "y", y, people)
     ax.set_xlabel("HP left")
     ax.set_xlim(left=min(0.0, float(hp.min()) if len(hp) else 0.0) - 0.5)
     ax.grid(axis="x", alpha=0.3)

@@ -66,26 +66,51 @@ def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
     """
     view = BattleView(events)
     shown = {name: _shown(c) for name, c in view.combatants.items()}
-    states: list[dict[str, Any]] = [{"cast": [[n, s] for n, s in shown.items()], "shared": {}}]
+    first = next((e for e in events if e["event"] == "battle_started"), None)
+    states: list[dict[str, Any]] = [{
+        "cast": [[n, s] for n, s in shown.items()], "shared": {},
+        # Who fights, by side: for a day, everyone of every fight, as each first appears.
+        "roster": [[c.name, c.side] for c in view.combatants.values()],
+        "present": [] if first is None else [c["name"] for c in first["combatants"]],
+        "scene": events[0].get("day", "")}]  # a battle needs no place: its page names it
     shared: dict[str, int] = {}
     for k in range(1, len(events)):
         view.goto(k)
         # Only combatants an event names can change (as actor, target, source...).
         named = {v for v in events[k].values() if isinstance(v, str) and v in shown}
+        state: dict[str, Any] = {}
         if events[k]["event"] == "battle_started":  # a later fight of a day: its whole cast
             named |= {c["name"] for c in events[k]["combatants"]}
+            state["present"] = [c["name"] for c in events[k]["combatants"]]
+        if (scene := _scene(events[k])) is not None and scene != _last_scene(states):
+            state["scene"] = scene
         changed = []
         for name in sorted(named):
             now = _shown(view.combatants[name])
             if now != shown[name]:
                 shown[name] = now
                 changed.append([name, now])
-        state: dict[str, Any] = {"cast": changed}
+        state["cast"] = changed
         if view.shared != shared:
             shared = dict(view.shared)
             state["shared"] = shared
         states.append(state)
     return states
+
+
+def _scene(event: Event) -> str | None:
+    """What the viewer's counter names as the place of the events from this one on: the
+    fight, or the step of a day (a rest too); None when the event starts nothing."""
+    name = event["event"]
+    if name == "encounter_started":
+        return f"step {event['step'] + 1}: {event['name']}"
+    if name == "rested":
+        return f"step {event['step'] + 1}: {event['kind']} rest, {event['hours']} h"
+    return None
+
+
+def _last_scene(states: list[dict[str, Any]]) -> str:
+    return next(state["scene"] for state in reversed(states) if "scene" in state)
 
 
 def _shown(c: CombatantView) -> dict[str, Any]:
