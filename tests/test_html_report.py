@@ -19,6 +19,7 @@ from sim.replay import PICKS, pick_battles, regenerate
 from sim.replay_state import BattleView
 from sim.report import difficulty_text, dist_text, explain, pct, viewer_states, write_report
 from sim.report.page import _verdict
+from sim.report.viewer import viewer_lines
 from tests.conftest import CHROMIUM
 
 if TYPE_CHECKING:
@@ -252,10 +253,12 @@ class TestViewer:
             assert f'id="battle-{key}" data-index="{picks[key]}"' in page
 
     def test_narration_per_event(self, page: str) -> None:
-        """narration-KEY has one line per event: explain() of it."""
+        """narration-KEY has one line per event: the narration's, or explain() of it."""
         for key in PICKS:
             events = embedded(page, f"battle-{key}")
-            assert embedded(page, f"narration-{key}") == [explain(e) for e in events]
+            assert embedded(page, f"narration-{key}") == viewer_lines(events)
+            lines = [explain(e) for e in events]
+            assert sum(a == b for a, b in zip(viewer_lines(events), lines, strict=True)) > len(events) / 2
 
     def test_states_replay_the_terminal_view(self, page: str) -> None:
         """Applying state-KEY's changes up to event k gives BattleView's combatants after event k."""

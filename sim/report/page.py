@@ -30,6 +30,7 @@ from sim.report.terminal import (
     outcome_rows,
     pct,
     step_rows,
+    unit,
 )
 from sim.report.viewer import viewer
 from sim.summary_file import check_run_summary
@@ -77,7 +78,8 @@ def render_page(run_dir: pathlib.Path, summary: Summary, bestiary: Sequence[path
     """The whole page as text."""
     return render(
         "report.html", script_hash=_script_hash(), scenario=summary.get("scenario"),
-        rules=summary.get("rules"), battles=summary.get("battles"), seed=summary.get("seed"),
+        rules=summary.get("rules"), battles=summary.get("battles"), unit=unit(summary),
+        seed=summary.get("seed"),
         verdict=_verdict(summary, _party_side(run_dir, bestiary)), day=_day(summary),
         tables=_tables(summary), figures=figures(run_dir, summary), viewer=viewer(run_dir, bestiary),
         version=__version__, run_name=run_dir.name, stopped_early=summary.get("stopped_by") == "precision")
@@ -137,7 +139,7 @@ def _tables(summary: Summary) -> list[Table]:
               _rounds_table(summary), _people_table(summary)]
     items = item_rows(summary)
     if items:
-        tables.append(Table("Items used (mean per battle)", ("combatant", "items used"),
+        tables.append(Table(f"Items used (mean per {unit(summary)[:-1]})", ("combatant", "items used"),
                             tuple(items)))
     morale = _morale_table(summary)
     return tables if morale is None else [*tables, morale]
@@ -146,7 +148,8 @@ def _tables(summary: Summary) -> list[Table]:
 def _rounds_table(summary: Summary) -> Table:
     r = summary["rounds"]
     row = (f"{r['mean']:.1f}", str(r["p50"]), str(r["p90"]), str(r["max"]))
-    return Table("Battle length (rounds)", ("mean", "median (p50)", "p90", "max"), (row,))
+    caption = "Rounds of fighting in a day" if summary.get("steps") else "Battle length (rounds)"
+    return Table(caption, ("mean", "median (p50)", "p90", "max"), (row,))
 
 
 def _people_table(summary: Summary) -> Table:

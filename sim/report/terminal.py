@@ -36,14 +36,21 @@ def headline(summary: dict[str, Any]) -> str:
     every side's win rate and the draws instead.
     """
     party = summary.get("party")
+    if party and summary.get("steps"):  # a day: its "win" is seeing every fight of it through
+        return (f"Difficulty {difficulty_text(party)}: the day is seen through in {pct(party['win'])};"
+                f" someone of {party['side']} goes down in {pct(party['any_down'])}, someone dies in"
+                f" {pct(party['any_death'])}, total party kill in {pct(party['tpk'])} of days.")
     if party:
-        # A day counts as one battle: "win" is seeing every fight of it through.
-        unit, win = ("days", "see the day through") if summary.get("steps") else ("battles", "win")
-        return (f"Difficulty {difficulty_text(party)}: {party['side']} {win} {pct(party['win'])};"
+        return (f"Difficulty {difficulty_text(party)}: {party['side']} win {pct(party['win'])};"
                 f" someone goes down in {pct(party['any_down'])}, someone dies in"
-                f" {pct(party['any_death'])}, total party kill in {pct(party['tpk'])} of {unit}.")
+                f" {pct(party['any_death'])}, total party kill in {pct(party['tpk'])} of battles.")
     wins = [f"{side} win {pct(stats['win_rate'])}" for side, stats in summary.get("sides", {}).items()]
     return "No party side: " + "; ".join([*wins, f"draw {pct(summary.get('draw_rate'))}"]) + "."
+
+
+def unit(summary: dict[str, Any]) -> str:
+    """What the run counts: ``days`` for adventuring days, else ``battles``."""
+    return "days" if summary.get("steps") else "battles"
 
 
 def dist_text(counts: dict[str, Any]) -> str:
@@ -80,7 +87,7 @@ def item_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
 
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
     """The headline table (sides, draws, TPK, rounds) and the per-combatant table."""
-    head = Table(title=f"{summary['scenario']} ({summary['rules']}): {summary['battles']} battles,"
+    head = Table(title=f"{summary['scenario']} ({summary['rules']}): {summary['battles']} {unit(summary)},"
                        f" seed {summary['seed']}", title_justify="left")
     head.add_column("outcome")
     head.add_column("rate (95% CI)", justify="right")
@@ -118,7 +125,7 @@ def _items_table(summary: dict[str, Any]) -> Table | None:
     rows = item_rows(summary)
     if not rows:
         return None
-    table = Table(title="Items used (mean per battle)", title_justify="left")
+    table = Table(title=f"Items used (mean per {unit(summary)[:-1]})", title_justify="left")
     table.add_column("name")
     table.add_column("items used", justify="right")
     for row in rows:

@@ -15,7 +15,7 @@ import attrs
 import markupsafe
 
 from sim.errors import InputError
-from sim.narrate import NARRATORS
+from sim.narrate import NARRATORS, Teller, day_verdict
 from sim.replay import PICKS, pick_battles, regenerate
 from sim.replay_state import BattleView, CombatantView
 from sim.report.render import json_script
@@ -53,8 +53,21 @@ def viewer(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> Viewer:
         return Viewer(problem=str(exc))
     return Viewer(tuple(
         Picked(key, picks[key], _outcome(events), json_script(events),
-               json_script([explain(e) for e in events]), json_script(viewer_states(events)))
+               json_script(viewer_lines(events)), json_script(viewer_states(events)))
         for key, events in ((key, logs[picks[key]]) for key in PICKS)))
+
+
+def viewer_lines(events: list[Event]) -> list[str]:
+    """A line per event: the narration's (sim.narrate.Teller, which knows the step of a day
+    and who is down), or, for an event the narration leaves out, why it changes nothing."""
+    teller, lines = Teller(), []
+    for event in events:
+        told = teller.tell(event)
+        if told is None and event["event"] in ("check_rolled", "damage_dealt"):
+            who = event.get("actor") or event.get("target")
+            told = f"{who} is down at 0 HP: this changes nothing."
+        lines.append(explain(event) if told is None else told.strip())
+    return lines
 
 
 def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
@@ -120,7 +133,9 @@ def _shown(c: CombatantView) -> dict[str, Any]:
 def _outcome(events: list[Event]) -> str:
     last = events[-1] if events else {}
     if last.get("event") == "day_ended":
-        return "the day seen through" if last.get("completed") else "the day ends early"
+        steps = [e["step"] for e in events if e["event"] in ("encounter_started", "rested")]
+        return day_verdict(last.get("completed", False), max(steps, default=None),
+                           events[0].get("steps"))
     if last.get("event") != "battle_ended":
         return "unfinished"
     head = f"{last['winner']} win" if last.get("winner") else "draw"
