@@ -20,7 +20,7 @@ from sim import __version__
 from sim.batch import SUMMARY, RunFolder, load_run_scenario, write_atomic
 from sim.errors import InputError
 from sim.manifest import read_json
-from sim.report.plots import attrition_plot, figures
+from sim.report.plots import attrition_plot, figures, resources_plot
 from sim.report.render import environment, render
 from sim.report.terminal import (
     STEP_COLUMNS,
@@ -29,6 +29,8 @@ from sim.report.terminal import (
     morale_cells,
     outcome_rows,
     pct,
+    resource_columns,
+    resource_rows,
     step_rows,
     unit,
 )
@@ -57,6 +59,8 @@ class Day:
 
     table: Table
     plot: str
+    resources: Table  # what the party has left as each fight begins
+    resources_plot: str | None  # drawn when it has more than HP (which the attrition plot draws)
 
 
 def write_report(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -> pathlib.Path:
@@ -189,4 +193,9 @@ def _day(summary: Summary) -> Day | None:
         return None
     table = Table("Each step of the day (95% intervals; HP as p10 / p50 / p90 of the days that"
                   " reached it)", STEP_COLUMNS, tuple(step_rows(summary)))
-    return Day(table, attrition_plot(summary))
+    columns = resource_columns(summary)
+    resources = Table("What the party has left as each fight begins: mean (p10-p90 of the days that"
+                      " reached it)", ("fight", *(label for _, label in columns)),
+                      tuple(resource_rows(summary)))
+    drawn = resources_plot(summary, columns[1:]) if len(columns) > 1 else None
+    return Day(table, attrition_plot(summary), resources, drawn)

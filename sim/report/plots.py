@@ -77,10 +77,36 @@ def attrition_plot(summary: Summary) -> str:
                yerr=[[e["p"] - e["lo"] for e in ended], [e["hi"] - e["p"] for e in ended]])
     end_ax.set_ylabel("day ends here")
     percent_axis(end_ax, "y")
-    width = max(8, 40 // max(1, len(fights)))
-    name_ticks(end_ax, "x", xs, [f"{s['step'] + 1}. {s['name']}" for s in fights],
-               lambda name: wrapped_label(name, width, 3))
+    _fight_ticks(end_ax, fights)
     return to_svg(fig, "attrition")
+
+
+def _fight_ticks(ax: Any, fights: list[dict[str, Any]]) -> None:
+    """The fights of a day under the x axis: ``1. Road ambush``, wrapped to share the width
+    (at most 3 lines, the whole name as a tooltip when shortened)."""
+    width = max(8, 40 // max(1, len(fights)))
+    name_ticks(ax, "x", list(range(len(fights))), [f"{s['step'] + 1}. {s['name']}" for s in fights],
+               lambda name: wrapped_label(name, width, 3))
+
+
+def resources_plot(summary: Summary, columns: list[tuple[str, str]]) -> str:
+    """A panel per resource (heroism dice, potions, ...) the party has as each fight begins:
+    the mean over the p10 to p90 band of the days that reach it."""
+    fights = [s for s in summary["steps"] if s["kind"] == "encounter"]
+    xs = list(range(len(fights)))
+    fig = new_figure(0.9 + 1.1 * len(columns))
+    axes = fig.subplots(len(columns), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (key, label) in zip(axes, columns, strict=True):
+        spreads = [s.get(key) or {"mean": 0, "p10": 0, "p90": 0} for s in fights]
+        ax.fill_between(xs, [d["p10"] for d in spreads], [d["p90"] for d in spreads], color="#9467bd",
+                        alpha=0.25)
+        ax.plot(xs, [d["mean"] for d in spreads], "o-", color="#9467bd")
+        ax.set_ylabel(wrapped_label(label, 10), rotation=0, ha="right", va="center")
+        ax.set_ylim(bottom=0)
+        ax.yaxis.get_major_locator().set_params(integer=True, nbins=3)
+        ax.grid(axis="y", alpha=0.3)
+    _fight_ticks(axes[-1], fights)
+    return to_svg(fig, "resources")
 
 
 def figures(run_dir: pathlib.Path, summary: Summary) -> list[Plot]:
