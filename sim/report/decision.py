@@ -208,14 +208,15 @@ def _split_target(target: str) -> tuple[str, str, float]:
 
 def tune_grids(result: Result) -> list[Grid]:
     metric = plain(_split_target(result["target"])[0])
-    head = (_vary_words(result), f"{metric} (95%)", "difficulty", "battles", "meets target")
+    # "meets target" second: on a phone the table scrolls, and the answer should not be off screen
+    head = (_vary_words(result), "meets target", f"{metric} (95%)", "difficulty", "battles")
     rows = []
     for point in result["points"]:
         meets = "yes" if point["meets"] else "no"
         if point["straddles"]:
             meets += " (too close to call)"
         level = _difficulty(point["headline"]) if "headline" in point else "-"
-        rows.append(Row((str(point["value"]), _value(point["metric"]), level, str(point["battles"]), meets),
+        rows.append(Row((str(point["value"]), meets, _value(point["metric"]), level, str(point["battles"])),
                         "straddles" if point["straddles"] else ""))
     caption = f"{_vary_words(result)} ({result['vary']}) against {_target_words(result)}"
     return [Grid(caption, head, tuple(rows))]
@@ -274,7 +275,7 @@ def print_result(result: Result, kind: str, console: Console | None = None) -> N
 def _compare_plot(result: Result) -> str:
     """Each headline difference to A, with its paired interval; a colour per variant."""
     names = result["variants"]
-    fig = new_figure(1.2 + 0.5 * len(HEADLINE) * (len(names) - 1) ** 0.5 + 0.35 * len(names))
+    fig = new_figure(1.0 + 0.45 * len(HEADLINE) * (len(names) - 1) ** 0.5 + 0.25 * len(names))
     ax = fig.add_subplot()
     colours = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
     step = 0.7 / max(1, len(names) - 1)
@@ -289,7 +290,7 @@ def _compare_plot(result: Result) -> str:
         ax.errorbar(ds, ys, xerr=[lo, hi], fmt="o", capsize=3, color=colours[(j - 1) % len(colours)],
                     label=wrapped_label(f"{letter(j)}: {words(names[j])}", 30))
     ax.axvline(0, color="#777", linewidth=1)
-    name_ticks(ax, "y", list(range(len(HEADLINE))), [plain(m) for m in HEADLINE])
+    name_ticks(ax, "y", list(range(len(HEADLINE))), [plain(m) for m in HEADLINE], wrapped_label)
     ax.invert_yaxis()
     ax.set_xlabel(wrapped_label(f"points against A: {words(names[0])}", 34))
     ax.grid(axis="x", alpha=0.3)
@@ -320,16 +321,18 @@ def render_page(result: Result, kind: str) -> str:
     """The compare or tune page as text."""
     if kind == "compare":
         title = "Comparison: " + " vs ".join(words(n) for n in result["variants"])
-        answers = compare_answers(result) + variant_lines(result)
+        answers, variants = compare_answers(result), variant_lines(result)
         tables, plot, legend = compare_grids(result), _compare_plot(result), COMPARE_LEGEND
         caption = "Differences to A, in percentage points (95% paired intervals)"
         battles = result["battles"] * len(result["variants"])
     else:
         title = f"Tuning {_vary_words(result)} for {_target_words(result)}"
         answers, tables, plot, legend = tune_answers(result), tune_grids(result), _tune_plot(result), ()
+        variants = []
         caption = "The metric against the value, with 95% intervals and the target"
         battles = result["battles"]
-    return render("decision.html", title=title, answers=answers, tables=tables, legend=legend, plot=plot,
+    return render("decision.html", title=title, answers=answers, variants=variants, tables=tables,
+                  legend=legend, plot=plot,
                   plot_key=kind, plot_caption=caption, version=__version__, seed=result["seed"],
                   battles=battles, unit="battles")
 

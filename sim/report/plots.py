@@ -119,9 +119,12 @@ def figures(run_dir: pathlib.Path, summary: Summary) -> list[Plot]:
              "Each combatant's chance to die, split by cause, and to be knocked out and survive"
              " (95% intervals)."),
         *_party_figure(summary),
-        Plot("rounds", _rounds_plot(summary, rounds), "How many rounds battles last (share of battles)."),
+        Plot("rounds", _rounds_plot(summary, rounds),
+             "How many rounds of fighting a day holds (share of days)." if summary.get("steps")
+             else "How many rounds battles last (share of battles)."),
         Plot("hp", _hp_plot(summary, names, hp),
-             "HP left at the end of a battle: box from p25 to p75, whiskers p5 to p95, triangle the mean."),
+             f"HP left at the end of {_of_a(summary)}: box from p25 to p75, whiskers p5 to p95,"
+             " triangle the mean."),
     ]
 
 
@@ -129,6 +132,15 @@ def figures(run_dir: pathlib.Path, summary: Summary) -> list[Plot]:
 # 350 CSS px wide, so a point is about 1.06 px there and no text is under 11 px.
 FIGURE_WIDTH_IN = 4.6
 SMALLEST_FONT_PT = 11.0
+
+
+def _unit(summary: Summary) -> str:
+    return "days" if summary.get("steps") else "battles"
+
+
+def _of_a(summary: Summary) -> str:
+    """``a day`` (its fights together) or ``a battle``."""
+    return "a day's fights" if summary.get("steps") else "a battle"
 
 
 def plot_label(name: str, width: int = 16) -> str:
@@ -268,12 +280,12 @@ def _party_figure(summary: Summary) -> list[Plot]:
     party = summary.get("party")
     if not party:
         return []
-    return [Plot("party", _party_plot(party),
-                 f"How many of {party['side']} end a battle dead, and how many went down at some moment"
-                 " (share of battles).")]
+    return [Plot("party", _party_plot(party, _unit(summary)),
+                 f"How many of {party['side']} end {_of_a(summary)} dead, and how many went down at some"
+                 f" moment (share of {_unit(summary)}).")]
 
 
-def _party_plot(party: dict[str, Any]) -> str:
+def _party_plot(party: dict[str, Any], unit: str) -> str:
     """Side by side bars of ``deaths.dist`` and ``downs.dist``: share of battles per member count."""
     import numpy as np
 
@@ -287,7 +299,7 @@ def _party_plot(party: dict[str, Any]) -> str:
                label=f"{label} (mean {counts['mean']:.2f})")
     ax.set_xticks(x, [str(k) for k in x])
     ax.set_xlabel(f"members of {plot_label(party['side'])}")
-    ax.set_ylabel("share of battles")
+    ax.set_ylabel(f"share of {unit}")
     ax.set_ylim(0, 1)
     percent_axis(ax, "y")
     ax.legend()
@@ -309,7 +321,7 @@ def _rounds_plot(summary: Summary, rounds: Any) -> str:
     for value, label, style in lines:
         ax.axvline(value, color="#333333", linestyle=style, linewidth=1.2, label=label)
     ax.set_xlabel("rounds")
-    ax.set_ylabel("share of battles")
+    ax.set_ylabel(f"share of {_unit(summary)}")
     percent_axis(ax, "y")
     ax.xaxis.get_major_locator().set_params(integer=True)
     if counts.any():
