@@ -360,6 +360,8 @@ class TestDayReplay:
             view.goto(rests[0])
             rested = events[rests[0]]
             assert view.combatants[rested["actor"]].hp == rested["hp_after"]
+            # a d20 party has no PSY and, rested, no fatigue: the viewer shows neither (issue 29)
+            assert not {"psy 0", "fatigue 0"} & set(view.combatants[rested["actor"]].details())
             second = next(i for i, e in enumerate(events) if e["event"] == "battle_started" and i > rests[0])
             view.goto(second)
             for entry in events[second]["combatants"]:
