@@ -31,9 +31,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 CHROMIUM = pathlib.Path("/usr/bin/chromium")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless Debian Chromium, shared by the browser tests."""
+    """Headless Debian Chromium, shared by the browser tests of a module (never longer: a
+    running Playwright keeps an event loop, and later asyncio.run calls, as Textual's, fail)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
