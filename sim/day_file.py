@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import pathlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
 
 from sim.day_compose import compose
 from sim.day_options import idle_recovery, read_day_options
-from sim.errors import Problem, ScenarioError
-from sim.excuse import party_excuse
+from sim.errors import Problem, ScenarioError, errors_of, idle_message, warnings_of
 from sim.model import Combatant, Scenario, Side
 from sim.overrides import apply as apply_overrides
 from sim.overrides import blame
@@ -67,6 +66,8 @@ class Day:
     sha256: str = ""
     bestiary: tuple[str, ...] = ()
     overrides: tuple[str, ...] = ()
+    # Valid data the day leaves idle, its encounters' included, each key once (sim.ignored).
+    warnings: tuple[Problem, ...] = attrs.field(default=(), eq=False, repr=False)
 
     @property
     def abs_path(self) -> str:
@@ -131,14 +132,21 @@ def load_day(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
     except ScenarioError as exc:
         problems.extend(exc.problems)
         day = None
-    if problems or day is None:
-        unique = list(dict.fromkeys(problems))
-        raise ScenarioError(blame(sorted(unique, key=lambda p: (p.file, p.line, p.col)), touched))
-    return day
+    warnings = blame(warnings_of(problems), touched)
+    if errors_of(problems) or day is None:
+        unique = list(dict.fromkeys(errors_of(problems)))
+        raise ScenarioError(blame(sorted(unique, key=lambda p: (p.file, p.line, p.col)), touched),
+                            warnings)
+    return attrs.evolve(day, warnings=tuple(warnings))
 
 
 def _fail(problems: list[Problem], source: Source, path: Path, message: str, at_key: bool = False) -> None:
     problems.append(source.problem(path, message, at_key))
+
+
+def _warn(problems: list[Problem], source: Source, path: Path, message: str) -> None:
+    """Valid data the day leaves idle: a warning at its key (the day still plays)."""
+    problems.append(attrs.evolve(source.problem(path, idle_message(message), True), warning=True))
 
 
 def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...],
@@ -167,14 +175,15 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     if "description" in data:
         checker.text(data["description"], ("description",), MAX_DESCRIPTION)
     destiny, recovery = read_day_options(data.get("options"), rules,
-                                         lambda where, message: _fail(problems, source, where, message))
+                                         lambda where, message: _fail(problems, source, where, message),
+                                         lambda where, message: _warn(problems, source, where, message))
     party = data.get("party")
     if "party" in data and (not isinstance(party, dict) or not isinstance(party.get("name"), str)):
         _fail(problems, source, ("party",), "must be a side block with a name and members")
         party = None
     elif party is not None and "party" in party:
-        _fail(problems, source, ("party", "party"), "does nothing: the day's party is always the"
-              " party side of every encounter; remove it", at_key=True)
+        _warn(problems, source, ("party", "party"), "the day's party is always the party side of"
+                                                    " every encounter")
     elif party is not None and looks_as(party["name"].strip()) == looks_as(OPPOSITION):
         # A day's results name the winner of a day the party did not see through OPPOSITION:
         # a party of that name would be counted the winner of every day it lost.
@@ -185,60 +194,41 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     if "steps" in data and (not isinstance(steps, list) or not steps or len(steps) > MAX_STEPS):
         _fail(problems, source, ("steps",), f"must be a list of 1 to {MAX_STEPS} steps (encounter or rest)")
         steps = None
-    if problems or party is None or steps is None:
+    if errors_of(problems) or party is None or steps is None:
         return None
     rests = any(isinstance(step, dict) and "rest" in step for step in steps)  # they read levels
-    built = _steps(path, source, steps, party, rules, destiny, bestiary, rests, problems)
-    if not any(isinstance(s, Encounter) for s in built) and not problems:
+    built = [_step(path, source, i, step, party, rules, destiny, bestiary, rests, problems)
+             for i, step in enumerate(steps)]
+    built = [step for step in built if step is not None]
+    if not any(isinstance(s, Encounter) for s in built) and not errors_of(problems):
         _fail(problems, source, ("steps",), "a day needs at least one encounter")
-    if problems:
+    if errors_of(problems):
         return None
     first = next(i for i, s in enumerate(built) if isinstance(s, Encounter))
     opening = built[first]
     assert isinstance(opening, Encounter)
     if not morale_is_on(rules, opening.scenario.options):  # with morale, a rest gives a token
         for rest in built[:first]:
-            _fail(problems, source, ("steps", rest.step, "rest"), "does nothing: the party starts"
-                  " the day rested (full HP, PSY and heroism, no fatigue) and the first encounter"
-                  " has morale off; a rest helps after a fight", at_key=True)
-    if problems:
-        return None
+            _warn(problems, source, ("steps", rest.step, "rest"), "the party starts the day rested"
+                  " (full HP, PSY and heroism, no fatigue) and the first encounter has morale off;"
+                  " a rest helps after a fight")
     day_rests = [s.kind for s in built if isinstance(s, Rest)]
     party_side = next(s for s in built if isinstance(s, Encounter)).scenario.sides
     idle = "unhealable_recovery" in (data.get("options") or {}) and idle_recovery(
         recovery, day_rests, next(s for s in party_side if s.party).members)
     if idle:
-        _fail(problems, source, ("options", "unhealable_recovery"), f"does nothing: {idle}", True)
-        return None
+        _warn(problems, source, ("options", "unhealable_recovery"), idle)
+    for encounter in built:
+        if isinstance(encounter, Encounter):
+            problems += encounter.scenario.warnings
     return Day(name=data["name"].strip(), rules=rules, party=party["name"].strip(),
                steps=tuple(built), destiny_points=destiny, unhealable_recovery=recovery,
                path=str(path), sha256=source.sha256,
                bestiary=tuple(str(pathlib.Path(b).resolve()) for b in bestiary), overrides=overrides)
 
 
-def _steps(path: pathlib.Path, source: Source, steps: list, party: dict, rules: str, destiny: int,
-           bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
-           ) -> list[Encounter | Rest]:
-    """Every step; a party key one encounter leaves idle and another reads is excused in the
-    first (sim.excuse), which is validated again so."""
-    found: list[list[Problem]] = [[] for _ in steps]
-    idle: set[Problem] = set()  # the idle-key refusals among them (sim.scenario.unused)
-    built = [_step(path, source, i, step, party, rules, destiny, bestiary, rests, found[i], idle)
-             for i, step in enumerate(steps)]
-    fights = [found[i] for i, step in enumerate(steps) if isinstance(step, dict) and "encounter" in step]
-    excused = party_excuse(source.file, fights, idle)
-    for i, step in enumerate(steps):
-        if found[i] and all(excused(p) for p in found[i]):
-            found[i] = []
-            built[i] = _step(path, source, i, step, party, rules, destiny, bestiary, rests,
-                             found[i], idle, excused)
-        problems += [p for p in found[i] if not excused(p)]
-    return [item for item in built if item is not None]
-
-
 def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict, rules: str,
-          destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem],
-          idle: set[Problem], excused: Callable[[Problem], bool] = lambda p: False
+          destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
           ) -> Encounter | Rest | None:
     where: Path = ("steps", i)
     if isinstance(step, dict) and len(step) == 1 and next(iter(step)) not in STEP_KEYS:
@@ -254,8 +244,7 @@ def _step(path: pathlib.Path, source: Source, i: int, step: object, party: dict,
     (kind, value), = step.items()
     if kind == "rest":
         return _rest(source, i, value, problems)
-    return _encounter(path, source, i, value, party, rules, destiny, bestiary, rests, problems,
-                      idle, excused)
+    return _encounter(path, source, i, value, party, rules, destiny, bestiary, rests, problems)
 
 
 def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Rest | None:
@@ -266,15 +255,15 @@ def _rest(source: Source, i: int, value: object, problems: list[Problem]) -> Res
 
 
 def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party: dict, rules: str,
-               destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem],
-               idle: set[Problem], excused: Callable[[Problem], bool] = lambda p: False
+               destiny: int, bestiary: tuple[pathlib.Path, ...], rests: bool, problems: list[Problem]
                ) -> Encounter | None:
     where: Path = ("steps", i, "encounter")
     if isinstance(value, str):
         file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)
         what = _not_a_file(file)
         if what is not None:
-            _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file}: {what})")
+            _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file}:"
+                                        f" {what}){_near_file(value, file)}")
             return None
         try:
             own = load_yaml(file)
@@ -325,12 +314,27 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
         return None
     try:
         scenario = scenario_from_source(scenario_path, composed, bestiary,  # type: ignore[arg-type]
-                                        rests=rests, excused=excused)
+                                        rests=rests)
     except ScenarioError as exc:
         problems.extend(exc.problems)
-        idle.update(exc.idle)
+        problems.extend(exc.warnings)
         return None
     return Encounter(i, scenario.name, scenario)
+
+
+def _near_file(value: str, file: pathlib.Path) -> str:
+    """A did-you-mean for an encounter file name: the closest YAML file of its folder, written
+    as the day wrote the missing one (its folder part kept)."""
+    try:
+        names = tuple(sorted(f.name for f in file.parent.iterdir()
+                             if f.suffix in (".yaml", ".yml") and f.is_file()))
+    except OSError:
+        return ""
+    hint = did_you_mean(file.name, names)
+    if not hint:
+        return ""
+    near = hint.removeprefix("; did you mean '").removesuffix("'?")
+    return f"; did you mean '{str(pathlib.PurePath(value).parent / near).removeprefix('./')}'?"
 
 
 def _not_a_file(file: pathlib.Path) -> str | None:
@@ -351,17 +355,15 @@ def describe_step(step: Encounter | Rest) -> dict[str, Any]:
 
 
 def load_input(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
-               overrides: Sequence[str] = (),
-               excused: Callable[[Problem], bool] = lambda p: False) -> Scenario | Day:
-    """A scenario, or a day when the file has ``steps:``: every command takes either.
-    ``excused``: idle-key problems of a scenario not to raise (compare and tune's, for a key
-    another variant reads); a day excuses its own (its party's)."""
+               overrides: Sequence[str] = ()) -> Scenario | Day:
+    """A scenario, or a day when the file has ``steps:``: every command takes either. Its
+    ``warnings`` list the valid keys it leaves idle."""
     try:
         source = load_yaml(path, display_name(path))  # read once: to tell, then to load
     except ScenarioError:
         source = None  # the scenario loader reads it again and says what is wrong
     if source is not None and _has_steps(source):
         return load_day(path, bestiary_extra, overrides)
-    return load_scenario(path, bestiary_extra, overrides=overrides, source=source, excused=excused)
+    return load_scenario(path, bestiary_extra, overrides=overrides, source=source)
 
 

@@ -21,8 +21,9 @@ RECOVERING_RESTS = {"level_rates": ("calm", "good", "intensive"), "rest_dice": (
 Fail = Callable[[Path, str], None]
 
 
-def read_day_options(options: object, rules: object, fail: Fail) -> tuple[int, str]:
-    """(destiny points, unhealable recovery) of a day's ``options``; problems through ``fail``."""
+def read_day_options(options: object, rules: object, fail: Fail, warn: Fail) -> tuple[int, str]:
+    """(destiny points, unhealable recovery) of a day's ``options``; problems through ``fail``,
+    valid keys the day leaves idle through ``warn``."""
     if options is None:
         options = {}
     if not isinstance(options, dict) or set(options) - set(DAY_OPTIONS):
@@ -39,7 +40,7 @@ def read_day_options(options: object, rules: object, fail: Fail) -> tuple[int, s
              f"must be one of {', '.join(UNHEALABLE_RECOVERY)} (got {shorten(recovery)})")
         recovery = UNHEALABLE_RECOVERY[0]
     elif "unhealable_recovery" in options and isinstance(rules, str) and rules != "d100":
-        fail(("options", "unhealable_recovery"),
+        warn(("options", "unhealable_recovery"),
              f"does nothing in {rules}: unhealable HP are those a caster pays for a spell, and"
              " spells are d100's (seed 002); remove it")
     return destiny, recovery

@@ -1,13 +1,14 @@
 """Keys that would silently do nothing under a scenario's system and options, and why.
 
-Validation refuses every such key (a GM who writes it expects it to matter).
-Two levels, as the README's "What each system reads" table says:
+Validation warns about every such key (a GM who writes it expects it to matter, but it is
+valid data: the run goes ahead; ``--strict`` refuses it). Two levels, as the reference's
+"What each system reads" table says:
 
 - the **system** never reads it (``hands`` in d20, ``heroism`` in d100, a skill no
-  weapon and no rule rolls): refused wherever it is written, bestiary included;
+  weapon and no rule rolls): told wherever it is written, bestiary included;
 - the **scenario** makes it idle (``terror`` without ``options: {spirit: true}``,
   ``morale`` tokens with morale off, a party member's ``attack_threshold``):
-  refused in the resolved scenario only, since one bestiary entry serves
+  told in the resolved scenario only, since one bestiary entry serves
   scenarios with different options.
 
 Functions here take validated values and return ``Unused`` findings with a path
@@ -123,7 +124,7 @@ def read_by(key: str, systems: tuple[str, ...]) -> str:
 
 def system_refusal(key: str, rules: str, table: Mapping[str, tuple[str, ...]],
                    why: Mapping[str, str]) -> str | None:
-    """The message refusing ``key`` in ``rules``, or None when the system reads it."""
+    """Why ``key`` is idle in ``rules`` (a warning), or None when the system reads it."""
     systems = table.get(key)
     if systems is None or rules in systems:
         return None
@@ -159,53 +160,57 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     found: list[Unused] = []
     rules, options = ctx.rules, ctx.options
 
-    def refuse(key: str, message: str) -> None:
+    def idle(key: str, message: str) -> None:
         if key in fields:
             found.append(Unused((key,), message))
 
     if rules == "d20":
         if not options.spirit:
             for key in ("terror", "spirit"):
-                refuse(key, f"{TERROR_WITHOUT_SPIRIT} (terror costs spirit points only then);"
+                idle(key, f"{TERROR_WITHOUT_SPIRIT} (terror costs spirit points only then);"
                             " turn the option on, or remove it")
         elif ctx.party:
-            refuse("terror", "does nothing on a party member (terror frightens the party);"
-                             " remove it")
+            idle("terror", "does nothing: terror frightens the party, and this is a party"
+                             " member; remove it")
         else:
-            refuse("spirit", "does nothing on a non-party member (only the party has spirit"
-                             " points); remove it")
+            idle("spirit", "does nothing: only the party has spirit points, and this is"
+                             " not a party member; remove it")
             if not ctx.party_side:
-                refuse("terror", "does nothing: no side is the party (party: true), and"
-                                 " terror frightens only the party; remove it")
+                idle("terror", "no side has `party: true`, and terror frightens only the"
+                                 " party; if its foes are the player characters, mark their"
+                                 " side `party: true` and it is read")
         if not ctx.party and ctx.enemies_all_party and not ctx.checked:
-            refuse("heroism", "does nothing: it never rolls (its enemies are all party members,"
+            idle("heroism", "does nothing: it never rolls (its enemies are all party members,"
                               " who roll both the attacks on it and their defenses against it,"
                               " RULES 3) and nothing here makes it roll a check (a hazard, the"
                               " timeline, a surprise group check, fire or poison); remove it")
         elif fields.get("heroism") and fields.get("aspects") and not any(
                 rolls_here(ctx, name, fields) for name in fields["aspects"]) and not unread_aspects(
                 fields["aspects"], fields.get("weapons", ()), (ctx.group_check or "",)):
-            # (an aspect no roll can concern at all is refused at the aspect, sim.unread)
-            refuse("heroism", f"{NO_ASPECT_ROLLED} ({', '.join(fields['aspects'])}), so no"
+            # (an aspect no roll can concern at all is told at the aspect, sim.unread)
+            idle("heroism", f"{NO_ASPECT_ROLLED} ({', '.join(fields['aspects'])}), so no"
                               " die is ever spent; name one of its rolls in aspects, or remove it")
         if not fields.get("heroism"):
-            refuse("aspects", "does nothing without heroism dice (aspects choose the rolls a"
+            idle("aspects", "does nothing without heroism dice (aspects choose the rolls a"
                               " heroism die may help); add heroism: N, or remove it")
         if ctx.party:
-            refuse("attack_threshold", "does nothing on a party member: it rolls its own"
-                                       " defense against the attacker's attack_threshold;"
-                                       " remove it")
-            refuse("defense_threshold", "does nothing on a party member: attacks on it are"
-                                        " its own defense rolls (1d20 + armor); remove it")
+            idle("attack_threshold", "does nothing: a party member rolls its own defense"
+                                       " against the attacker's attack_threshold; remove it")
+            idle("defense_threshold", "does nothing: attacks on a party member are its"
+                                        " own defense rolls (1d20 + armor); remove it")
         elif not ctx.party_side:
-            refuse("attack_threshold", "does nothing: no side is the party, so every attack"
-                                       " rolls against the target's defense_threshold;"
-                                       " remove it")
+            # The cause is the missing party mark, not the threshold: removing it would change
+            # the model (RULES 3: a party rolls its own defense against attack_threshold).
+            idle("attack_threshold", "no side has `party: true`, so nobody rolls a defense"
+                                       " against this attack_threshold and every attack rolls"
+                                       " against its target's defense_threshold instead; if"
+                                       " its foes are the player characters, mark their side"
+                                       " `party: true` and it is read")
         gifts = fields.get("gifts") or ()
         if INITIATIVE_GIFT in gifts and not (ctx.rolls_initiative or ctx.group_check):
-            refuse("gifts", "the 'initiative' gift does nothing here: only the side that rolls"
+            idle("gifts", "the 'initiative' gift is used only by the side that rolls"
                             " initiative (the party, else the first side) or makes a surprise"
-                            " group check uses it; remove it")
+                            " group check")
         found += _unused_d20_weapons(ctx, fields)
     if (rules != "d20" and RIDING in (fields.get("skills") or {}) and not ctx.mounted
             and ctx.group_check != RIDING):
@@ -216,20 +221,20 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     found += unused_ranges(ctx, fields)
     found += unused_piercing(ctx, fields)
     if rules != "d20" and not ctx.rests:
-        refuse("level", f"does nothing in {rules}: only d20 rolls level; outside d20 only the"
+        idle("level", f"does nothing in {rules}: only d20 rolls level; outside d20 only the"
                         " rests of a day read it, for the day's party; remove it")
     if "morale" in fields and not ctx.morale_on:
-        refuse("morale", "does nothing with morale off (starting morale tokens); set options:"
+        idle("morale", "does nothing with morale off (starting morale tokens); set options:"
                          " {morale: true}, or remove it")
     if rules == "d100" and "load" in fields:
         force = (fields.get("characteristics") or {}).get("force", d100.DEFAULT_CHARACTERISTIC)
         capacity = force / 2 + 20
         if fields["load"] <= capacity:  # only the kilos over capacity tire (sim.rules.d100)
-            refuse("load", f"does nothing: {fields['load']:g} kg is within its carrying capacity"
+            idle("load", f"does nothing: {fields['load']:g} kg is within its carrying capacity"
                            f" (force / 2 + 20 = {capacity:g} kg), and only a load over it adds"
                            " fatigue (RULES 3); raise it, or remove it")
     if rules == "d100" and fields.get("psy") and not any(w.psy for w in fields.get("weapons", ())):
-        refuse("psy", "does nothing: no weapon of this stat block is a spell (psy: COST on a"
+        idle("psy", "does nothing: no weapon of this stat block is a spell (psy: COST on a"
                       " weapon); add a spell, or remove it")
     return found
 
@@ -273,8 +278,8 @@ def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
             " members; raise it, or remove it")))
     if options.destiny_points and not party_side:
         found.append(Unused(("destiny_points",), (
-            "does nothing: destiny points save party members only, and no side is the party"
-            " (party: true); mark the party, or remove it")))
+            "destiny points save party members only, and no side has `party: true`; mark the"
+            " player characters' side `party: true` and they are read")))
     if rules == "d20" and options.spirit and not terror:
         found.append(Unused(("spirit",), (
             "does nothing: no creature of this scenario has terror (spirit points are lost"
@@ -303,43 +308,43 @@ class Field:
 def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Field
                        ) -> list[Unused]:
     """Options setting a Convention aside where the scenario gives them nothing to change
-    (each is read only by its system: the rest is refused before, see SYSTEM_OPTIONS)."""
+    (each is read only by its system: the rest is told before, see SYSTEM_OPTIONS)."""
     given = set(given)
     found = []
 
-    def refuse(key: str, message: str) -> None:
+    def idle(key: str, message: str) -> None:
         if key in given:
             found.append(Unused((key,), f"does nothing: {message}; remove it"))
 
     if rules == "d20":
         if not options.spirit:
-            refuse("terror_per", "terror is rolled only with options: {spirit: true}")
+            idle("terror_per", "terror is rolled only with options: {spirit: true}")
         elif options.terror_per == "body" and not field.terror_crowd:
-            refuse("terror_per", "no kind of terror creature here has more than one body (one"
+            idle("terror_per", "no kind of terror creature here has more than one body (one"
                                  " use: entry or one entry with count: 2 or more), so per body"
                                  " is per kind")
     if rules == "d100":
         if not field.mounts:
-            refuse("unconscious_rider", "nobody here rides")
+            idle("unconscious_rider", "nobody here rides")
         elif options.unconscious_rider == "falls" and not field.rider_wounded:
-            refuse("unconscious_rider", "a rider falls unconscious with HP left only from a"
+            idle("unconscious_rider", "a rider falls unconscious with HP left only from a"
                                         " serious wound (one blow of half its maximum HP,"
                                         " RULES 3), and no enemy blow here reaches half a"
                                         " rider's; at 0 HP it slides out either way")
         if not options.critical_pierces and not field.armored:
-            refuse("critical_pierces", "nobody here has armor for a critical hit to pierce")
+            idle("critical_pierces", "nobody here has armor for a critical hit to pierce")
         if options.defense_per == "round" and field.most_attacks <= 1:
-            refuse("defense_per", "no combatant here can be attacked more than once a round, so"
+            idle("defense_per", "no combatant here can be attacked more than once a round, so"
                                   " one defense roll a round is one an attack")
         if options.attacks_per_turn == 1 and not field.half_action_attack:
             # Not a Convention's option, but read from the same field as fumble_ends_turn.
-            refuse("attacks_per_turn", "every weapon here takes the whole turn (two-handed, a bow"
+            idle("attacks_per_turn", "every weapon here takes the whole turn (two-handed, a bow"
                                        " or a spell), so no turn holds a second attack to cap")
         if not options.fumble_ends_turn and not field.half_action_attack:
-            refuse("fumble_ends_turn", "every weapon here takes the whole turn (two-handed, a bow"
+            idle("fumble_ends_turn", "every weapon here takes the whole turn (two-handed, a bow"
                                        " or a spell), so a fumble leaves nothing to end")
     if rules in ("2d10", "d10") and options.move_and_attack and field.still:
-        refuse("move_and_attack", "everyone starts within reach (distance 0) and nothing here"
+        idle("move_and_attack", "everyone starts within reach (distance 0) and nothing here"
                                   " makes anyone move or stand up (no hazard, timeline or mount)")
     return found
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import attrs
 
 from sim.dice import Dice
+from sim.errors import Problem
 
 RULE_SYSTEMS = ("d20", "d100", "2d10", "d10")
 TARGET_POLICIES = ("random", "weakest", "strongest", "focus")
@@ -246,6 +247,8 @@ class Scenario:
     sha256: str = ""
     bestiary: tuple[str, ...] = ()  # extra bestiary folders it was loaded with (absolute)
     overrides: tuple[str, ...] = ()  # the --set PATH=VALUE texts applied before validation
+    # Valid data this fight leaves idle (sim.ignored): told before the results, never played.
+    warnings: tuple[Problem, ...] = attrs.field(default=(), eq=False, repr=False)
 
     @property
     def resolved_sha256(self) -> str:

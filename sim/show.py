@@ -10,21 +10,21 @@ import attrs
 import yaml
 
 from sim.dice import Dice
-from sim.errors import Problem, ScenarioError
+from sim.errors import Problem, ScenarioError, errors_of
 from sim.ignored import Context, unused_in_block
 from sim.model import Combatant, Options, Scenario, Side, Weapon
 from sim.scenario.bestiary import (
     BESTIARY_ENV,
     Entry,
     bestiary_dirs,
+    folder_name,
     load_bestiary,
     rules_folder,
     where_searched,
 )
-from sim.scenario.checker import did_you_mean
+from sim.scenario.lookup import search
 from sim.scenario.unused import member_context
 from sim.terminal import quoted_text, safe, unsafe
-from sim.yamlsrc import display_name
 
 # Bookkeeping fields of a resolved combatant: where it came from, not what it fights with.
 _HIDDEN = frozenset({"side", "kind", "rider"})
@@ -148,12 +148,12 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
         value = options_data(scenario.options) if key == "options" else plain(getattr(scenario, key))
         if key == "options":
             # Every member is shown on its own, so each is a kind of its own (RULES 3): per
-            # kind is per body there, and ``terror_per: body`` would be refused as idle.
+            # kind is per body there, and ``terror_per: body`` would be told idle.
             value.pop("terror_per", None)
         if value not in (None, {}, []):
             data[key] = value
     # A side's tactics only when it has some: its members spelt out may each set their own
-    # target, and a side's target that none of them reads is refused as doing nothing.
+    # target, and a side's target that none of them reads is a warning (it does nothing).
     data["sides"] = [
         {"name": side.name, "party": side.party,
          **({"tactics": plain(side.tactics)} if plain(side.tactics) else {}),
@@ -201,8 +201,8 @@ def bestiary(extra: Sequence[pathlib.Path], systems: Iterable[str]
     dirs = bestiary_dirs(pathlib.Path.cwd() / "(bestiary)", tuple(extra))
     problems: list[Problem] = []
     found = {rules: load_bestiary(dirs, rules, problems) for rules in systems}
-    if problems:
-        raise ScenarioError(problems)
+    if errors_of(problems):  # a warning (a key idle in a system) is sim validate's to tell
+        raise ScenarioError(errors_of(problems))
     return dirs, found
 
 
@@ -216,7 +216,8 @@ def entry_line(entry: Entry) -> str:
 
 
 def listing(dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]) -> str:
-    """Every entry, by rules then name, under the folders searched for that rules."""
+    """Every entry, by rules then name, under the folders searched for that rules (in the
+    order searched: an earlier folder wins a name clash)."""
     lines = []
     for rules, entries in found.items():
         searched = [f for f in (rules_folder(d, rules) for d in dirs) if f is not None]
@@ -224,7 +225,7 @@ def listing(dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry
             lines.append(f"{rules}: no bestiary folder found from here;"
                          f" name one with --bestiary DIR or {BESTIARY_ENV}")
             continue
-        lines.append(f"{rules} ({', '.join(display_name(f) for f in searched)}):")
+        lines.append(f"{rules} ({', '.join(folder_name(f) for f in searched)}):")
         lines += [f"  {entry_line(entry)}" for _, entry in sorted(entries.items())]
         if not entries:
             lines.append("  (no entries)")
@@ -237,15 +238,19 @@ def show_entry(rules: str, entry: Entry) -> str:
     return f"# {rules} bestiary entry, from {where}\n{to_yaml({entry.name: plain(entry.fields)})}"
 
 
-def find_entry(name: str, dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]
-               ) -> list[tuple[str, Entry]] | str:
-    """(rules, entry) of ``name`` in each rule system that has one (`sim bestiary wolf`: the
-    d20 wolf and the d10 one, not the first alone), or why there is none: a close name, the
-    folders searched."""
-    hits = [(rules, entries[name.strip()]) for rules, entries in found.items()
-            if name.strip() in entries]
+def find_entry(text: str, dirs: Sequence[pathlib.Path], found: Mapping[str, Mapping[str, Entry]]
+               ) -> list[tuple[str, Entry]] | dict[str, dict[str, Entry]] | str:
+    """What ``sim bestiary TEXT`` shows: (rules, entry) of the entry named ``text`` in each
+    rule system that has one (`sim bestiary wolf`: the d20 wolf and the d10 one, not the
+    first alone); else, by rules, the entries ``text`` finds by substring or close spelling
+    (sim.scenario.lookup); else why there are none: the folders searched."""
+    hits = [(rules, entries[text.strip()]) for rules, entries in found.items()
+            if text.strip() in entries]
     if hits:
         return hits
-    names = tuple(key for entries in found.values() for key in entries)
-    return (f"no bestiary entry '{name}'{did_you_mean(name, names)};"
+    matching = {rules: {name: entries[name] for name in search(text, entries)}
+                for rules, entries in found.items()}
+    if any(matching.values()):
+        return {rules: entries for rules, entries in matching.items() if entries}
+    return (f"no bestiary entry matches '{text}' by name or spelling;"
             f" {where_searched(list(dirs), tuple(found))}")

@@ -92,7 +92,7 @@ SUMMARY = {"scenario": TEXT, "rules": TEXT, "battles": INTEGER, "seed": INTEGER,
            "draws_by": _Opt(_MapOf(INTEGER), nullable=True), "tpk": _MAYBE_CI,
            "party": _Opt(PARTY, nullable=True), "combatants": _MapOf(COMBATANT, MAX_COMBATANTS),
            "rounds": {"mean": NUMBER, "p50": NUMBER, "p90": NUMBER, "max": NUMBER},
-           "stopped_by": _Opt(TEXT, nullable=True)}
+           "stopped_by": _Opt(TEXT, nullable=True), "warnings": _Opt(_ListOf(TEXT))}
 DAY = {"survived": CI, "completed": CI, "any_death": CI}
 
 

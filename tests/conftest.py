@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from sim.engine import Battle
+from sim.scenario import bestiary
 from tests.builders import ScriptedRandom
 
 # "ci" (the default): derandomized, so a run is the same everywhere and every time, with few
@@ -57,3 +58,10 @@ def scripted():
         return rng
 
     return install
+
+
+@pytest.fixture
+def no_shipped_bestiary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Leave out the bestiary shipped with sim (searched last from any folder): a test's own
+    bestiary is all there is, its messages and listings exactly what it wrote."""
+    monkeypatch.setattr(bestiary, "shipped_bestiary", lambda: None)

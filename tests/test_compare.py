@@ -248,8 +248,8 @@ class TestPageIsInert:
 
 
 class TestKeysIdleInSomeVariants:
-    """A key one variant leaves idle and another reads is what is compared (review: a sweep of
-    count=1..6 with a target policy was refused at 1, 'one enemy')."""
+    """A key one variant leaves idle is a warning, as in any scenario: every variant plays
+    (review: a sweep of count=1..6 with a target policy was refused at 1, 'one enemy')."""
 
     SWEPT = ("name: sweep\nrules: d20\nsides:\n  - name: heroes\n    party: true\n    members:\n"
              "      - {name: Ada, level: 2, hp: 14, tactics: {target: strongest},"
@@ -257,33 +257,43 @@ class TestKeysIdleInSomeVariants:
              "      - {name: Bo, level: 2, hp: 14, weapons: [{name: sword, damage: 1d8}]}\n"
              "  - name: gobs\n    members:\n      - {name: gob, count: 3, hp: 9, attack_threshold: 11,"
              " defense_threshold: 12, weapons: [{name: club, damage: 1d6}]}\n")
+    TOLD = "sweep.yaml:7:49: sides[0].members[0].tactics.target: does nothing here: it has one enemy"
 
     def test_compare_and_tune_take_a_key_another_variant_reads(self, tmp_path, capsys):
-        """count=1 leaves Ada's target idle, count=3 reads it: both play; the key is kept
-        (count=1 plays as it would without it)."""
+        """count=1 leaves Ada's target idle, count=3 reads it: both play, the warning told
+        once and kept in the result."""
         path = tmp_path / "sweep.yaml"
         path.write_text(self.SWEPT, encoding="utf-8")
-        result = compare(capsys, str(path), "--vary", "sides[gobs].members[gob].count=1,3", "-n", "200")
+        code = cli.main(["compare", str(path), "--vary", "sides[gobs].members[gob].count=1,3",
+                         "-n", "200", "--workers", "1", "--json"])
+        out, err = capsys.readouterr()
+        result = json.loads(out)
+        assert code == 0
         assert result["variants"] == ["sides[gobs].members[gob].count=1", "sides[gobs].members[gob].count=3"]
+        assert [line.split(":", 1)[1].startswith(self.TOLD.split(":", 1)[1]) for line in
+                result["warnings"]] == [True]
+        assert err.count(": does nothing here: ") == 1
         code = cli.main(["tune", str(path), "--vary", "sides[gobs].members[gob].count=1..4",
                          "--target", "party.win>=0.5", "-n", "200", "--workers", "1", "--json"])
-        points = json.loads(capsys.readouterr().out)["points"]
-        assert code == 0 and [p["value"] for p in points] == [1, 2, 3, 4]
+        out, err = capsys.readouterr()
+        assert code == 0 and [p["value"] for p in json.loads(out)["points"]] == [1, 2, 3, 4]
+        assert err.count(": does nothing here: ") == 1
 
-    def test_a_key_every_variant_leaves_idle_is_refused(self, tmp_path, capsys):
-        """Against one goblin in every variant, Ada's target does nothing anywhere: refused."""
+    def test_strict_refuses_a_key_one_variant_leaves_idle(self, tmp_path, capsys):
+        """--strict makes the warning an error: exit 2 before any battle."""
         path = tmp_path / "sweep.yaml"
-        path.write_text(self.SWEPT.replace("count: 3", "count: 1"), encoding="utf-8")
-        code = cli.main(["compare", str(path), "--vary", "sides[heroes].members[Bo].hp=10,12",
-                         "--json", "--workers", "1", "-n", "50"])
-        err = capsys.readouterr().err
-        assert code == 2 and err.count("\n") == 1 and "tactics.target: does nothing" in err, err
+        path.write_text(self.SWEPT, encoding="utf-8")
+        code = cli.main(["compare", str(path), "--vary", "sides[gobs].members[gob].count=1,3",
+                         "--json", "--workers", "1", "-n", "50", "--strict"])
+        out, err = capsys.readouterr()
+        assert (code, out) == (2, "")
+        assert err.count("\n") == 1 and self.TOLD.split(":", 1)[1] in err, err
 
-    def test_two_files_excuse_nothing(self, tmp_path, capsys):
-        """A key idle in one file is not excused by another file that lacks it."""
+    def test_two_files_each_tell_their_own(self, tmp_path, capsys):
+        """A key idle in one file is told at that file, and the comparison plays."""
         one, three = tmp_path / "one.yaml", tmp_path / "three.yaml"
         one.write_text(self.SWEPT.replace("count: 3", "count: 1"), encoding="utf-8")
         three.write_text(self.SWEPT.replace(" tactics: {target: strongest},", ""), encoding="utf-8")
         code = cli.main(["compare", str(one), str(three), "--json", "--workers", "1", "-n", "50"])
         err = capsys.readouterr().err
-        assert code == 2 and "one.yaml" in err and "tactics.target: does nothing" in err, err
+        assert code == 0 and "one.yaml:7:49:" in err and "tactics.target: does nothing here" in err

@@ -85,8 +85,9 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def here(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
-    """A working folder with bestiary/d20/x.yaml and s.yaml, and no SIM_BESTIARY."""
+def here(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, no_shipped_bestiary: None) -> pathlib.Path:
+    """A working folder with bestiary/d20/x.yaml and s.yaml, and no SIM_BESTIARY nor the
+    shipped bestiary."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SIM_BESTIARY", raising=False)
     (tmp_path / "bestiary" / "d20").mkdir(parents=True)
@@ -351,8 +352,9 @@ class TestBestiary:
         heads = [line.split(" ")[0] for line in out.splitlines() if not line.startswith(" ")]
         assert code == 0 and heads == ["d20", "d100", "2d10", "d10"]
 
-    def test_no_folder_says_how_to_name_one(self, tmp_path: pathlib.Path, monkeypatch, capsys) -> None:
-        """From a folder with no bestiary anywhere above, each system says how to name one."""
+    def test_no_folder_says_how_to_name_one(self, tmp_path: pathlib.Path, monkeypatch, capsys,
+                                            no_shipped_bestiary: None) -> None:
+        """With no bestiary anywhere above nor shipped, each system says how to name one."""
         monkeypatch.chdir(tmp_path)
         monkeypatch.delenv("SIM_BESTIARY", raising=False)
         code, out, _ = run(capsys, "bestiary", "d10")
@@ -376,12 +378,13 @@ class TestBestiary:
         assert code == 0 and out.count("# d10 bestiary entry") == 1 and out.count("# ") == 1
 
     def test_missing_entry(self, here: pathlib.Path, capsys) -> None:
-        """An unknown name: exit 2, a hint, the folders searched and how to add one."""
-        code, out, err = run(capsys, "bestiary", "d20", "gobln")
+        """A text no name holds nor is close to: exit 2, the folders searched and how to add one."""
+        code, out, err = run(capsys, "bestiary", "d20", "wyvern")
         assert (code, out) == (2, "")
-        assert err == ("sim bestiary: no bestiary entry 'gobln'; did you mean 'goblin'?; searched:"
-                       " bestiary/d20; add the entry to a YAML file there, or name your folder"
-                       " with --bestiary DIR or SIM_BESTIARY\n")
+        assert err == ("sim bestiary: no bestiary entry matches 'wyvern' by name or spelling;"
+                       " searched: bestiary/d20; add the entry to a YAML file in a bestiary/d20/"
+                       " folder beside the scenario, or name your folder with --bestiary DIR or"
+                       " SIM_BESTIARY\n")
 
     def test_bad_rules(self, here: pathlib.Path, capsys) -> None:
         """RULES that is no rule system, with a NAME after it: exit 2."""

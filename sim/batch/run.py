@@ -193,6 +193,7 @@ class Batch:
             "elapsed_s": round(self.elapsed, 3),
         })
         summary["stopped_by"] = "n" if self.aggregate.battles >= self.spec.n else "precision"
+        summary["warnings"] = [str(w) for w in self.scenario.warnings]  # as told before the run
         write_run_file(self.folder.path / SUMMARY,
                        (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode())
         manifest.update(status="complete", battles_done=self.aggregate.battles,

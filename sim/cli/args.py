@@ -56,6 +56,11 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _add_strict(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--strict", action="store_true",
+                         help="refuse warnings too (valid data the fight leaves idle): exit 2")
+
+
 def _add_set(command: argparse.ArgumentParser) -> None:
     command.add_argument("--set", dest="overrides", action="append", default=[], metavar="PATH=VALUE",
                          help="edit the scenario before validation, e.g. "
@@ -166,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=_seed, default=1, help="battle seed (default 1)")
     run.add_argument("--log", type=_log_target, metavar="PATH", help=LOG_HELP)
     run.add_argument("--narrate", action="store_true", help=NARRATE_HELP)
+    _add_strict(run)
     _bestiary_option(run)
     _add_set(run)
 
@@ -181,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="stop once the win, TPK and someone-dies intervals are within +-P")
     batch.add_argument("--resume", type=pathlib.Path, metavar="RUN_DIR",
                        help="finish an interrupted run, with the settings it began with")
+    _add_strict(batch)
     batch.add_argument("--report", action="store_true",
                        help="also write the self-contained report.html into the run folder")
 
@@ -210,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser("validate", help="check scenario and bestiary files")
     validate.add_argument("files", nargs="+", type=pathlib.Path, help="scenario or bestiary YAML files")
+    _add_strict(validate)
     _bestiary_option(validate)
     _add_set(validate)
 
@@ -223,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="battles per variant (the cap with --precision; default 2000)")
     compare.add_argument("--precision", type=_fraction,
                          help="stop once every headline difference is within +-P")
+    _add_strict(compare)
     _add_runner(compare)
 
     tune = commands.add_parser("tune", help="the values of one parameter that meet a risk target")
@@ -238,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--precision", type=_fraction, default=0.02,
                       help="a value whose interval is within +-P and still holds the target "
                            "straddles it (default 0.02)")
+    _add_strict(tune)
     _add_runner(tune)
 
     show = commands.add_parser("show", help="print the scenario resolved: every stat block as it fights")
@@ -245,9 +255,26 @@ def build_parser() -> argparse.ArgumentParser:
     _bestiary_option(show)
     _add_set(show)
 
-    beasts = commands.add_parser("bestiary", help="list bestiary entries, or show one")
+    beasts = commands.add_parser("bestiary", help="list bestiary entries, search them, or show one",
+                                 epilog="searched in order: --bestiary folders, SIM_BESTIARY, a bestiary/"
+                                        " folder beside or above here, then the bestiary shipped with sim")
     beasts.add_argument("rules", nargs="?", metavar="RULES",
                         help=f"only this rule system ({', '.join(IMPLEMENTED_SYSTEMS)}); default all")
-    beasts.add_argument("name", nargs="?", metavar="NAME", help="show this entry in full")
+    beasts.add_argument("name", nargs="?", metavar="TEXT",
+                        help="show the entry of this name in full, else list the entries whose name"
+                             " holds TEXT or is spelt close to it (orc: orc brute)")
     _bestiary_option(beasts)
+
+    new = commands.add_parser("new", help="print a starter scenario (or day) from bestiary names",
+                              epilog='example: sim new --rules d20 --party fighter,priest,rogue,ranger'
+                                     ' --vs "ogre, wolf x4" > ogre.yaml')
+    new.add_argument("--rules", required=True, choices=IMPLEMENTED_SYSTEMS, help="the rule system")
+    new.add_argument("--party", required=True, metavar="NAMES",
+                     help="the party's bestiary entries, comma-separated (NAME, NAME xN or N NAME)")
+    new.add_argument("--vs", required=True, action="append", metavar="NAMES",
+                     help='their foes, e.g. "ogre, wolf x4" (with --day: one --vs a fight, repeatable)')
+    new.add_argument("--day", action="store_true",
+                     help="an adventuring day: the fights in turn, a quick rest between two")
+    new.add_argument("--name", help="the scenario's name (default: from the foes)")
+    _bestiary_option(new)
     return parser

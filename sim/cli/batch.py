@@ -33,6 +33,7 @@ from sim.cli.common import (
     check_execution_options,
     runner_of,
     say_line,
+    tell_warnings,
     warn,
     warn_problem,
 )
@@ -65,13 +66,16 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
         try:
             if manifest["status"] == "complete":
                 return _finished(folder, manifest)
-            return folder, load_run_scenario(folder, manifest), spec_from_manifest(manifest)
+            scenario = load_run_scenario(folder, manifest)
+            tell_warnings(scenario.warnings, args.strict)
+            return folder, scenario, spec_from_manifest(manifest)
         except BaseException:
             folder.release()
             raise
     if args.scenario is None:
         raise InputError("sim batch: give a SCENARIO (or --resume RUN_DIR)")
     scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    tell_warnings(scenario.warnings, args.strict)
     spec = BatchSpec(n=args.n, seed=args.seed, chunk=min(args.chunk, args.n),
                      precision=args.precision, logs=args.logs)
     LogPlan.parse(spec.logs, spec.n)  # reject a bad --logs before creating anything

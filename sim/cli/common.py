@@ -20,7 +20,7 @@ from sim.batch import (
     max_local_workers,
     scheduler_problem,
 )
-from sim.errors import InputError, option_problem
+from sim.errors import InputError, Problem, ScenarioError, option_problem, strict
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.scenario.bestiary import BESTIARY_ENV, env_bestiary_dirs, rules_folder
 from sim.terminal import safe
@@ -51,6 +51,25 @@ def say_line(text: object, stream: object = None) -> None:
 def warn_problem(text: object) -> None:
     """One problem on stderr as one line: a newline in a path or name is shown as ``\\n``."""
     say_line(text, sys.stderr)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def tell_warnings(warnings: Sequence[Problem], refuse: bool) -> list[str]:
+    """Valid data the input leaves idle, told once, grouped, on stderr before any result (the
+    run goes ahead); with ``refuse`` (--strict) they are errors: ScenarioError, exit 2.
+    Returns their lines, as the summary keeps them."""
+    if refuse and warnings:
+        raise ScenarioError([strict(w) for w in warnings])
+    lines = [str(w) for w in warnings]
+    for line in lines:
+        warn_problem(line)
+    if lines:
+        warn(f"sim: {plural(len(lines), 'warning')}: valid data this fight leaves idle; it plays"
+             " on (--strict refuses them)")
+    return lines
 
 
 def check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:

@@ -7,7 +7,7 @@ import json
 import pathlib
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import attrs
 
@@ -19,12 +19,12 @@ from sim.cli.common import (
     check_execution_options,
     runner_of,
     say_line,
+    tell_warnings,
     warn,
 )
 from sim.compare import MAX_VARIANTS, compare, variant_names
 from sim.day_file import Day, Encounter, load_input
-from sim.errors import InputError, Problem, ScenarioError
-from sim.excuse import read_elsewhere
+from sim.errors import InputError, Problem, ScenarioError, warnings_of
 from sim.model import Scenario
 from sim.overrides import split_assignment
 from sim.paired import Variant
@@ -85,13 +85,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
         path, values = _vary_values(args.vary)
         labels = [f"{path}={v}" for v in values]
         _check_count(labels)
-        scenarios = _load_all([(args.scenarios[0], args.overrides, label) for label in labels],
-                              bestiary)
+        scenarios, told = _load_all([(args.scenarios[0], args.overrides, label) for label in labels],
+                              bestiary, args.strict)
         _check_distinct("compare", labels, scenarios)
     else:
         labels = [p.stem for p in args.scenarios]
         _check_count(labels)
-        scenarios = _load_all([(p, args.overrides, None) for p in args.scenarios], bestiary)
+        scenarios, told = _load_all([(p, args.overrides, None) for p in args.scenarios], bestiary,
+                              args.strict)
     variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
     runner, window = _runner_for(args)
     shown = not (args.no_progress or args.json)
@@ -99,6 +100,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
           kept_pool(runner) as runner):  # one pool for every --precision step
         result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
                          args.precision, progress)
+    result["warnings"] = told
     _decision_output(result, args, "compare")
     return EXIT_OK
 
@@ -167,38 +169,28 @@ def _check_distinct(command: str, labels: Sequence[str], loaded: Sequence[Scenar
 
 
 def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
-              bestiary: tuple[pathlib.Path, ...]) -> list[Scenario | Day]:
+              bestiary: tuple[pathlib.Path, ...], refuse: bool
+              ) -> tuple[list[Scenario | Day], list[str]]:
     """Load every variant (a file, its --set overrides and its --vary value, if any), reporting
-    every variant's problems at once. A key one variant of a file leaves idle and another
-    variant of the same file reads is what is compared: refused only where every variant of
-    that file refuses it (sim.excuse)."""
-    def load(k: int, excused: Callable[[Problem], bool] = lambda p: False) -> Scenario | Day:
-        path, overrides, varied = wanted[k]
-        return load_input(path, bestiary, [*overrides, *filter(None, [varied])], excused)
-
-    failures: dict[int, ScenarioError] = {}
-    loaded: list[Scenario | Day | None] = []
-    for k in range(len(wanted)):
-        try:
-            loaded.append(load(k))
-        except ScenarioError as exc:
-            failures[k] = exc
-            loaded.append(None)
+    every variant's problems at once, then its warnings, each key once: a key one variant
+    leaves idle (a target policy at count=1) is told as in any scenario, and plays on (the
+    lines told are returned, for the result's ``warnings``)."""
     problems: list[Problem] = []
-    for k, exc in failures.items():
-        uses = [failures[j].idle if j in failures else () for j in range(len(wanted))
-                if wanted[j][0] == wanted[k][0]]
-        excused = read_elsewhere(uses)
-        if exc.problems and all(excused(p) for p in exc.problems):
-            loaded[k] = load(k, excused)
+    warnings: list[Problem] = []
+    loaded: list[Scenario | Day] = []
+    for path, overrides, varied in wanted:
+        def named(found: Sequence[Problem]) -> list[Problem]:
+            return list(found) if varied is None else [_from_vary(p, varied) for p in found]  # noqa: B023
+        try:
+            variant = load_input(path, bestiary, [*overrides, *filter(None, [varied])])
+        except ScenarioError as exc:
+            problems.extend(p for p in named(exc.problems) if p not in problems)
             continue
-        varied = wanted[k][2]
-        kept = [p for p in exc.problems if not excused(p)]
-        found = kept if varied is None else [_from_vary(p, varied) for p in kept]
-        problems.extend(p for p in found if p not in problems)
+        loaded.append(variant)
+        warnings.extend(named(variant.warnings))
     if problems:
         raise ScenarioError(problems)
-    return [variant for variant in loaded if variant is not None]
+    return loaded, tell_warnings(warnings_of(warnings), refuse)
 
 
 def _from_vary(problem: Problem, varied: str) -> Problem:
@@ -213,8 +205,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     target = parse_target(args.target)
     path, values = parse_vary(args.vary)
     labels = [f"{path}={v}" for v in values]
-    scenarios = _load_all([(args.scenario, args.overrides, label) for label in labels],
-                          tuple(args.bestiary))
+    scenarios, told = _load_all([(args.scenario, args.overrides, label) for label in labels],
+                          tuple(args.bestiary), args.strict)
     _check_distinct("tune", labels, scenarios)
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
     runner, window = _runner_for(args)
@@ -223,5 +215,6 @@ def cmd_tune(args: argparse.Namespace) -> int:
           kept_pool(runner) as runner):  # one pool for every step
         result = tune(points, target, args.seed, args.n, args.precision, runner, window,
                       min(args.chunk, args.n), progress)
+    result["warnings"] = told
     _decision_output(result, args, "tune")
     return EXIT_OK

@@ -11,10 +11,19 @@ import sys
 from collections.abc import Sequence
 
 from sim.batch import RunFolder, load_run_scenario, write_atomic
-from sim.cli.common import EXIT_INPUT, EXIT_MISMATCH, EXIT_OK, check_bestiary_dirs, say, say_line
+from sim.cli.common import (
+    EXIT_INPUT,
+    EXIT_MISMATCH,
+    EXIT_OK,
+    check_bestiary_dirs,
+    plural,
+    say,
+    say_line,
+    tell_warnings,
+)
 from sim.day import run_any
 from sim.day_file import Day, is_day_file, load_day, load_input
-from sim.errors import InputError, ScenarioError
+from sim.errors import InputError, Problem, ScenarioError, strict
 from sim.events import to_jsonl, write_jsonl
 from sim.model import Scenario
 from sim.narrate import narrate
@@ -30,6 +39,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise InputError("sim run: --narrate adds the narration to --log; without --log the"
                          " battle is narrated anyway, so it would do nothing")
     scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    tell_warnings(scenario.warnings, args.strict)
     _check_log_target(args.log, [args.scenario, *_read_files(scenario, args.bestiary)])
     _, events = run_any(scenario, args.seed, log=True)
     _emit_log(events, args.log)
@@ -196,18 +206,32 @@ def _refuse_idle_replay_options(args: argparse.Namespace) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     check_bestiary_dirs(args.bestiary)
-    problems = []
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
     for path in args.files:
         try:
             if is_day_file(path):
-                load_day(path, tuple(args.bestiary), args.overrides)
-                kind = "day"
+                kind, found = "day", list(load_day(path, tuple(args.bestiary), args.overrides).warnings)
             else:
-                kind = validate_file(path, tuple(args.bestiary), args.overrides)
-        except ScenarioError as exc:
+                kind, found = validate_file(path, tuple(args.bestiary), args.overrides)
+        except ScenarioError as exc:  # its warnings are told too: one reading fixes all
             problems.extend(exc.problems)
+            warnings += [w for w in exc.warnings if w.where() not in {k.where() for k in warnings}]
+            continue
+        found = [w for w in found if w.where() not in {k.where() for k in warnings}]  # once
+        warnings += found
+        if args.strict and found:
+            problems += [strict(w) for w in found]
+            say_line(f"{path}: refused ({plural(len(found), 'warning')}, --strict)")
         else:
-            say_line(f"{path}: ok ({kind})")
+            counted = f", {plural(len(found), 'warning')}" if found else ""
+            say_line(f"{path}: ok ({kind}{counted})")
+    if not args.strict:
+        for warning in warnings:
+            print(warning, file=sys.stderr)
     for problem in problems:
         print(problem, file=sys.stderr)
+    if warnings and not args.strict:
+        say_line(f"{plural(len(warnings), 'warning')}: valid data left idle, run anyway"
+                 " (--strict refuses them)", sys.stderr)
     return EXIT_INPUT if problems else EXIT_OK

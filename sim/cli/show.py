@@ -41,5 +41,8 @@ def cmd_bestiary(args: argparse.Namespace) -> int:
     entries = find_entry(name, dirs, found)
     if isinstance(entries, str):
         raise InputError(f"sim bestiary: {entries}")
+    if isinstance(entries, dict):  # no entry of that name: those the text finds, one line each
+        print(safe(listing(dirs, entries)), end="")
+        return EXIT_OK
     print("\n".join(show_entry(*entry) for entry in entries), end="")
     return EXIT_OK

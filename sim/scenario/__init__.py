@@ -1,7 +1,9 @@
 """Scenario and bestiary YAML: loading, ``use:`` resolution and validation with file:line:col.
 
 Every problem found is collected and reported at once as a ``ScenarioError``
-(``file:line:col: path: message``). Validation is per key, so a value keeps
+(``file:line:col: path: message``); valid data the fight leaves idle is a
+warning instead (``Problem.warning``, kept in ``Scenario.warnings``): the
+scenario loads. Validation is per key, so a value keeps
 the position of the file it was written in: an override in the scenario is
 reported there, a bad entry in the bestiary is reported in the bestiary.
 

@@ -2,11 +2,14 @@
 
 Each bestiary file is validated on its own, problems reported in that file;
 ``load_bestiary`` gathers the entries of one rule system, an earlier folder winning
-a name clash, and ``where_searched`` tells a GM where an entry was looked for.
+a name clash, and ``where_searched`` tells a GM where an entry was looked for. The
+bestiary shipped with the package (``shipped_bestiary``) is searched last, from any folder.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
 import os
 import pathlib
 from typing import Any
@@ -23,6 +26,9 @@ from sim.yamlsrc import Source, display_name, load_yaml, shorten
 
 BESTIARY_DIR = "bestiary"
 BESTIARY_ENV = "SIM_BESTIARY"  # extra bestiary folders, os.pathsep-separated
+# The repository's bestiary/ folder, installed as this package (pyproject.toml maps it).
+SHIPPED_PACKAGE = "sim.bestiary"
+SHIPPED_LABEL = "shipped with sim"
 
 
 @attrs.frozen
@@ -100,13 +106,34 @@ def env_bestiary_dirs() -> list[pathlib.Path]:
     return [pathlib.Path(p) for p in os.environ.get(BESTIARY_ENV, "").split(os.pathsep) if p]
 
 
+@functools.cache
+def shipped_bestiary() -> pathlib.Path | None:
+    """The bestiary installed with the package, or None when it is not a folder on disk (a
+    zipped install): ``use: wolf`` finds it from any folder, after the GM's own."""
+    try:
+        folder = importlib.resources.files(SHIPPED_PACKAGE)
+    except ModuleNotFoundError:
+        return None
+    return folder if isinstance(folder, pathlib.Path) and folder.is_dir() else None
+
+
+def is_shipped(folder: pathlib.Path) -> bool:
+    """Whether ``folder`` is the shipped bestiary or one of its rules folders."""
+    shipped = shipped_bestiary()
+    return shipped is not None and shipped.resolve() in (folder.resolve(), folder.resolve().parent)
+
+
 def bestiary_dirs(scenario_path: pathlib.Path, extra: tuple[pathlib.Path, ...] = ()) -> list[pathlib.Path]:
     """Where ``use:`` looks, in order: explicit folders, $SIM_BESTIARY, then every
-    ``bestiary/`` beside the scenario or in a folder above it, then ``./bestiary``."""
+    ``bestiary/`` beside the scenario or in a folder above it, then ``./bestiary``, then the
+    bestiary shipped with the package (a name clash goes to the earlier folder)."""
     found: list[pathlib.Path] = [*extra, *env_bestiary_dirs()]
     for folder in [scenario_path.resolve().parent, *scenario_path.resolve().parents]:
         found.append(folder / BESTIARY_DIR)
     found.append(pathlib.Path.cwd() / BESTIARY_DIR)
+    shipped = shipped_bestiary()
+    if shipped is not None:
+        found.append(shipped)
     unique: list[pathlib.Path] = []
     for folder in found:
         if folder.is_dir() and folder.resolve() not in [u.resolve() for u in unique]:
@@ -144,9 +171,16 @@ def load_bestiary(dirs: list[pathlib.Path], rules: str, problems: list[Problem])
     return entries
 
 
+def folder_name(folder: pathlib.Path) -> str:
+    """A bestiary folder for messages, the shipped one said to be so."""
+    return display_name(folder) + (f" ({SHIPPED_LABEL})" if is_shipped(folder) else "")
+
+
 def where_searched(dirs: list[pathlib.Path], systems: tuple[str, ...]) -> str:
     """Where a bestiary entry was looked for, and how to make it look elsewhere."""
     found = [f for d in dirs for rules in systems if (f := rules_folder(d, rules)) is not None]
-    where = ", ".join(display_name(f) for f in found) or f"no '{'/'.join(systems)}' bestiary folder"
-    return (f"searched: {where}; add the entry to a YAML file there, or name your folder"
-            f" with --bestiary DIR or {BESTIARY_ENV}")
+    where = ", ".join(folder_name(f) for f in found) or f"no '{'/'.join(systems)}' bestiary folder"
+    # Not "there": the shipped folder is replaced by the next install.
+    own = f"{BESTIARY_DIR}/{systems[0] if len(systems) == 1 else '<rules>'}/"
+    return (f"searched: {where}; add the entry to a YAML file in a {own} folder beside the"
+            f" scenario, or name your folder with --bestiary DIR or {BESTIARY_ENV}")

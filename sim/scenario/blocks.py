@@ -1,7 +1,7 @@
 """Stat blocks: the field tables of a creature, its weapons, items, tactics and mount.
 
 A stat block is a bestiary entry or a scenario member; its keys depend on the rule
-system (``stat_fields``), and keys another system reads are refused saying why.
+system (``stat_fields``), and keys another system reads are warned about, saying why.
 Also the checks inside one block: weapon names in ``tactics``, skills some roll
 reads, ``potion_at`` with items to drink.
 """
@@ -23,11 +23,12 @@ QUALITY_DEFENSE = 10  # 2d10 defense reads on the ladder: 10 is "impossible" (-1
 def system_only(c: Checker, table: dict[str, Callable[[object, Path], Any]],
                 systems: dict[str, tuple[str, ...]], why: dict[str, str]
                 ) -> dict[str, Callable[[object, Path], Any]]:
-    """``table`` with the keys other systems read refused, saying why (not 'unknown key')."""
+    """``table`` with the keys other systems read warned about, saying why (not 'unknown
+    key'); their values still checked where ``table`` knows how."""
     for key in systems:
         message = ignored.system_refusal(key, c.rules, systems, why)
         if message is not None:
-            table[key] = c.refuse(message)
+            table[key] = c.idle(message, table.get(key))
     return table
 
 
@@ -135,8 +136,9 @@ def _scores(c: Checker, value: object, path: Path, names: tuple[str, ...] | None
     if not value:
         # Missing scores count the default, and beside use: scores override the entry's one
         # by one: an empty mapping sets nothing anywhere.
-        return c.fail(path, "does nothing: it sets no score (missing ones count the default;"
-                            " beside use:, write null to drop the entry's); remove it", at_key=True)
+        c.warn(path, "it sets no score (missing ones count the default; beside use:, write null"
+                     " to drop the entry's)")
+        return {}
     out: dict[str, int] = {}
     for key, score in value.items():
         if not isinstance(key, str) or (names is not None and key not in names):
@@ -227,10 +229,10 @@ def check_skills(c: Checker, fields: dict[str, Any], path: Path, group_checks: t
         return
     if skills is not INVALID:
         for unused in unread.unread_skills(c.rules, skills, weapons, group_checks):
-            c.fail((*path, "skills", *unused.path), unused.message, at_key=True)
+            c.warn((*path, "skills", *unused.path), unused.message)
     if aspects is not None and aspects is not INVALID:
         for unused in unread.unread_aspects(aspects, weapons, group_checks):
-            c.fail((*path, "aspects", *unused.path), unused.message, at_key=True)
+            c.warn((*path, "aspects", *unused.path), unused.message)
 
 
 def _mount(c: Checker, value: object, path: Path) -> Any:
@@ -251,5 +253,5 @@ def check_potion_at(c: Checker, tactics: Tactics | None, block: dict[str, Any], 
                     ) -> None:
     """``potion_at`` written on a stat block that carries no items would do nothing."""
     if tactics is not None and tactics.potion_at is not None and not block.get("items"):
-        c.fail((*path, "tactics", "potion_at"), "does nothing without items: give this stat "
-                                                "block `items: [{heal: 2d4+2}]` or leave potion_at out")
+        c.warn((*path, "tactics", "potion_at"), "it carries no items to drink (give this stat"
+                                                " block `items: [{heal: 2d4+2}]`)")

@@ -13,11 +13,12 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import yaml
 import yaml.resolver
 
 from sim import dice
-from sim.errors import DiceError, Problem
+from sim.errors import DiceError, Problem, idle_message
 from sim.scenario.limits import IMPLEMENTED_SYSTEMS, MAX_DAMAGE, MAX_MESSAGE, MAX_NAME
 from sim.yamlsrc import Path, Source, format_path, shorten
 
@@ -27,6 +28,13 @@ class _Invalid:
 
 
 INVALID: Any = _Invalid()
+
+
+class _Idle:
+    """Marker for a valid key the fight leaves idle (warned about): left out of its mapping."""
+
+
+IDLE: Any = _Idle()
 
 
 class Checker:
@@ -42,6 +50,17 @@ class Checker:
         """Record a problem and return INVALID."""
         self.problems.append(self.source.problem(path, message, at_key))
         return INVALID
+
+    def warn(self, path: Path, message: str, at_key: bool = True) -> None:
+        """Record a warning: valid data this system or this fight leaves idle (the run goes
+        ahead; ``--strict`` refuses it). ``message`` says why; it becomes ``does nothing
+        here: why``."""
+        problem = self.source.problem(path, idle_message(message), at_key)
+        self.problems.append(attrs.evolve(problem, warning=True))
+
+    def errors(self) -> int:
+        """How many problems refuse the input so far (warnings aside)."""
+        return sum(1 for p in self.problems if not p.warning)
 
     # -- scalar kinds ------------------------------------------------------------
 
@@ -99,9 +118,16 @@ class Checker:
             return self.fail(path, f"must never exceed {hi:,} (got {shorten(value)}, max {parsed.max:,})")
         return parsed
 
-    def refuse(self, message: str) -> Callable[[object, Path], Any]:
-        """A field that is refused whatever its value (a key that would do nothing)."""
-        return lambda value, path: self.fail(path, message, at_key=True)
+    def idle(self, message: str, field: Callable[[object, Path], Any] | None = None
+             ) -> Callable[[object, Path], Any]:
+        """A field this system never reads (another system's key): checked by ``field`` when
+        given (a wrong value is still a mistake), then warned about and left out (IDLE)."""
+        def read(value: object, path: Path) -> Any:
+            if field is not None and field(value, path) is INVALID:
+                return INVALID
+            self.warn(path, message)
+            return IDLE
+        return read
 
     def each(self, value: object, path: Path, read: Callable[[object, Path], Any],
              min_len: int = 0) -> Any:
@@ -144,7 +170,7 @@ class Checker:
         across keys can still run next to a problem elsewhere in the mapping."""
         if not isinstance(value, dict):
             return self.fail(path, f"must be a mapping (got {shorten(value)})")
-        before = len(self.problems)
+        before = self.errors()
         out: dict[str, Any] = {}
         hinted: set[str] = set()
         for key, item in value.items():
@@ -154,13 +180,15 @@ class Checker:
                 self.fail((*path, key), f"unknown key {shorten(key)}{hint}", at_key=True)
                 continue
             out[key] = fields[key](item, (*path, key))
+            if out[key] is IDLE:
+                del out[key]
         if partial is not None:
             partial.update(out)
         for key in required:
             # A misspelt key already hinted at this one says it all: no second line.
             if key not in value and f"; did you mean '{key}'?" not in hinted:
                 self.fail(path, f"missing required key '{key}'")
-        if len(self.problems) > before:
+        if self.errors() > before:
             return INVALID
         return out
 

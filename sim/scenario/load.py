@@ -12,12 +12,14 @@ import pathlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sim.errors import Problem, ScenarioError
+import attrs
+
+from sim.errors import Problem, ScenarioError, errors_of, warnings_of
 from sim.model import RULE_SYSTEMS, Options, Scenario, Surprise
 from sim.overrides import apply as apply_overrides
 from sim.overrides import blame
 from sim.overrides import parse_all as parse_overrides
-from sim.scenario.bestiary import BESTIARY_DIR, bestiary_dirs, load_bestiary, load_bestiary_file
+from sim.scenario.bestiary import BESTIARY_DIR, Entry, bestiary_dirs, load_bestiary, load_bestiary_file
 from sim.scenario.checker import INVALID, Checker, did_you_mean, not_implemented, validate_header
 from sim.scenario.limits import DEFAULT_ROUNDS, IMPLEMENTED_SYSTEMS, MAX_ROUNDS
 from sim.scenario.options import read_options
@@ -33,40 +35,36 @@ from sim.scenario.timeline import (
     read_timeline,
 )
 from sim.scenario.unused import check_unused
-from sim.yamlsrc import Path, Source, display_name, load_yaml
+from sim.yamlsrc import Path, Source, display_name, format_path, load_yaml
 
 
 def load_scenario(
     path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (), display: str | None = None,
     overrides: Sequence[str] = (), source: Source | None = None,
-    excused: Callable[[Problem], bool] = lambda p: False,
 ) -> Scenario:
     """Load, resolve and validate a scenario; raises ScenarioError listing every problem.
 
     ``overrides`` are ``--set PATH=VALUE`` texts, applied to the YAML before validation.
     ``source``: the file as already loaded (with ``display``, by default its display name).
-    ``excused``: as ``scenario_from_source`` (its problems as told, overrides blamed)."""
+    Its warnings (and problems) inside an overridden value say which ``--set`` wrote it."""
     if source is None:
         source = load_yaml(path, display or display_name(path))
     touched: list = []
     if overrides:
         source, touched = apply_overrides(source, parse_overrides(overrides, source.file))
     try:
-        return scenario_from_source(path, source, bestiary_extra, tuple(overrides),
-                                    excused=lambda p: excused(blame([p], touched)[0]))
+        scenario = scenario_from_source(path, source, bestiary_extra, tuple(overrides))
     except ScenarioError as exc:
-        blamed = blame(exc.problems, touched)  # one for one, in order
-        idle = frozenset(b for p, b in zip(exc.problems, blamed, strict=True) if p in exc.idle)
-        raise ScenarioError(blamed, idle) from None
+        raise ScenarioError(blame(exc.problems, touched), blame(exc.warnings, touched)) from None
+    return attrs.evolve(scenario, warnings=tuple(blame(list(scenario.warnings), touched)))
 
 
 def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
-                         overrides: tuple[str, ...] = (), rests: bool = False,
-                         excused: Callable[[Problem], bool] = lambda p: False) -> Scenario:
+                         overrides: tuple[str, ...] = (), rests: bool = False) -> Scenario:
     """Validate loaded data into a Scenario (``source`` may be composed, see sim.day_file);
     bestiary folders are searched from ``path``'s folder. ``rests``: an encounter of a day
-    with rests, which read the party's ``level``. ``excused``: which of the idle-key problems not to raise
-    (a day's party key idle in this encounter that another encounter of the day reads)."""
+    with rests, which read the party's ``level``. Valid keys the fight leaves idle are its
+    ``warnings`` (each key once), and go with the ScenarioError when something is refused."""
     problems: list[Problem] = []
     c = Checker(source, problems)
     data = source.data
@@ -79,19 +77,20 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
         raise ScenarioError(problems)
     c.rules = rules
     c.searched = bestiary_dirs(path, bestiary_extra)
-    bestiary = load_bestiary(c.searched, rules, problems)
+    shelf: list[Problem] = []  # the bestiary's problems: its warnings told for entries used
+    bestiary = load_bestiary(c.searched, rules, shelf)
+    problems += errors_of(shelf)
     surprise = read_surprise(c, data["surprise"], ("surprise",)) if "surprise" in data else None
     if isinstance(surprise, Surprise):
         check_surprise(c, data, surprise)
     roster = Roster()
-    idle: frozenset[Problem] = frozenset()  # the problems of check_unused: keys left idle here
     parsed: dict[str, Any] = {}  # each top-level value as validated, even when another is not
 
     def keep(key: str, field: Callable[[object, Path], Any]) -> Callable[[object, Path], Any]:
         def run(value: object, where: Path) -> Any:
-            before = len(problems)
+            before = c.errors()
             parsed[key] = result = field(value, where)
-            parsed[key + "/clean"] = len(problems) == before
+            parsed[key + "/clean"] = c.errors() == before
             return result
         return run
 
@@ -117,21 +116,20 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
             perils = bool(data.get("hazards")) or any(
                 not isinstance(entry, dict) or entry.get("do") != "explode"
                 for entry in (timeline if isinstance(timeline, list) else ()))
-            before = len(problems)
             check_unused(c, rules, parsed["sides"], roster.members,
                          parsed.get("options", Options()), data.get("options"), surprise, rests, perils,
                          parsed.get("distance", 0.0) if parsed.get("distance/clean", True) else 0.0,
                          perils or bool(timeline),
                          whole=not roster.failed_names and parsed.get("distance/clean", True))
-            idle = frozenset(problems[before:])
     if parsed.get("max_rounds/clean", True):
         check_rounds(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS))
         if roster.complete and isinstance(parsed.get("sides"), list):
             check_length(c, data, parsed.get("max_rounds", DEFAULT_ROUNDS),
                          sum(len(side.members) for side in parsed["sides"]))
-    problems[:] = [p for p in problems if not (p in idle and excused(p))]
-    if fields is INVALID or problems:
-        raise ScenarioError(_in_file_order(problems), idle & set(problems))
+    problems += _used(shelf, bestiary, roster)
+    errors, warnings = errors_of(problems), warnings_of(problems)
+    if fields is INVALID or errors:
+        raise ScenarioError(_in_file_order(errors), warnings)
     return Scenario(
         name=fields["name"], rules=rules, sides=tuple(fields["sides"]),
         max_rounds=fields.get("max_rounds", DEFAULT_ROUNDS), distance=fields.get("distance", 0.0),
@@ -139,8 +137,18 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
         hazards=fields.get("hazards", ()), timeline=fields.get("timeline", ()),
         path=str(path), abs_path=os.path.abspath(path), sha256=source.sha256,
         bestiary=tuple(os.path.abspath(folder) for folder in bestiary_extra),
-        overrides=overrides,
+        overrides=overrides, warnings=tuple(warnings),
     )
+
+
+def _used(shelf: list[Problem], bestiary: dict[str, Entry], roster: Roster) -> list[Problem]:
+    """The bestiary's warnings about the entries this scenario uses (``sim validate`` of a
+    bestiary file tells them all: a scenario is not told about entries it does not fight)."""
+    used = {name for member, _ in roster.members for name in (member.use, member.mount_use) if name}
+    where = {(bestiary[name].source.file, format_path(("creatures", bestiary[name].key)))
+             for name in used if name in bestiary}
+    return [p for p in warnings_of(shelf) for file, at in where
+            if p.file == file and (p.path == at or p.path.startswith((at + ".", at + "[")))]
 
 
 def _looks_like_bestiary(path: pathlib.Path, data: object) -> bool:
@@ -156,8 +164,9 @@ def _looks_like_bestiary(path: pathlib.Path, data: object) -> bool:
 
 
 def validate_file(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
-                  overrides: Sequence[str] = ()) -> str:
-    """Validate a scenario or a bestiary file; returns what it was; raises ScenarioError."""
+                  overrides: Sequence[str] = ()) -> tuple[str, list[Problem]]:
+    """Validate a scenario or a bestiary file; returns what it was and its warnings; raises
+    ScenarioError."""
     source = load_yaml(path, display_name(path))
     if _looks_like_bestiary(path, source.data):
         problems: list[Problem] = []
@@ -165,11 +174,10 @@ def validate_file(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] =
             problems.append(Problem(source.file, 0, 0, "--set",
                                     "--set edits scenarios, not bestiary files"))
         load_bestiary_file(path, problems)
-        if problems:
-            raise ScenarioError(_in_file_order(problems))
-        return "bestiary"
-    load_scenario(path, bestiary_extra, overrides=overrides)
-    return "scenario"
+        if errors_of(problems):
+            raise ScenarioError(_in_file_order(errors_of(problems)), warnings_of(problems))
+        return "bestiary", warnings_of(problems)
+    return "scenario", list(load_scenario(path, bestiary_extra, overrides=overrides).warnings)
 
 
 def _in_file_order(problems: list[Problem]) -> list[Problem]:

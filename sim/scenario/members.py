@@ -14,8 +14,9 @@ import attrs
 from sim.model import Combatant, Tactics
 from sim.scenario.bestiary import Entry, where_searched
 from sim.scenario.blocks import check_potion_at, check_skills, check_weapon_names, stat_fields
-from sim.scenario.checker import INVALID, Checker, did_you_mean
+from sim.scenario.checker import INVALID, Checker
 from sim.scenario.limits import MAX_COUNT
+from sim.scenario.lookup import did_you_mean_entry
 from sim.scenario.orders import WrittenOrder, written_order
 from sim.unread import RIDING
 from sim.yamlsrc import Path, format_path, shorten
@@ -59,7 +60,7 @@ def _resolve(c: Checker, fields: dict[str, Any], path: Path, bestiary: dict[str,
         return fields
     entry = None if bestiary is None else bestiary.get(use)
     if entry is None:
-        hint = did_you_mean(use, tuple(bestiary or ()))
+        hint = did_you_mean_entry(use, bestiary or ())
         where = where_searched(c.searched, (c.rules,))
         return c.fail((*path, "use"), f"no bestiary entry '{use}'{hint}; {where}")
     if entry.fields is INVALID:
@@ -111,8 +112,7 @@ def _drop(c: Checker, merged: dict[str, Any], dropped: tuple[str, ...], path: Pa
           use: object) -> None:
     for key in dropped:
         if merged.pop(key, None) is None:
-            c.fail((*path, key), f"nothing to drop: bestiary entry {shorten(use)} has no '{key}'",
-                   at_key=True)
+            c.warn((*path, key), f"bestiary entry {shorten(use)} has no '{key}' to drop")
 
 
 def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry] | None) -> Any:

@@ -1,7 +1,7 @@
 """The scenario's ``options:`` (morale, destiny, spirit, attacks per turn, rout, difficulty,
 and the keys that set a Convention of RULES.md aside).
 
-Options another rule system reads are refused saying why (see sim.ignored).
+Options another rule system reads are warned about, saying why (see sim.ignored).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sim.yamlsrc import Path
 
 def _morale(c: Checker, value: object, path: Path) -> Any:
     """``morale: true|false``, or ``morale: {wound_divisor: 3, despair_again: true}`` (on,
-    with settings); settings with ``on: false`` do nothing and are refused."""
+    with settings); settings with ``on: false`` do nothing (a warning)."""
     if isinstance(value, bool):
         return {"morale_on": value}
     if isinstance(value, dict) and True in value and "on" not in value:
@@ -35,9 +35,8 @@ def _morale(c: Checker, value: object, path: Path) -> Any:
     on = fields.pop("on", True)
     if not on and fields:
         for key in fields:
-            c.fail((*path, key), "does nothing with morale off; remove it, or turn morale on",
-                   at_key=True)
-        return INVALID
+            c.warn((*path, key), "morale is off (on: false); turn morale on to use it")
+        return {"morale_on": on}
     return {"morale_on": on, **fields}
 
 
@@ -50,7 +49,7 @@ def _attacks_per_turn(c: Checker, value: object, path: Path) -> Any:
 
 
 def read_options(c: Checker, value: object, path: Path) -> Any:
-    """``options:`` into ``model.Options``; options of another system refused saying why."""
+    """``options:`` into ``model.Options``; options of another system warned about."""
     fields = c.mapping(value, path, system_only(c, {
         "morale": lambda v, p: _morale(c, v, p),
         "destiny_points": lambda v, p: c.integer(v, p, 0, 100),
@@ -68,7 +67,7 @@ def read_options(c: Checker, value: object, path: Path) -> Any:
         "fumble_ends_turn": c.boolean,
         "defense_per": lambda v, p: c.choice(v, p, DEFENSE_PER),
         "unconscious_rider": lambda v, p: c.choice(v, p, UNCONSCIOUS_RIDER),
-        "unhealable_recovery": c.refuse("only a day's rests read it (RULES 7): set it in the"
+        "unhealable_recovery": c.idle("only a day's rests read it (RULES 7): set it in the"
                                         " day file's options"),
     }, ignored.SYSTEM_OPTIONS, ignored.OPTION_WHY))
     if fields is INVALID:

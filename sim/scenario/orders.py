@@ -2,8 +2,8 @@
 
 A fighter's order of preference is its member's ``tactics.weapons``, else its bestiary
 entry's, else its side's, completed by the default order (``sim.tactics.weapon_order``).
-A written order is refused when taking it out leaves every fighter it reaches with the
-same full order: a copy of what it overrides, a partial order the default completes into
+A written order does nothing (a warning) when taking it out leaves every fighter it reaches
+with the same full order: a copy of what it overrides, a partial order the default completes into
 the same one, or an order of a single weapon. An order equal to the default still counts
 when it overrides a different one (a member's [sword, bow] under its side's [bow, sword]).
 """
@@ -51,7 +51,7 @@ def written_order(given: dict[str, Any], merged: dict[str, Any], path: Path,
 
 def check_written_orders(c: Checker, side: Tactics | None, orders: list[WrittenOrder]) -> int:
     """Refuse each member's order that leaves its fighters' order as it is without it;
-    returns how many were refused."""
+    returns how many were told."""
     side_order = None if side is None else side.weapons
     refused = 0
     for o in orders:
@@ -63,8 +63,7 @@ def check_written_orders(c: Checker, side: Tactics | None, orders: list[WrittenO
             base, where = None, "by default"
         full = weapon_order(o.weapons, o.order)
         if full == weapon_order(o.weapons, base):
-            c.fail(o.path, _idle(full, f"it is the order this fighter already uses {where}"),
-                   at_key=True)
+            c.warn(o.path, _idle(full, f"it is the order this fighter already uses {where}"))
             refused += 1
     return refused
 
@@ -77,11 +76,11 @@ def check_side_order(c: Checker, side: Tactics | None, blocks: list[dict[str, An
         return
     heirs = [b.get("weapons", ()) for b in blocks if _own_order(b) is None]
     if not heirs:
-        c.fail(path, "does nothing: every member of this side sets its own tactics.weapons"
-                     " (here or in its bestiary entry); remove it", at_key=True)
+        c.warn(path, "does nothing: every member of this side sets its own tactics.weapons"
+                     " (here or in its bestiary entry); remove it")
     elif all(weapon_order(w, side.weapons) == weapon_order(w, None) for w in heirs):
-        c.fail(path, "does nothing: the members of this side without their own"
-                     " tactics.weapons already use this order by default; remove it", at_key=True)
+        c.warn(path, "does nothing: the members of this side without their own"
+                     " tactics.weapons already use this order by default; remove it")
 
 
 def check_entry_order(c: Checker, fields: dict[str, Any], path: Path) -> None:
@@ -90,7 +89,7 @@ def check_entry_order(c: Checker, fields: dict[str, Any], path: Path) -> None:
     tactics, weapons = fields.get("tactics"), fields.get("weapons", ())
     if (tactics is not None and tactics.weapons is not None and len(weapons) == 1
             and tactics.weapons == (weapons[0].name,)):  # else refused as naming another
-        c.fail((*path, "tactics", "weapons"), _idle(weapons, ""), at_key=True)
+        c.warn((*path, "tactics", "weapons"), _idle(weapons, ""))
 
 
 def _idle(full: tuple[Weapon, ...], why: str) -> str:

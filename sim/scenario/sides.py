@@ -106,17 +106,17 @@ def read_sides(c: Checker, value: object, bestiary: dict[str, Entry] | None, ros
         if side_tactics is not None and side_tactics.potion_at is not None:
             carriers = [m for m in (*members, *failed) if m.fields.get("items")]
             if not carriers:
-                c.fail((*path, "tactics", "potion_at"), "does nothing: no member of this side "
+                c.warn((*path, "tactics", "potion_at"), "does nothing: no member of this side "
                                                         "carries items")
             elif not any(_own_potion_at(m) is None for m in carriers):
-                c.fail((*path, "tactics", "potion_at"), "does nothing: every member of this "
+                c.warn((*path, "tactics", "potion_at"), "does nothing: every member of this "
                                                         "side with items sets its own potion_at")
         if not lost and not failed and isinstance(raw, dict):
             _check_lone_potions(c, members, side_tactics, raw, path)
         if side_tactics is not None and side_tactics.target is not None and not lost and all(
                 _own_target(block) is not None for m in members for block in (m.fields, m.mount)
                 if block is not None):
-            c.fail((*path, "tactics", "target"), "does nothing: every member of this side (and "
+            c.warn((*path, "tactics", "target"), "does nothing: every member of this side (and "
                                                  "mount) sets its own target, here or in its "
                                                  "bestiary entry")
         if name in side_names:
@@ -194,11 +194,11 @@ def _check_lone_potions(c: Checker, members: list[Member], side_tactics: Tactics
     written = raw.get("members", [None])[0]
     tactics = written.get("tactics") if isinstance(written, dict) else None
     if isinstance(tactics, dict) and "potion_at" in tactics:
-        c.fail((*member.path, "tactics", "potion_at"), message, at_key=True)
+        c.warn((*member.path, "tactics", "potion_at"), message)
     elif own is None:  # the side's 0
-        c.fail((*path, "tactics", "potion_at"), message, at_key=True)
+        c.warn((*path, "tactics", "potion_at"), message)
     elif "items" in member.written:  # under its bestiary entry's 0
-        c.fail((*member.path, "items"), message, at_key=True)
+        c.warn((*member.path, "items"), message)
 
 
 def _own_potion_at(member: Any) -> float | None:

@@ -55,7 +55,7 @@ def read_hazards(c: Checker, value: object, path: Path) -> Any:
 
 
 def read_timeline(c: Checker, value: object, path: Path) -> Any:
-    """``timeline: [{round, do, targets | side, ...}]``, each entry's idle keys refused."""
+    """``timeline: [{round, do, targets | side, ...}]``, each entry's idle keys warned about."""
     return c.each(value, path, lambda item, where: _timeline_entry(c, item, where))
 
 
@@ -78,22 +78,20 @@ def _timeline_entry(c: Checker, item: object, where: Path) -> Any:
         fields = _harmless(c, fields, where)
     if fields is not INVALID:
         for unused in ignored.unused_in_timeline(fields["do"], fields):
-            fields = c.fail((*where, *unused.path), unused.message, at_key=True)
+            c.warn((*where, *unused.path), unused.message)
     return INVALID if fields is INVALID else Scripted(**fields)
 
 
 def _harmless(c: Checker, fields: dict[str, Any], where: Path) -> Any:
     """A fall too short to deal a die, or an explosion whose dice can only roll 0, would
-    do nothing at all (neither rolls a check first): refused at its key."""
+    do nothing at all (neither rolls a check first): a warning at its key."""
     height, damage = fields.get("height"), fields.get("damage")
     if fields["do"] == "fall" and height is not None and height < FALL_DIE_M:
-        return c.fail((*where, "height"), f"does nothing: a fall deals 1d6 per full"
-                      f" {FALL_DIE_M} m (RULES 6), so {height:g} m deals none; raise it, or"
-                      " remove the entry", at_key=True)
+        c.warn((*where, "height"), f"a fall deals 1d6 per full {FALL_DIE_M} m (RULES 6), so"
+                                   f" {height:g} m deals none")
     if fields["do"] == "explode" and damage is not None and damage.max < 1:
-        return c.fail((*where, "damage"), f"does nothing: it deals at most {damage.max}; an"
-                      " explosion must be able to deal 1 HP or more (default 3d6+4)",
-                      at_key=True)
+        c.warn((*where, "damage"), f"it deals at most {damage.max}, and an explosion hurts"
+                                   " only with 1 HP or more (default 3d6+4)")
     return fields
 
 
@@ -122,13 +120,14 @@ def check_names(c: Checker, data: dict, sides: list[Side], failed: set[str]) -> 
 
 
 def check_rounds(c: Checker, data: dict, max_rounds: int) -> None:
-    """A timeline entry after the last round would never happen."""
+    """A timeline entry after the last round never happens (a warning: a --set max_rounds or a
+    compare variant may cut the battle short of it)."""
     timeline = data.get("timeline")
     for i, entry in enumerate(timeline if isinstance(timeline, list) else ()):
         at = entry.get("round") if isinstance(entry, dict) else None
         if isinstance(at, int) and not isinstance(at, bool) and max_rounds < at <= MAX_ROUNDS:
-            c.fail(("timeline", i, "round"), f"round {at} never comes: the battle stops after"
-                   f" max_rounds {max_rounds}; raise max_rounds, or remove the entry")
+            c.warn(("timeline", i, "round"), f"round {at} never comes: the battle stops after"
+                   f" max_rounds {max_rounds}; raise max_rounds for it to happen", at_key=False)
 
 
 def check_length(c: Checker, data: dict, max_rounds: int, combatants: int) -> None:

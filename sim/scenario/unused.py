@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import attrs
 
 from sim import ignored, unread
+from sim.errors import IDLE, idle_message
 from sim.idle_fights import ONE_ENEMY
 from sim.model import Combatant, Options, Side, Surprise
 from sim.rules.d100 import DEFAULT_CHARACTERISTIC
@@ -65,16 +66,16 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
                 _report_unused(c, ignored.Unused((*prefix, *unused.path), unused.message), path,
                                use, written)
     for i, side in enumerate(sides):
-        # (A side's target that every member overrides is refused as such, sim.scenario.sides.)
+        # (A side's target that every member overrides is told as such, sim.scenario.sides.)
         heirs = [m for m in side.members if m.tactics is None or m.tactics.target is None]
         if side.tactics.target is None or not heirs:
             continue
         if not any(m.weapons for m in heirs):
-            c.fail(("sides", i, "tactics", "target"), "does nothing: no member (or mount) that"
-                   " reads it has a weapon, so none ever picks a target; remove it", at_key=True)
+            c.warn(("sides", i, "tactics", "target"), "does nothing: no member (or mount) that"
+                   " reads it has a weapon, so none ever picks a target; remove it")
         elif whole and enemies_of(sides, side) == 1:
-            c.fail(("sides", i, "tactics", "target"), f"does nothing: {ONE_ENEMY}"
-                                                      "; remove it", at_key=True)
+            c.warn(("sides", i, "tactics", "target"), f"does nothing: {ONE_ENEMY}"
+                                                      "; remove it")
     terror = any(m.fields.get("terror") for m, _ in resolved)
     armed = {side.name: sum(1 for m in side.members if m.weapons) for side in sides}
     most_enemies = max((sum(armed.values()) - armed[side.name] for side in sides), default=0)
@@ -95,7 +96,7 @@ def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple
                              most_attacks=max(field.most_attacks, 2), rider_wounded=True)
     found += ignored.unused_conventions(rules, options, given, field)
     for unused in found:
-        c.fail(("options", *unused.path), unused.message, at_key=True)
+        c.warn(("options", *unused.path), unused.message)
 
 
 def field_of(sides: Sequence[Side], perils: bool, distance: float, attacks_per_turn: int | None,
@@ -196,12 +197,10 @@ def _report_unused(c: Checker, unused: ignored.Unused, path: Path, use: str | No
     if key not in written and use is not None and not (
             key == "terror" and unused.message.startswith(ignored.TERROR_WITHOUT_SPIRIT)):
         # A bestiary entry serves any scenario: what it gives is kept quietly, except terror
-        # without the spirit option (RULES 3 makes that a validation error).
+        # without the spirit option (the one a GM most needs told: the creature frightens nobody).
         return
     if key in written or use is None:
-        c.fail((*path, *unused.path), unused.message, at_key=True)
+        c.warn((*path, *unused.path), unused.message)
         return
-    how = f"write '{key}: null' here to drop it" if len(unused.path) == 1 else f"override '{key}' here"
-    message = unused.message.replace(", or remove it", "").replace("; remove it", "")
-    c.fail((*path, "use"), f"'{format_path(unused.path)}' of bestiary entry '{use}': {message};"
-                           f" or {how}")
+    why = idle_message(unused.message).removeprefix(IDLE)
+    c.warn((*path, "use"), f"'{format_path(unused.path)}' of bestiary entry '{use}': {why}")

@@ -311,8 +311,8 @@ class TestValidate:
         assert err.startswith("evil.yaml:1:7: name: YAML tags are not allowed")
         assert not marker.exists()
 
-    def test_bestiary_option(self, capsys, tmp_path, monkeypatch):
-        """``--bestiary DIR`` lets ``use:`` find entries in DIR."""
+    def test_bestiary_option(self, capsys, tmp_path, monkeypatch, no_shipped_bestiary):
+        """``--bestiary DIR`` lets ``use:`` find entries in DIR (the shipped ogre left out)."""
         monkeypatch.chdir(tmp_path)
         lib = tmp_path / "lib"
         (lib / "d20").mkdir(parents=True)

@@ -98,6 +98,27 @@ class Arena:
         assert len(problems) == 1, [str(p) for p in problems]
         return problems[0]
 
+    def warnings(self, text: str | bytes | None, name: str = "s.yaml") -> list[Problem]:
+        """The warnings of a valid scenario file (valid data it leaves idle): it loads, ``sim
+        validate`` exits 0 printing exactly them, and 2 with --strict."""
+        if text is not None:
+            self.write(text, name)
+        found = list(load_scenario(pathlib.Path(name)).warnings)
+        assert found, "no warning"
+        code, out, err = self.cli("validate", name)
+        assert (code, out) == (0, f"{name}: ok (scenario, {len(found)} warning{'s' * (len(found) > 1)})\n")
+        assert err.splitlines()[:-1] == [str(p) for p in found]
+        assert all(p.warning and ": does nothing here: " in str(p) for p in found)
+        code, out, err = self.cli("validate", "--strict", name)
+        assert code == 2 and err.splitlines() == [str(p) for p in found]
+        return found
+
+    def warning(self, text: str | bytes | None, name: str = "s.yaml") -> Problem:
+        """The single warning of a valid scenario file."""
+        found = self.warnings(text, name)
+        assert len(found) == 1, [str(p) for p in found]
+        return found[0]
+
     def load(self, text: str, name: str = "s.yaml"):
         """A valid scenario, loaded; also checked to pass ``sim validate``."""
         self.write(text, name)

@@ -20,8 +20,16 @@ class TestBestiary:
         p = arena.one(variant("use: goblin", "use: gobln"))
         assert where(p) == (14, 15, "sides[1].members[0].use")
         assert p.message == ("no bestiary entry 'gobln'; did you mean 'goblin'?; searched:"
-                             " bestiary/d20; add the entry to a YAML file there, or name your"
-                             " folder with --bestiary DIR or SIM_BESTIARY")
+                             " bestiary/d20; add the entry to a YAML file in a bestiary/d20/"
+                             " folder beside the scenario, or name your folder with"
+                             " --bestiary DIR or SIM_BESTIARY")
+
+    def test_missing_entry_without_a_close_one_has_no_hint(self, arena):
+        """``use: ogre`` with a rogue in the bestiary: no 'did you mean rogue?' (they only
+        share letters), only where it was looked for."""
+        arena.write(variant("  goblin:", "  rogue:", text=BESTIARY), "bestiary/d20/x.yaml")
+        p = arena.one(variant("use: goblin", "use: ogre"))
+        assert p.message.startswith("no bestiary entry 'ogre'; searched: bestiary/d20;")
 
     def test_missing_entry_without_bestiary(self, arena):
         """With no bestiary folder at all, ``use:`` is still one clear problem."""
@@ -30,8 +38,8 @@ class TestBestiary:
         p = arena.one(BASE)
         assert where(p) == (14, 15, "sides[1].members[0].use")
         assert p.message == ("no bestiary entry 'goblin'; searched: no 'd20' bestiary folder;"
-                             " add the entry to a YAML file there, or name your folder with"
-                             " --bestiary DIR or SIM_BESTIARY")
+                             " add the entry to a YAML file in a bestiary/d20/ folder beside the"
+                             " scenario, or name your folder with --bestiary DIR or SIM_BESTIARY")
 
     def test_missing_entry_names_every_folder(self, arena, tmp_path_factory):
         """The message lists each folder searched, --bestiary ones first."""

@@ -97,21 +97,21 @@ class TestTacticsAndItems:
         tactics = scenario.sides[1].members[0].tactics
         assert tactics == Tactics(target="weakest", weapons=("net",), potion_at=0.5)
 
-    def test_potion_at_without_items_is_refused(self, arena):
-        """`potion_at` with no items to drink would do nothing: refused, member and side."""
-        p = arena.one(variant("        armor: 4\n", "        armor: 4\n"
+    def test_potion_at_without_items_is_a_warning(self, arena):
+        """`potion_at` with no items to drink does nothing: a warning, member and side."""
+        p = arena.warning(variant("        armor: 4\n", "        armor: 4\n"
                                                      "        tactics: {potion_at: 0.5}\n"))
         assert p.path == "sides[0].members[0].tactics.potion_at"
-        assert p.message.startswith("does nothing without items")
-        p = arena.one(variant("party: true\n", "party: true\n    tactics: {potion_at: 0.5}\n"))
+        assert p.message.startswith("does nothing here: it carries no items to drink")
+        p = arena.warning(variant("party: true\n", "party: true\n    tactics: {potion_at: 0.5}\n"))
         assert (p.path, p.message) == ("sides[0].tactics.potion_at",
-                                       "does nothing: no member of this side carries items")
+                                       "does nothing here: no member of this side carries items")
         arena.write(BESTIARY.replace("    weapons: [{name: spear, damage: 1d8}]\n",
                                      "    weapons: [{name: spear, damage: 1d8}]\n"
                                      "    tactics: {potion_at: 0.5}\n"), "bestiary/d20/x.yaml")
-        code, _, err = arena.cli("validate", "bestiary/d20/x.yaml")
-        assert code == 2
-        assert "creatures.hobgoblin.tactics.potion_at: does nothing without items" in err
+        code, out, err = arena.cli("validate", "bestiary/d20/x.yaml")
+        assert (code, out) == (0, "bestiary/d20/x.yaml: ok (bestiary, 1 warning)\n")
+        assert "creatures.hobgoblin.tactics.potion_at: does nothing here: it carries no items" in err
 
 
     def test_potions_of_a_lone_fighter_that_never_drinks_are_refused(self, arena):
@@ -119,11 +119,11 @@ class TestTacticsAndItems:
         give a potion to: its items did nothing, accepted without a word. Refused where the 0
         was written (the member's, else the side's); with an ally, kept."""
         items = "        armor: 4\n        items: [{heal: 2d4}]\n"
-        why = ("does nothing: with potion_at 0 it never drinks while standing, and no ally on"
+        why = ("does nothing here: with potion_at 0 it never drinks while standing, and no ally on"
                " its side could be given a potion (a mount is given none)")
-        p = arena.one(variant("        armor: 4\n", items + "        tactics: {potion_at: 0}\n"))
+        p = arena.warning(variant("        armor: 4\n", items + "        tactics: {potion_at: 0}\n"))
         assert (p.path, p.message) == ("sides[0].members[0].tactics.potion_at", why)
-        p = arena.one(variant("        armor: 4\n", items,
+        p = arena.warning(variant("        armor: 4\n", items,
                               "party: true\n", "party: true\n    tactics: {potion_at: 0}\n"))
         assert (p.path, p.message) == ("sides[0].tactics.potion_at", why)
         arena.load(variant("        armor: 4\n", items + "        tactics: {potion_at: 0}\n",

@@ -245,7 +245,8 @@ def _corpus_files() -> list[pathlib.Path]:
 
 
 class TestCorpus:
-    """Hostile and careless inputs of tests/data/invalid: exit 2, exactly the expected lines."""
+    """Hostile, careless and idle inputs of tests/data/invalid: exactly the expected lines,
+    exit 2 where one of them is a mistake, else 0 (only warnings: valid data left idle)."""
 
     def test_corpus_found(self):
         """The corpus is there, with an expected file for each input."""
@@ -254,22 +255,37 @@ class TestCorpus:
         assert all(f.with_suffix(".expected").exists() for f in files)
 
     @pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: str(p.relative_to(CORPUS)))
-    def test_refused_with_expected_lines(self, path, capsys, monkeypatch):
-        """``sim validate`` exits 2 and prints the expected problems, in file order."""
+    def test_told_with_expected_lines(self, path, capsys, monkeypatch):
+        """``sim validate`` prints the expected warnings, then the expected problems, each in
+        file order; it exits 2 when a problem is a mistake, 0 when all are warnings (and 2
+        then with --strict)."""
         monkeypatch.delenv("SIM_BESTIARY", raising=False)
         monkeypatch.chdir(CORPUS)
         name = str(path.relative_to(CORPUS))
         code = main(["validate", name])
         out, err = capsys.readouterr()
+        lines = [line for line in err.splitlines() if not line.endswith("(--strict refuses them)")]
         expected = path.with_suffix(".expected")
         if os.environ.get("SIM_REGEN_INVALID"):
-            expected.write_text(err, encoding="utf-8")
-        assert (code, out) == (2, "")
+            expected.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
         assert "Traceback" not in err
-        lines = err.splitlines()
         assert lines == expected.read_text(encoding="utf-8").splitlines()
-        positions = [tuple(map(int, line.split(":")[1:3])) for line in lines]
-        assert positions == sorted(positions), "problems are reported in file order"
+        warned = [line for line in lines if ": does nothing here: " in line]
+        refused = [line for line in lines if line not in warned]
+        assert lines == warned + refused
+        if refused:
+            assert (code, out) == (2, "")
+        else:
+            assert (code, out) == (0, f"{name}: ok ({_kind(name)}, {len(warned)} warning"
+                                      f"{'s' if len(warned) > 1 else ''})\n")
+            assert main(["validate", "--strict", name]) == 2
+        for group in (warned, refused):
+            positions = [tuple(map(int, line.split(":")[1:3])) for line in group]
+            assert positions == sorted(positions), "problems are reported in file order"
+
+
+def _kind(name: str) -> str:
+    return "bestiary" if name.startswith("bad_bestiary") else "scenario"
 
 
 class TestReadmeExamples:

@@ -38,11 +38,11 @@ class TestUseAndCount:
         """`skills: {}` sets no score: beside use: (scores override one by one) and alone
         (missing ones count the default) it did nothing; null drops the entry's."""
         arena.write(BESTIARY_WITH_MOUNTS, "bestiary/d100/x.yaml")
-        p = arena.one(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, skills: {}}"))
-        assert (p.path, p.message) == ("sides[0].members[0].mount.skills", "does nothing: it sets"
+        p = arena.warning(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, skills: {}}"))
+        assert (p.path, p.message) == ("sides[0].members[0].mount.skills", "does nothing here: it sets"
                                        " no score (missing ones count the default; beside use:,"
-                                       " write null to drop the entry's); remove it")
-        p = arena.one(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse}").replace(
+                                       " write null to drop the entry's)")
+        p = arena.warning(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse}").replace(
             "      - name: brigand\n", "      - {use: warhorse, name: Nag, characteristics: {}}\n"
                                      "      - name: brigand\n"))
         assert p.path == "sides[1].members[0].characteristics"
@@ -50,14 +50,14 @@ class TestUseAndCount:
     def test_null_beside_a_mounts_use_drops_the_entry_s(self, arena):
         """`mount: {use: warhorse, skills: null}` was refused 'must be a mapping (got None)':
         KEY: null dropped an entry's key on a member only. It drops it on a mount too, and a
-        key the entry does not give is 'nothing to drop'."""
+        key the entry does not give has nothing to drop (a warning)."""
         arena.write(BESTIARY_WITH_MOUNTS, "bestiary/d100/x.yaml")
         horse = arena.load(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, skills: null}")
                            ).sides[0].members[1]
         assert dict(horse.skills) == {} and horse.hp.max == 30
-        p = arena.one(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, items: null}"))
+        p = arena.warning(MOUNTED.replace("mount: {use: pony}", "mount: {use: warhorse, items: null}"))
         assert (p.path, p.message) == ("sides[0].members[0].mount.items",
-                                       "nothing to drop: bestiary entry 'warhorse' has no 'items'")
+                                       "does nothing here: bestiary entry 'warhorse' has no 'items' to drop")
 
     def test_count_names(self, arena):
         """``count: 3`` names the members ``goblin 1`` .. ``goblin 3``, one kind (their entry)."""

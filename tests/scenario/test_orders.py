@@ -49,24 +49,24 @@ class TestMemberOrder:
 
     def test_partial_order_completed_into_the_default(self, archers):
         """`[sword]` completes into sword, bow: the default order, refused at the key."""
-        p = archers.one(scenario("", "{use: archer, tactics: {weapons: [sword]}}"))
+        p = archers.warning(scenario("", "{use: archer, tactics: {weapons: [sword]}}"))
         assert where(p) == (7, 33, "sides[0].members[0].tactics.weapons")
-        assert p.message == ("does nothing: it is the order this fighter already uses by"
-                             " default (sword, bow); remove it")
+        assert p.message == ("does nothing here: it is the order this fighter already uses by"
+                             " default (sword, bow)")
 
     def test_copy_of_the_sides_order(self, archers):
         """A member's order equal to its side's is refused, saying where it comes from."""
-        p = archers.one(scenario("    tactics: {weapons: [bow, sword]}\n",
+        p = archers.warning(scenario("    tactics: {weapons: [bow, sword]}\n",
                                  "{use: archer, tactics: {weapons: [bow]}}"))
         assert p.path == "sides[0].members[0].tactics.weapons"
-        assert p.message == ("does nothing: it is the order this fighter already uses from its"
-                             " side's tactics.weapons (bow, sword); remove it")
+        assert p.message == ("does nothing here: it is the order this fighter already uses from its"
+                             " side's tactics.weapons (bow, sword)")
 
     def test_copy_of_the_bestiary_entrys_order(self, archers):
         """A member's order equal to its bestiary entry's is refused, naming the entry."""
-        p = archers.one(scenario("", "{use: sniper, tactics: {weapons: [bow, sword]}}"))
-        assert p.message == ("does nothing: it is the order this fighter already uses from"
-                             " bestiary entry 'sniper' (bow, sword); remove it")
+        p = archers.warning(scenario("", "{use: sniper, tactics: {weapons: [bow, sword]}}"))
+        assert p.message == ("does nothing here: it is the order this fighter already uses from"
+                             " bestiary entry 'sniper' (bow, sword)")
 
     def test_default_order_over_the_sides_is_kept(self, archers):
         """The default order written on a member matters when its side gives another."""
@@ -85,10 +85,10 @@ class TestMemberOrder:
     def test_only_weapon(self, archers):
         """An order of a block's only weapon is refused, at the key's own line."""
         block = scenario("", "{name: Aria, hp: 9, weapons: [{name: axe, damage: 1d6}], x: y}")
-        p = archers.one(block.replace(", x: y}", ",\n          tactics: {\n            weapons:\n"
+        p = archers.warning(block.replace(", x: y}", ",\n          tactics: {\n            weapons:\n"
                                                  "              [axe]}}"))
         assert where(p) == (9, 13, "sides[0].members[0].tactics.weapons")
-        assert p.message == "does nothing: 'axe' is this stat block's only weapon; remove it"
+        assert p.message == "does nothing here: 'axe' is this stat block's only weapon"
 
     def test_unknown_name_is_reported_once(self, archers):
         """An order naming a weapon the block lacks gets that refusal only."""
@@ -102,11 +102,11 @@ class TestMemberOrder:
                     "    weapons: [{name: hooves, damage: 1d6}]\n"
                     "  rider:\n    hp: 12\n    weapons: [{name: lance, damage: 1d10}]\n",
                     "bestiary/d100/x.yaml")
-        p = arena.one("name: t\nrules: d100\nsides:\n  - name: a\n    party: true\n"
+        p = arena.warning("name: t\nrules: d100\nsides:\n  - name: a\n    party: true\n"
                       "    members: [{use: rider, mount: {use: horse, tactics: {weapons: [hooves]}}}]\n"
                       "  - name: b\n    members: [{use: rider, name: r2}]\n")
         assert p.path == "sides[0].members[0].mount.tactics.weapons"
-        assert p.message == "does nothing: 'hooves' is this stat block's only weapon; remove it"
+        assert p.message == "does nothing here: 'hooves' is this stat block's only weapon"
 
 
 class TestSideOrder:
@@ -114,23 +114,23 @@ class TestSideOrder:
 
     def test_every_member_sets_its_own(self, archers):
         """Every member overriding the side's order (here or in the bestiary) leaves it idle."""
-        p = archers.one(scenario("    tactics: {weapons: [bow]}\n",
+        p = archers.warning(scenario("    tactics: {weapons: [bow]}\n",
                                  "{use: archer, tactics: {weapons: [sword]}}", "{use: sniper}"))
         assert where(p) == (6, 15, "sides[0].tactics.weapons")
-        assert p.message == ("does nothing: every member of this side sets its own tactics.weapons"
-                             " (here or in its bestiary entry); remove it")
+        assert p.message == ("does nothing here: every member of this side sets its own tactics.weapons"
+                             " (here or in its bestiary entry)")
 
     def test_heirs_already_use_it(self, archers):
         """A side's order its heirs use by default anyway is refused."""
-        p = archers.one(scenario("    tactics: {weapons: [sword]}\n", "{use: archer}",
+        p = archers.warning(scenario("    tactics: {weapons: [sword]}\n", "{use: archer}",
                                  "{name: Aria, hp: 9, weapons: [{name: axe, damage: 1d6}]}"))
         assert p.path == "sides[0].tactics.weapons"
-        assert p.message.startswith("does nothing: the members of this side without their own")
+        assert p.message.startswith("does nothing here: the members of this side without their own")
 
     def test_member_copy_is_reported_alone(self, archers):
         """A member copying its side's order is reported, not the side's too: removing both
         would change the member's order."""
-        p = archers.one(scenario("    tactics: {weapons: [bow]}\n",
+        p = archers.warning(scenario("    tactics: {weapons: [bow]}\n",
                                  "{use: archer, tactics: {weapons: [bow]}}"))
         assert p.path == "sides[0].members[0].tactics.weapons"
 
@@ -145,12 +145,13 @@ class TestEntryOrder:
     """A bestiary entry's order is kept (it overrides a side's) unless it has one weapon."""
 
     def test_only_weapon_in_the_bestiary(self, arena):
-        """An entry ordering its only weapon is refused in the bestiary file."""
+        """An entry ordering its only weapon is a warning in the bestiary file."""
         arena.write(BESTIARY + "    tactics: {weapons: [spear]}\n", "bestiary/d20/x.yaml")
         code, _, err = arena.cli("validate", "bestiary/d20/x.yaml")
-        assert code == 2
-        assert err == ("bestiary/d20/x.yaml:13:15: creatures.hobgoblin.tactics.weapons: does"
-                       " nothing: 'spear' is this stat block's only weapon; remove it\n")
+        assert code == 0
+        assert err.splitlines()[0] == ("bestiary/d20/x.yaml:13:15: creatures.hobgoblin.tactics.weapons:"
+                                       " does nothing here: 'spear' is this stat block's only weapon")
+        assert arena.cli("validate", "--strict", "bestiary/d20/x.yaml")[0] == 2
 
     def test_default_order_in_the_bestiary_is_kept(self, arena):
         """An entry's order equal to its default is kept: a side's order would change it."""

@@ -143,12 +143,12 @@ class TestSideTarget:
             "    weapons: [{name: spear, damage: 1d8}]\n",
             "    weapons: [{name: spear, damage: 1d8}]\n    tactics: {target: weakest}\n"),
             "bestiary/d20/x.yaml")
-        p = arena.one(variant("  - name: goblins\n    members:\n      - {use: goblin, count: 2}\n",
+        p = arena.warning(variant("  - name: goblins\n    members:\n      - {use: goblin, count: 2}\n",
                               BROM + "  - name: goblins\n    tactics: {target: focus}\n    members:\n"
                               "      - {use: goblin, count: 2, tactics: {target: strongest}}\n"
                               "      - {use: hobgoblin}\n"))
-        assert where(p) == (14, 23, "sides[1].tactics.target")
-        assert p.message == ("does nothing: every member of this side (and mount) sets its own"
+        assert where(p) == (14, 15, "sides[1].tactics.target")
+        assert p.message == ("does nothing here: every member of this side (and mount) sets its own"
                              " target, here or in its bestiary entry")
 
     def test_target_one_member_reads_is_kept(self, arena):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from sim import dice
 from tests.scenario.arena import BASE, BESTIARY, variant
 
@@ -13,12 +15,12 @@ class TestKeysThatDoNothing:
         """d20: ``aspects: [atack]`` (a typo) was accepted and its heroism never spent; an
         aspect must name a roll (or a weapon of the block), written here or in the bestiary."""
         text = variant("armor: 4\n", "armor: 4\n        heroism: 2\n        aspects: [atack]\n")
-        problems = arena.problems(text)
+        problems = arena.warnings(text)
         assert [p.path for p in problems] == ["sides[0].members[0].aspects[0]"]
         assert "did you mean 'attack'?" in problems[0].message
         arena.write(BESTIARY.replace("    level: 1\n", "    level: 1\n    heroism: 1\n"
                                      "    aspects: [rusty]\n", 1), "bestiary/d20/x.yaml")
-        problems = arena.problems(BASE)
+        problems = arena.warnings(BASE)
         assert [p.path for p in problems] == ["creatures.goblin.aspects[0]"]
 
 
@@ -35,13 +37,13 @@ class TestKeysThatDoNothing:
                 "      - {name: Tam, hp: 20, skills: {melee: 50, riding: 50},"
                 " weapons: [{name: sword, damage: 1d8}]MOUNT}\n"
                 "  - name: b\n    members: [{use: knight, mount: null}]\n")
-        (problem,) = arena.problems(text.replace("MOUNT", ""))
+        (problem,) = arena.warnings(text.replace("MOUNT", ""))
         assert problem.path == "sides[0].members[0].skills.riding"
         assert "only a rider rolls riding" in problem.message
         tam = arena.load(text.replace("MOUNT", ", mount: {use: horse}")).sides[0].members[0]
         assert tam.skills["riding"] == 50
         ridden = text.replace("MOUNT", ", mount: {use: horse, skills: {melee: 40, riding: 9}}")
-        (problem,) = arena.problems(ridden)
+        (problem,) = arena.warnings(ridden)
         assert problem.path == "sides[0].members[0].mount.skills.riding"
 
 
@@ -53,7 +55,7 @@ class TestKeysThatDoNothing:
                 "      - {name: Tam, hp: 20, characteristics: {force: 60}, load: LOAD,"
                 " weapons: [{name: sword, damage: 1d8}]}\n"
                 "  - name: b\n    members: [{name: rat, hp: 3, weapons: [{name: bite, damage: 1}]}]\n")
-        (problem,) = arena.problems(text.replace("LOAD", "50"))
+        (problem,) = arena.warnings(text.replace("LOAD", "50"))
         assert problem.path == "sides[0].members[0].load"
         assert "within its carrying capacity (force / 2 + 20 = 50 kg)" in problem.message
         assert arena.load(text.replace("LOAD", "51")).sides[0].members[0].load == 51
@@ -67,11 +69,11 @@ class TestKeysThatDoNothing:
                        "{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, area: true}",
                        "  - name: goblins\n", "  - name: goblins\n    tactics: {target: weakest}\n",
                        "{use: goblin, count: 2}", "{use: goblin, count: COUNT}")
-        assert [p.path for p in arena.problems(text.replace("COUNT", "1"))] == [
+        assert [p.path for p in arena.warnings(text.replace("COUNT", "1"))] == [
             "sides[0].members[0].tactics.target", "sides[0].members[0].weapons[0].area",
             "sides[1].tactics.target"]
         # and the goblins, two against Aria alone:
-        assert [p.path for p in arena.problems(text.replace("COUNT", "2"))] == [
+        assert [p.path for p in arena.warnings(text.replace("COUNT", "2"))] == [
             "sides[1].tactics.target"]
         aria = arena.load(text.replace("COUNT", "2").replace("    tactics: {target: weakest}\n",
                                                               "")).sides[0].members[0]
@@ -84,7 +86,7 @@ class TestKeysThatDoNothing:
         gap stays 0, within any reach); refused, and kept at a distance, where a second weapon
         would strike first without it, or with a hazard that makes someone move."""
         text = variant("{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, range: 6}")
-        (problem,) = arena.problems(text)
+        (problem,) = arena.warnings(text)
         assert problem.path == "sides[0].members[0].weapons[0].range"
         assert "'sword' stays the weapon it strikes with" in problem.message
         assert arena.load("distance: 10\n" + text).sides[0].members[0].weapons[0].range == 6
@@ -106,7 +108,7 @@ class TestKeysThatDoNothing:
                 " damage: 1d10}], mount: {name: horse, hp: 20, weapons: [{name: kick, damage: 1d6}]}}\n"
                 "  - name: b\n    members: [{name: thug, count: 2, hp: 9,"
                 " weapons: [{name: club, damage: DAMAGE}]}]\n")
-        (problem,) = arena.problems(text.replace("DAMAGE", "1d6+1"))
+        (problem,) = arena.warnings(text.replace("DAMAGE", "1d6+1"))
         assert problem.path == "options.unconscious_rider"
         assert "no enemy blow here reaches half a rider's" in problem.message
         assert arena.load(text.replace("DAMAGE", "3d6")).options.unconscious_rider == "falls"
@@ -119,7 +121,7 @@ class TestKeysThatDoNothing:
         without spirit) was accepted and no die ever spent; refused at the heroism, or at the
         aspects when only they were written beside ``use:``; kept with the group check."""
         text = variant("armor: 4\n", "armor: 4\n        heroism: 2\n        aspects: [stealth]\n")
-        (problem,) = arena.problems(text)
+        (problem,) = arena.warnings(text)
         assert problem.path == "sides[0].members[0].heroism"
         assert "no roll it makes here concerns its aspects (stealth)" in problem.message
         group = "rules: d20\nsurprise: {side: heroes, group_check: stealth}\n"
@@ -128,7 +130,7 @@ class TestKeysThatDoNothing:
                     " damage: 1d4}]}\n", "bestiary/d20/x.yaml")
         rivals = variant("{use: goblin, count: 2}", "{use: goblin, count: 2}\n  - name: rats\n"
                          "    members: [{use: brave goblin, aspects: [terror]}]")
-        (problem,) = arena.problems(rivals)
+        (problem,) = arena.warnings(rivals)
         assert problem.path == "sides[2].members[0].aspects"
 
 
@@ -139,9 +141,9 @@ class TestKeysThatDoNothing:
                 "      - {name: Tam, hp: 20, weapons: [{name: pick, damage: 1d8, armor_piercing: true}]}\n"
                 "  - name: b\n    members: [{name: rat, count: 2, hp: 3ARMOR,"
                 " weapons: [{name: bite, damage: 1}]}]\n")
-        (problem,) = arena.problems(text.replace("ARMOR", ""))
+        (problem,) = arena.warnings(text.replace("ARMOR", ""))
         assert problem.path == "sides[0].members[0].weapons[0].armor_piercing"
-        assert problem.message == "does nothing: no enemy here has armor for it to pierce; remove it"
+        assert problem.message == "does nothing here: no enemy here has armor for it to pierce"
         assert arena.load(text.replace("ARMOR", ", armor: 1")).sides[0].members[0].weapons[0].armor_piercing
 
 
@@ -150,13 +152,13 @@ class TestKeysThatDoNothing:
         members that read it have none) was accepted: it never attacks, so never picks."""
         text = variant("{name: sword, damage: 1d8}]\n", "{name: sword, damage: 1d8}]\n"
                        "      - {name: Brom, level: 1, hp: 9, weapons: [], tactics: {target: weakest}}\n")
-        (problem,) = arena.problems(text)
+        (problem,) = arena.warnings(text)
         assert problem.path == "sides[0].members[1].tactics.target"
         assert "it has no weapon, so it never picks a target" in problem.message
         side = variant("    members:\n      - name: Aria", "    tactics: {target: weakest}\n"
                        "    members:\n      - name: Aria", "weapons: [{name: sword, damage: 1d8}]\n",
                        "weapons: []\n      - {name: Brom, level: 1, hp: 9, weapons: []}\n")
-        assert [p.path for p in arena.problems(side)] == ["sides[0].tactics.target"]
+        assert [p.path for p in arena.warnings(side)] == ["sides[0].tactics.target"]
 
 
 class TestKeysThatMatter:
@@ -172,20 +174,22 @@ class TestKeysThatMatter:
         assert aria.spirit == dice.parse("2d12")
         assert goblin.terror == dice.parse("1d4")
 
-    def test_terror_without_spirit_is_a_validation_error(self, arena):
-        """RULES 3: a creature with terror in a scenario without `spirit: true` is refused."""
-        problems = arena.problems(variant("{use: goblin, count: 2}",
+    def test_terror_without_spirit_is_a_warning(self, arena):
+        """RULES 3: a creature with terror in a scenario without `spirit: true` frightens
+        nobody: a warning (the fight plays; --strict refuses it)."""
+        problems = arena.warnings(variant("{use: goblin, count: 2}",
                                           "{use: goblin, count: 2, terror: 1d4}"))
         assert [p.path for p in problems] == ["sides[1].members[0].terror"]
-        assert "does nothing without options: {spirit: true}" in problems[0].message
+        assert "does nothing here: without options: {spirit: true}" in problems[0].message
 
     def test_null_drops_a_bestiary_key(self, arena):
         """``terror: null`` next to ``use:`` drops the entry's terror: valid without spirit."""
         arena.write(BESTIARY.replace("    level: 1\n", "    level: 1\n    terror: 1d6\n"),
                     "bestiary/d20/x.yaml")
-        problems = arena.problems(BASE)
+        problems = arena.warnings(BASE)
         assert [p.path for p in problems] == ["sides[1].members[0].use"]
-        assert "write 'terror: null' here to drop it" in problems[0].message
+        assert problems[0].message.startswith("does nothing here: 'terror' of bestiary entry"
+                                              " 'goblin': without options: {spirit: true}")
         scenario = arena.load(variant("{use: goblin, count: 2}",
                                       "{use: goblin, count: 2, terror: null}"))
         assert scenario.sides[1].members[0].terror is None
@@ -209,15 +213,22 @@ class TestKeysThatMatter:
         wynn = arena.load(text).sides[0].members[0]
         assert dict(wynn.skills) == {"sneaking": 3, "knife": 2}
 
-    def test_refused_by_run_and_batch_too(self, arena, tmp_path):
-        """``sim run`` and ``sim batch`` refuse an idle key like validate, before any run."""
+    def test_told_by_run_and_batch_too(self, arena, tmp_path):
+        """``sim run`` and ``sim batch`` tell an idle key before the results and play on (the
+        batch keeps it in summary.json); with --strict they refuse it before any run."""
         arena.write(variant("armor: 4\n", "armor: 4\n        spirit: 2d12\n"))
+        line = "s.yaml:11:9: sides[0].members[0].spirit: does nothing here: without options"
         for argv in (("run", "s.yaml"), ("batch", "s.yaml", "-n", "2", "--out", "out")):
+            code, out, err = arena.cli(*argv, "--strict")
+            assert (code, out) == (2, "")
+            assert err.startswith(line)
+            assert not (tmp_path / "out").exists()
             code, out, err = arena.cli(*argv)
-            assert out == ""
-            assert code == 2
-            assert err.startswith("s.yaml:11:9: sides[0].members[0].spirit: does nothing without")
-        assert not (tmp_path / "out").exists()
+            assert code == 0 and out
+            assert err.startswith(line)
+            assert err.splitlines()[1].startswith("sim: 1 warning: ")
+        summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+        assert [w.startswith(line) for w in summary["warnings"]] == [True]
 
     def test_heroism_of_a_creature_that_rolls_a_check(self, arena):
         """d20: a creature facing only the party rolls nothing in combat, yet its heroism helps
@@ -258,3 +269,35 @@ class TestJudgedOnTheWholeFight:
         starts within reach'."""
         (problem,) = arena.problems(self.FIGHT.replace("DISTANCE", "distance: 10m").replace("HP", "9"))
         assert problem.path == "distance"
+
+
+def duel(rules: str, hero: str, foe: str, party: bool = True) -> str:
+    """A scenario of one hero against one foe, each a flow mapping."""
+    mark = "    party: true\n" if party else ""
+    return (f"name: T\nrules: {rules}\nsides:\n  - name: heroes\n{mark}    members:\n"
+            f"      - {hero}\n  - name: foes\n    members:\n      - {foe}\n")
+
+
+class TestToldOnce:
+    """Issue 28: one problem is reported once, and a warning never asks to delete valid data
+    whose cause is elsewhere."""
+
+    def test_a_skill_no_weapon_rolls_is_told_once(self, arena):
+        """`skills.brawl` was printed twice for one key (the stat block's check and the
+        scenario's); it is one warning."""
+        (p,) = arena.warnings(duel("d10", "{name: Bren, hp: 20, skills: {melee: 4, brawl: 2},"
+                                          " weapons: [{name: axe, damage: 1d8}]}",
+                                   "{name: rat, hp: 3, weapons: [{name: bite, damage: 1d2}]}"))
+        assert p.path == "sides[0].members[0].skills.brawl"
+        assert p.message.startswith("does nothing here: no weapon and no rule of d10 rolls the skill")
+
+    def test_no_party_side_names_the_cause(self, arena):
+        """An ogre's attack_threshold with no side marked party: the warning says so and what
+        the mark changes; it does not ask to remove the threshold (which would change the
+        model: a party rolls its own defense against it)."""
+        hero = "{name: Aria, level: 3, hp: 24, weapons: [{name: sword, damage: 1d8}]}"
+        ogre = "{name: ogre, level: 4, hp: 30, attack_threshold: 14, weapons: [{name: club, damage: 2d6}]}"
+        (p,) = arena.warnings(duel("d20", hero, ogre, party=False))
+        assert p.path == "sides[1].members[0].attack_threshold"
+        assert "no side has `party: true`" in p.message and "remove" not in p.message
+        assert arena.load(duel("d20", hero, ogre))

@@ -1,0 +1,87 @@
+"""The README and the GM guide say what the code does: their encounters validate, the first
+encounter's verdict is the one a real run prints, and no page points to files outside the
+repository."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+
+import pytest
+
+from sim.cli import main
+from sim.report.terminal import headline
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+GUIDE = REPO / "docs" / "guide"
+# Pages whose YAML encounters a GM copies as they are.
+EXAMPLE_PAGES = (README, GUIDE / "first-encounter.md", GUIDE / "stat-blocks.md")
+
+
+def yaml_blocks(page: pathlib.Path) -> list[str]:
+    """The ```yaml blocks of a page that are whole scenarios (a rules: and sides: of their own)."""
+    blocks = re.findall(r"```yaml\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    return [b for b in blocks if re.search(r"^rules:", b, re.M) and re.search(r"^sides:", b, re.M)]
+
+
+def printed_headline(page: pathlib.Path) -> str:
+    """The first "Difficulty ..." sentence of a page's pasted output, its wrapped lines joined."""
+    text = page.read_text(encoding="utf-8")
+    start = text.index("\nDifficulty ") + 1
+    return " ".join(text[start:text.index(" of battles.", start) + len(" of battles.")].split())
+
+
+def first_encounter(page: pathlib.Path) -> str:
+    """The page's encounter named "Orc and wolves"."""
+    return next(b for b in yaml_blocks(page) if "name: Orc and wolves" in b)
+
+
+class TestExamples:
+    """The encounters of the README and the guide are valid as written."""
+
+    @pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=lambda p: p.name)
+    def test_encounters_validate(self, page, tmp_path, monkeypatch, capsys):
+        """Each whole scenario of the page validates against the repository's bestiary."""
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        monkeypatch.chdir(REPO)
+        blocks = yaml_blocks(page)
+        assert blocks, f"no scenario in {page.name}"
+        for number, block in enumerate(blocks):
+            example = tmp_path / f"example{number}.yaml"
+            example.write_text(block, encoding="utf-8")
+            code = main(["validate", str(example)])
+            out, _ = capsys.readouterr()
+            assert code == 0, (page.name, number, out)
+            assert out.endswith("ok (scenario)\n"), (page.name, number, out)
+
+    def test_first_encounter_is_the_same_on_both_pages(self):
+        """The README's first encounter is the guide's, so one verdict explains both."""
+        assert first_encounter(README) == first_encounter(GUIDE / "first-encounter.md")
+
+    def test_first_encounter_verdict_is_a_real_run(self, tmp_path, monkeypatch, capsys):
+        """The headline pasted in the README and the guide is what 2,000 battles, seed 1, print."""
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        monkeypatch.chdir(REPO)
+        scenario = tmp_path / "first.yaml"
+        scenario.write_text(first_encounter(README), encoding="utf-8")
+        code = main(["batch", str(scenario), "-n", "2000", "--seed", "1", "--json",
+                     "--out", str(tmp_path / "run")])
+        out, _ = capsys.readouterr()
+        assert code == 0
+        expected = " ".join(headline(json.loads(out)).split())
+        assert printed_headline(README) == expected
+        assert printed_headline(GUIDE / "first-encounter.md") == expected
+
+
+class TestStandsAlone:
+    """The README and the docs point to their own pages, never to files outside the repository."""
+
+    def test_no_pointer_to_the_spec_files(self):
+        """No '../shared', RULES.md or ARCHITECTURE.md in the README or any docs page."""
+        pages = [README, *sorted((REPO / "docs").rglob("*.md"))]
+        for page in pages:
+            text = page.read_text(encoding="utf-8")
+            for pointer in ("../shared", "RULES.md", "ARCHITECTURE.md"):
+                assert pointer not in text, (page.relative_to(REPO), pointer)
