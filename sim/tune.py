@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from sim.batch import Runner
+from sim.compare import unit
 from sim.errors import InputError
 from sim.paired import HEADLINE, Metrics, Progress, Variant, play, require_party
 from sim.stats import interval
@@ -153,6 +154,7 @@ def tune(points: Sequence[tuple[int, Variant]], target: Target, seed: int, cap: 
         "scenario": points[0][1].scenario.path,
         "target": str(target),
         "vary": points[0][1].name.rpartition("=")[0],
+        "unit": unit(points[0][1]),
         "seed": seed,
         "precision": precision,
         "points": summaries,

@@ -96,3 +96,17 @@ def test_tune_terminal_answers(tmp_path: pathlib.Path) -> None:
     flat = re.sub(r"\s+", " ", text)
     assert f"Goblin count 3 to {result['largest_ok']} meets the target (someone dies <= 10%)" in flat
     assert "\u2026" not in text
+
+
+def test_a_day_counts_days() -> None:
+    """Variants of an adventuring day play days, and say so."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["compare", str(ROOT / "scenarios" / "days" / "goblin_warren.yaml"), "--vary",
+                         "steps[3].rest.hours=1,8", "-n", "10", "--workers", "1", "--no-progress",
+                         "--json"]) == 0
+    result = json.loads(out.getvalue())
+    assert result["unit"] == "days"
+    text = re.sub(r"\s+", " ", printed(result, "compare"))
+    assert "10 days each" in text and "battles each" not in text
+    assert "Rest hours 8 instead of 1: someone dies" in text

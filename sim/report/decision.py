@@ -123,6 +123,11 @@ def change(base: str, other: str) -> str:
     return f"{owner} {key} {b[2]} instead of {a[2]}".strip()
 
 
+def _unit(result: Result) -> str:
+    """What a variant plays: ``days`` for adventuring days, else ``battles``."""
+    return result.get("unit", "battles")
+
+
 def letter(k: int) -> str:
     return chr(ord("A") + k) if k < 26 else f"V{k + 1}"
 
@@ -168,7 +173,7 @@ def compare_grids(result: Result) -> list[Grid]:
             rows.append(Row((plain(metric), _value(m["values"][0]), _value(m["values"][j]),
                              _diff(metric, d), _gain(d))))
         caption = (f"{letter(j)} ({words(names[j])}) against A ({words(names[0])}):"
-                   f" {result['battles']} battles each on the same seeds")
+                   f" {result['battles']} {_unit(result)} each on the same seeds")
         head = ("", "A", letter(j), f"{letter(j)} - A (points)", "gain from pairing")
         grids.append(Grid(caption, head, tuple(rows)))
     return grids
@@ -209,7 +214,7 @@ def _split_target(target: str) -> tuple[str, str, float]:
 def tune_grids(result: Result) -> list[Grid]:
     metric = plain(_split_target(result["target"])[0])
     # "meets target" second: on a phone the table scrolls, and the answer should not be off screen
-    head = (_vary_words(result), "meets target", f"{metric} (95%)", "difficulty", "battles")
+    head = (_vary_words(result), "meets target", f"{metric} (95%)", "difficulty", _unit(result))
     rows = []
     for point in result["points"]:
         meets = "yes" if point["meets"] else "no"
@@ -228,13 +233,13 @@ def tune_answers(result: Result) -> list[str]:
     ok = [p for p in result["points"] if p["meets"]]
     if not ok:
         return [f"No {vary} from {result['points'][0]['value']} to {result['points'][-1]['value']}"
-                f" keeps {target} ({result['battles']} battles in all)."]
+                f" keeps {target} ({result['battles']} {_unit(result)} in all)."]
     values = [p["value"] for p in ok]
     span = str(values[0]) if len(values) == 1 else f"{min(values)} to {max(values)}"
     gaps = "" if len(values) == max(values) - min(values) + 1 else " (not every value between)"
     lines = [f"{vary[:1].upper()}{vary[1:]} {span}{gaps} meets the target ({target}): largest"
              f" {result['largest_ok']}, smallest {result['smallest_ok']}"
-             f" ({result['battles']} battles in all)."]
+             f" ({result['battles']} {_unit(result)} in all)."]
     beyond = [p for p in result["points"] if not p["meets"]]
     if beyond:
         first = min(beyond, key=lambda p: abs(p["value"] - result["largest_ok"]))
@@ -251,7 +256,7 @@ def print_result(result: Result, kind: str, console: Console | None = None) -> N
     never markup, emoji codes or controls)."""
     console = console or Console(emoji=False)
     if kind == "compare":  # a letter per variant, its text wrapped beside it
-        console.print(markup(f"Variants ({result['battles']} battles each, seed {result['seed']}):"))
+        console.print(markup(f"Variants ({result['battles']} {_unit(result)} each, seed {result['seed']}):"))
         variants = Table.grid(padding=(0, 1))
         variants.add_column(no_wrap=True)
         variants.add_column(overflow="fold")
@@ -334,7 +339,7 @@ def render_page(result: Result, kind: str) -> str:
     return render("decision.html", title=title, answers=answers, variants=variants, tables=tables,
                   legend=legend, plot=plot,
                   plot_key=kind, plot_caption=caption, version=__version__, seed=result["seed"],
-                  battles=battles, unit="battles")
+                  battles=battles, unit=_unit(result))
 
 
 def write_page(result: Result, kind: str, folder: pathlib.Path) -> pathlib.Path:
