@@ -109,4 +109,4 @@ def test_a_day_counts_days() -> None:
     assert result["unit"] == "days"
     text = re.sub(r"\s+", " ", printed(result, "compare"))
     assert "10 days each" in text and "battles each" not in text
-    assert "Rest hours 8 instead of 1: someone dies" in text
+    assert "Rest hours 8 instead of 1: someone dies" in text and "the day seen through" in text

@@ -55,8 +55,11 @@ COMPARE_LEGEND = (
 )
 
 
-def plain(metric: str) -> str:
-    """``someone dies`` for ``party.any_death``, ``Aria dies`` for ``members[Aria].death``."""
+def plain(metric: str, unit: str = "battles") -> str:
+    """``someone dies`` for ``party.any_death``, ``Aria dies`` for ``members[Aria].death``;
+    a day's ``party.win`` is seeing it through."""
+    if metric == "party.win" and unit == "days":
+        return "the day seen through"
     found = _MEMBER.fullmatch(metric)
     if found:
         return f"{found.group(1)} {'dies' if found.group(2) == 'death' else 'goes down'}"
@@ -141,8 +144,8 @@ def _difficulty(values: dict[str, dict[str, float]]) -> str:
     return band if low == band == high else f"{band} ({low} to {high})"
 
 
-def _headline_text(values: dict[str, dict[str, float]]) -> str:
-    shown = ", ".join(f"{plain(m)} {_pct(values[m]['p'])}" for m in HEADLINE)
+def _headline_text(values: dict[str, dict[str, float]], unit: str) -> str:
+    shown = ", ".join(f"{plain(m, unit)} {_pct(values[m]['p'])}" for m in HEADLINE)
     return f"{_difficulty(values)}: {shown}"
 
 
@@ -157,7 +160,7 @@ def variant_lines(result: Result) -> list[str]:
     for k, name in enumerate(result["variants"]):
         said = words(name)
         told = f"{said} ({name})" if said != name else said
-        lines.append(f"{letter(k)} = {told}: {_headline_text(_compare_values(result, k))}")
+        lines.append(f"{letter(k)} = {told}: {_headline_text(_compare_values(result, k), _unit(result))}")
     return lines
 
 
@@ -170,7 +173,7 @@ def compare_grids(result: Result) -> list[Grid]:
         rows = []
         for metric, m in result["metrics"].items():
             d = m["diffs"][j - 1]
-            rows.append(Row((plain(metric), _value(m["values"][0]), _value(m["values"][j]),
+            rows.append(Row((plain(metric, _unit(result)), _value(m["values"][0]), _value(m["values"][j]),
                              _diff(metric, d), _gain(d))))
         caption = (f"{letter(j)} ({words(names[j])}) against A ({words(names[0])}):"
                    f" {result['battles']} {_unit(result)} each on the same seeds")
@@ -202,7 +205,7 @@ def _vary_words(result: Result) -> str:
 
 def _target_words(result: Result) -> str:
     metric, op, bound = _split_target(result["target"])
-    return f"{plain(metric)} {op} {bound * 100:g}%"
+    return f"{plain(metric, _unit(result))} {op} {bound * 100:g}%"
 
 
 def _split_target(target: str) -> tuple[str, str, float]:
@@ -212,7 +215,7 @@ def _split_target(target: str) -> tuple[str, str, float]:
 
 
 def tune_grids(result: Result) -> list[Grid]:
-    metric = plain(_split_target(result["target"])[0])
+    metric = plain(_split_target(result["target"])[0], _unit(result))
     # "meets target" second: on a phone the table scrolls, and the answer should not be off screen
     head = (_vary_words(result), "meets target", f"{metric} (95%)", "difficulty", _unit(result))
     rows = []
@@ -243,7 +246,7 @@ def tune_answers(result: Result) -> list[str]:
     beyond = [p for p in result["points"] if not p["meets"]]
     if beyond:
         first = min(beyond, key=lambda p: abs(p["value"] - result["largest_ok"]))
-        lines.append(f"At {vary} {first['value']}: {plain(_split_target(result['target'])[0])}"
+        lines.append(f"At {vary} {first['value']}: {plain(_split_target(result['target'])[0], _unit(result))}"
                      f" {_value(first['metric'])}.")
     close = [str(p["value"]) for p in result["points"] if p["straddles"]]
     if close:
@@ -295,7 +298,8 @@ def _compare_plot(result: Result) -> str:
         ax.errorbar(ds, ys, xerr=[lo, hi], fmt="o", capsize=3, color=colours[(j - 1) % len(colours)],
                     label=wrapped_label(f"{letter(j)}: {words(names[j])}", 30))
     ax.axvline(0, color="#777", linewidth=1)
-    name_ticks(ax, "y", list(range(len(HEADLINE))), [plain(m) for m in HEADLINE], wrapped_label)
+    name_ticks(ax, "y", list(range(len(HEADLINE))), [plain(m, _unit(result)) for m in HEADLINE],
+               wrapped_label)
     ax.invert_yaxis()
     ax.set_xlabel(wrapped_label(f"points against A: {words(names[0])}", 34))
     ax.grid(axis="x", alpha=0.3)
@@ -315,7 +319,7 @@ def _tune_plot(result: Result) -> str:
     bound = _split_target(result["target"])[2]
     ax.axhline(bound, color="#d62728", linestyle="--", linewidth=1, label=f"target: {_target_words(result)}")
     ax.set_xlabel(plot_label(_vary_words(result), 30))
-    ax.set_ylabel(plot_label(plain(_split_target(result["target"])[0]), 24))
+    ax.set_ylabel(plot_label(plain(_split_target(result["target"])[0], _unit(result)), 24))
     ax.xaxis.get_major_locator().set_params(integer=True)
     percent_axis(ax, "y")
     fig.legend(loc="outside upper center", frameon=False)
