@@ -361,6 +361,8 @@ class TestDayReplay:
             view.goto(rests[0])
             rested = events[rests[0]]
             assert view.combatants[rested["actor"]].hp == rested["hp_after"]
+            # a d20 party has no PSY and, rested, no fatigue: the viewer shows neither (issue 29)
+            assert not {"psy 0", "fatigue 0"} & set(view.combatants[rested["actor"]].details())
             second = next(i for i, e in enumerate(events) if e["event"] == "battle_started" and i > rests[0])
             view.goto(second)
             for entry in events[second]["combatants"]:
@@ -413,3 +415,37 @@ class TestRestBeforeTheFirstFight:
         events = [json.loads(line) for line in log.read_text().splitlines()]
         assert "Sir Bors rests before the first fight" in "\n".join(narrate(events))
         assert cli.main(["replay", str(log), "--verify"]) == 0
+
+
+class TestWhatIsLeftAtEachFight:
+    """StepResult (and so the summary's steps[]) says what the party has left as each fight
+    begins: potions, destiny points, fatigue and who is down (issue 29), as the log tells it."""
+
+    def test_resources_at_each_fight_match_the_log(self, tmp_path):
+        party = PARTY.replace("{use: knight, name: Sir Bors}",
+                              "{use: knight, name: Sir Bors, items: [{heal: 2d4, count: 3}],"
+                              " tactics: {potion_at: 0.9}}")
+        body = ("name: Supplies\nrules: d20\noptions: {destiny_points: 2}\n" + party + "steps:\n"
+                "  - encounter: " + str(AMBUSH) + "\n  - rest: {kind: quick, hours: 1}\n"
+                "  - encounter: " + str(AMBUSH) + "\n")
+        day = load_day(write_day(tmp_path, body))
+        checked = 0
+        for seed in range(1, 40):
+            outcome, events = run_day(day, seed, log=True)
+            first, _, second = outcome.steps
+            assert (first.potions_start, first.destiny_start, first.down_start) == (3, 2, 0)
+            if not second.reached:  # a step not reached has nothing
+                assert second.potions_start == second.destiny_start == second.down_start == 0
+            fights = battles(events)
+            if len(fights) < 2:
+                continue
+            cast = [c for c in fights[1][0]["combatants"] if c["side"] == "heroes"]
+            destiny = [e["left"] for e in fights[0] if e["event"] == "resource_spent"
+                       and e["resource"] == "destiny"]
+            assert second.destiny_start == (destiny[-1] if destiny else 2)
+            # the dead are not in the next fight (sim.day._fighting): down are those at 0 HP, or dead
+            dead = len(day.members) - len(cast)
+            assert second.potions_start == sum(sum((c.get("items") or {}).values()) for c in cast)
+            assert second.down_start == dead + sum(c["hp"] == 0 for c in cast)
+            checked += 1
+        assert checked > 10

@@ -19,11 +19,12 @@ from sim.replay import PICKS, pick_battles, regenerate
 from sim.replay_state import BattleView
 from sim.report import difficulty_text, dist_text, explain, pct, viewer_states, write_report
 from sim.report.page import _verdict
+from sim.report.viewer import viewer_lines
+from tests.conftest import CHROMIUM
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-CHROMIUM = pathlib.Path("/usr/bin/chromium")
 EVIL = "<script>alert(1)</script>"
 ZOE = 'Zoë "the" <b>Bold</b> & co'
 SCENARIO = """\
@@ -252,10 +253,12 @@ class TestViewer:
             assert f'id="battle-{key}" data-index="{picks[key]}"' in page
 
     def test_narration_per_event(self, page: str) -> None:
-        """narration-KEY has one line per event: explain() of it."""
+        """narration-KEY has one line per event: the narration's, or explain() of it."""
         for key in PICKS:
             events = embedded(page, f"battle-{key}")
-            assert embedded(page, f"narration-{key}") == [explain(e) for e in events]
+            assert embedded(page, f"narration-{key}") == viewer_lines(events)
+            lines = [explain(e) for e in events]
+            assert sum(a == b for a, b in zip(viewer_lines(events), lines, strict=True)) > len(events) / 2
 
     def test_states_replay_the_terminal_view(self, page: str) -> None:
         """Applying state-KEY's changes up to event k gives BattleView's combatants after event k."""
@@ -317,21 +320,6 @@ class TestViewer:
         assert explain({"event": "turn_started", "round": 1, "t": 0.2, "actor": "Wolf"}) == "Wolf's turn."
         assert explain({"event": "howled", "round": 2, "t": 1.0, "actor": "Wolf"}) == "Howled: actor Wolf."
         assert explain({"event": "died", "round": 2, "t": 1.0}) == "Died."
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Debian Chromium, shared by the browser tests."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--no-first-run"])
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def tags_after(states: list[dict], k: int) -> dict[str, str]:

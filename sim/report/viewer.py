@@ -15,7 +15,7 @@ import attrs
 import markupsafe
 
 from sim.errors import InputError
-from sim.narrate import NARRATORS
+from sim.narrate import NARRATORS, Teller, day_verdict
 from sim.replay import PICKS, pick_battles, regenerate
 from sim.replay_state import BattleView, CombatantView
 from sim.report.render import json_script
@@ -53,8 +53,21 @@ def viewer(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> Viewer:
         return Viewer(problem=str(exc))
     return Viewer(tuple(
         Picked(key, picks[key], _outcome(events), json_script(events),
-               json_script([explain(e) for e in events]), json_script(viewer_states(events)))
+               json_script(viewer_lines(events)), json_script(viewer_states(events)))
         for key, events in ((key, logs[picks[key]]) for key in PICKS)))
+
+
+def viewer_lines(events: list[Event]) -> list[str]:
+    """A line per event: the narration's (sim.narrate.Teller, which knows the step of a day
+    and who is down), or, for an event the narration leaves out, why it changes nothing."""
+    teller, lines = Teller(), []
+    for event in events:
+        told = teller.tell(event)
+        if told is None and event["event"] in ("check_rolled", "damage_dealt"):
+            who = event.get("actor") or event.get("target")
+            told = f"{who} is down at 0 HP: this changes nothing."
+        lines.append(explain(event) if told is None else told.strip())
+    return lines
 
 
 def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
@@ -66,26 +79,51 @@ def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
     """
     view = BattleView(events)
     shown = {name: _shown(c) for name, c in view.combatants.items()}
-    states: list[dict[str, Any]] = [{"cast": [[n, s] for n, s in shown.items()], "shared": {}}]
+    first = next((e for e in events if e["event"] == "battle_started"), None)
+    states: list[dict[str, Any]] = [{
+        "cast": [[n, s] for n, s in shown.items()], "shared": {},
+        # Who fights, by side: for a day, everyone of every fight, as each first appears.
+        "roster": [[c.name, c.side] for c in view.combatants.values()],
+        "present": [] if first is None else [c["name"] for c in first["combatants"]],
+        "scene": events[0].get("day", "")}]  # a battle needs no place: its page names it
     shared: dict[str, int] = {}
     for k in range(1, len(events)):
         view.goto(k)
         # Only combatants an event names can change (as actor, target, source...).
         named = {v for v in events[k].values() if isinstance(v, str) and v in shown}
+        state: dict[str, Any] = {}
         if events[k]["event"] == "battle_started":  # a later fight of a day: its whole cast
             named |= {c["name"] for c in events[k]["combatants"]}
+            state["present"] = [c["name"] for c in events[k]["combatants"]]
+        if (scene := _scene(events[k])) is not None and scene != _last_scene(states):
+            state["scene"] = scene
         changed = []
         for name in sorted(named):
             now = _shown(view.combatants[name])
             if now != shown[name]:
                 shown[name] = now
                 changed.append([name, now])
-        state: dict[str, Any] = {"cast": changed}
+        state["cast"] = changed
         if view.shared != shared:
             shared = dict(view.shared)
             state["shared"] = shared
         states.append(state)
     return states
+
+
+def _scene(event: Event) -> str | None:
+    """What the viewer's counter names as the place of the events from this one on: the
+    fight, or the step of a day (a rest too); None when the event starts nothing."""
+    name = event["event"]
+    if name == "encounter_started":
+        return f"step {event['step'] + 1}: {event['name']}"
+    if name == "rested":
+        return f"step {event['step'] + 1}: {event['kind']} rest, {event['hours']} h"
+    return None
+
+
+def _last_scene(states: list[dict[str, Any]]) -> str:
+    return next(state["scene"] for state in reversed(states) if "scene" in state)
 
 
 def _shown(c: CombatantView) -> dict[str, Any]:
@@ -95,7 +133,9 @@ def _shown(c: CombatantView) -> dict[str, Any]:
 def _outcome(events: list[Event]) -> str:
     last = events[-1] if events else {}
     if last.get("event") == "day_ended":
-        return "the day seen through" if last.get("completed") else "the day ends early"
+        steps = [e["step"] for e in events if e["event"] in ("encounter_started", "rested")]
+        return day_verdict(last.get("completed", False), max(steps, default=None),
+                           events[0].get("steps"))
     if last.get("event") != "battle_ended":
         return "unfinished"
     head = f"{last['winner']} win" if last.get("winner") else "draw"
