@@ -207,6 +207,32 @@ class TestEndOfDay:
                 return
         pytest.fail("no seed lost the first fight")
 
+    def test_a_drawn_fight_ends_the_day(self, tmp_path, capsys):
+        """A draw is a fight the party does not win: the day ends there (winner null, not
+        completed), no one rests and no later encounter starts. The first fight is built to
+        draw on every seed: one round against a wall of 100,000 HP whose fist deals 1."""
+        wall = "{name: Wall, hp: 100000, armor: 30, weapons: [{name: fist, damage: 1}]}"
+        body = ("name: Drawn day\nrules: d20\n" + PARTY + "steps:\n"
+                "  - encounter: {name: stalemate, max_rounds: 1, sides: [{name: wall, members: ["
+                + wall + "]}]}\n"
+                "  - rest: {kind: good, hours: 8}\n"
+                "  - encounter: " + str(AMBUSH) + "\n")
+        path = write_day(tmp_path, body)
+        day = load_day(path)
+        for seed in range(1, 6):
+            outcome, events = run_day(day, seed, log=True)
+            assert [s.reached for s in outcome.steps] == [True, False, False]
+            assert outcome.steps[0].winner is None and not outcome.steps[0].won
+            assert outcome.winner is None and not outcome.completed and outcome.survived
+            assert sum(e["event"] == "encounter_started" for e in events) == 1
+            assert not any(e["event"] == "rested" for e in events)
+            assert events[-1]["event"] == "day_ended" and events[-1]["winner"] is None
+        assert cli.main(["batch", str(path), "-n", "20", "--workers", "1", "--json",
+                         "--no-progress", "--out", str(tmp_path / "run")]) == 0
+        steps = json.loads(capsys.readouterr().out)["steps"]
+        assert [s["reached"]["p"] for s in steps] == [1.0, 0.0, 0.0]
+        assert steps[0]["won"]["p"] == 0.0 and steps[0]["ended_here"]["p"] == 1.0
+
     def test_one_encounter_day_is_that_scenario(self, tmp_path):
         """A day of one encounter plays exactly that scenario's battle on the same seed."""
         body = "name: One fight\nrules: d20\n" + PARTY + "steps:\n  - encounter: " + str(AMBUSH) + "\n"
