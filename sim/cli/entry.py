@@ -12,6 +12,7 @@ from sim.cli.batch import cmd_batch
 from sim.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, warn, warn_problem
 from sim.cli.decide import cmd_compare, cmd_tune
 from sim.cli.play import cmd_replay, cmd_report, cmd_run, cmd_validate
+from sim.cli.serve import cmd_serve
 from sim.cli.show import cmd_bestiary, cmd_show
 from sim.errors import InputError, ScenarioError
 
@@ -20,7 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 internal error, 2 bad input)."""
     handlers = {"run": cmd_run, "validate": cmd_validate, "replay": cmd_replay,
                 "report": cmd_report, "compare": cmd_compare, "tune": cmd_tune,
-                "show": cmd_show, "bestiary": cmd_bestiary,
+                "show": cmd_show, "bestiary": cmd_bestiary, "serve": cmd_serve,
                 "batch": lambda a: cmd_batch(a, list(argv if argv is not None else sys.argv[1:]))}
     try:
         args = build_parser().parse_args(argv)  # exits 2 on usage errors
