@@ -34,7 +34,6 @@ from sim.errors import InputError, ScenarioError
 from sim.paired import Variant
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.serve.compose import NotAForm, check_form, from_yaml, to_yaml
-from sim.serve.guard import TooLarge
 from sim.serve.jobs import Busy, Job, Jobs
 from sim.serve.plays import CHUNK, Execution, play_batch, play_compare, play_tune
 from sim.serve.workspace import Workspace, input_problems
@@ -166,8 +165,6 @@ def _variant(value: object, k: int) -> tuple[str, list[str]]:
 async def _body(request: Request) -> dict[str, Any]:
     try:
         body = await request.json()
-    except TooLarge:
-        raise BadRequest("request body too large") from None
     except ValueError:
         raise BadRequest("the body must be JSON") from None
     if not isinstance(body, dict):

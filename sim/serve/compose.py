@@ -18,7 +18,8 @@ import yaml
 SYSTEMS = ("d20", "d100", "2d10", "d10")
 OPTION_KEYS = ("morale", "destiny_points", "spirit")
 MEMBER_KEYS = frozenset({"use", "name", "count"})
-ENCOUNTER_KEYS = frozenset({"name", "rules", "description", "distance", "options", "sides"})
+ENCOUNTER_KEYS = frozenset({"name", "rules", "description", "distance", "surprise", "options", "sides"})
+SURPRISE = ("", "party", "foes")  # nobody, the party, the opposition
 
 
 class NotAForm(ValueError):
@@ -46,19 +47,21 @@ def _member(entry: dict[str, Any]) -> str:
 def to_yaml(form: dict[str, Any]) -> str:
     """The scenario file of a form (already checked by ``check_form``)."""
     options = form.get("options", {})
+    spirit_line = (f"  spirit: {_scalar(bool(options.get('spirit', False)))}  # terror attacks spirit"
+                   " points; at 0 spirit a mind breaks")
     lines = [
         "# An encounter built with sim serve; sim batch, sim run and sim validate read it as it is.",
         f"name: {_scalar(form.get('name') or 'Encounter')}",
         f"rules: {form['rules']}  # the rule system: d20, d100, 2d10 or d10",
         f"distance: {int(form.get('distance', 0))}  # metres between the party and the opposition at"
         " the start (0: in melee)",
+        *_surprise(form),
         "options:",
-        f"  morale: {_scalar(bool(options.get('morale', False)))}  # morale tokens: rerolls, despair"
-        " and flight (seed 000's rule, in every system)",
-        f"  destiny_points: {int(options.get('destiny_points', 0))}  # points each party member may"
-        " spend to cheat death",
-        f"  spirit: {_scalar(bool(options.get('spirit', False)))}  # d20: terror attacks spirit points;"
-        " at 0 spirit a mind breaks",
+        f"  morale: {_scalar(bool(options.get('morale', form['rules'] == '2d10')))}  # 2d6 morale tokens"
+        " each: a reroll after a failed check (on by default in 2d10)",
+        f"  destiny_points: {int(options.get('destiny_points', 0))}  # the party's points: a member at"
+        " 0 HP dies unless the party spends one (0: off)",
+        *([spirit_line] if form["rules"] == "d20" else []),
         "sides:",
         f"  - name: {_scalar(form.get('party_name') or 'party')}",
         "    party: true  # the player characters: group initiative, player-facing rolls, the"
@@ -70,6 +73,14 @@ def to_yaml(form: dict[str, Any]) -> str:
         *(_member(m) for m in form["foes"]),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _surprise(form: dict[str, Any]) -> list[str]:
+    side = form.get("surprise", "")
+    if not side:
+        return []
+    name = form.get("party_name") or "party" if side == "party" else form.get("foes_name") or "opposition"
+    return [f"surprise: {_scalar(name)}  # this side gets a surprise round: only it acts in round 1"]
 
 
 def check_form(form: object) -> dict[str, Any]:
@@ -88,6 +99,8 @@ def check_form(form: object) -> dict[str, Any]:
             count = member.get("count", 1)
             if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 100:
                 raise ValueError(f"{side}: count must be a whole number from 1 to 100")
+    if form.get("surprise", "") not in SURPRISE:
+        raise ValueError("surprise must be '', 'party' or 'foes'")
     distance = form.get("distance", 0)
     if not isinstance(distance, int | float) or isinstance(distance, bool) or not 0 <= distance <= 1000:
         raise ValueError("distance must be a number of metres from 0 to 1000")
@@ -114,11 +127,15 @@ def from_yaml(text: str) -> dict[str, Any]:
     if len(party) != 1:
         raise NotAForm("the form needs one side with party: true")
     foes = next(s for s in sides if s is not party[0])
+    surprise = {None: "", party[0].get("name"): "party", foes.get("name"): "foes"}.get(data.get("surprise"))
+    if surprise is None:
+        raise NotAForm("surprise names no side")
     options = data.get("options") or {}
     if not isinstance(options, dict) or set(options) - set(OPTION_KEYS):
         raise NotAForm("options other than morale, destiny_points and spirit")
     return {
         "name": data.get("name", ""), "rules": data.get("rules"), "distance": data.get("distance", 0),
+        "surprise": surprise, "foes_index": sides.index(foes),
         "options": {k: options[k] for k in OPTION_KEYS if k in options},
         "party_name": party[0].get("name", ""), "foes_name": foes.get("name", ""),
         "party": _members(party[0]), "foes": _members(foes),

@@ -7,7 +7,8 @@ Bearer`` or ``?token=``). A request whose Host is not the server's own is
 refused, which defeats DNS rebinding (a hostile page whose name resolves to
 127.0.0.1 sends its own name as Host); one whose Origin is another site's is
 refused, which defeats cross-site requests. Bodies over ``max_body`` bytes are
-refused before they are read whole.
+refused: by their Content-Length before
+any is read, or as a chunked one arrives.
 """
 
 from __future__ import annotations
@@ -39,10 +40,6 @@ def own_hosts(host: str, port: int) -> frozenset[str]:
     return frozenset(f"{name}:{port}" for name in names)
 
 
-class TooLarge(Exception):
-    """A request body went over the bound while it was read."""
-
-
 class Guard:
     """ASGI middleware: refuses (403, 413) before the application sees the request."""
 
@@ -62,8 +59,11 @@ class Guard:
         if refused is not None:
             await _answer(send, *refused)
             return
-        query_token = _query_token(scope)
-        await self.app(scope, self._bounded(receive), self._with_cookie(send, query_token))
+        bounded = await self._read_bounded(receive)
+        if bounded is None:
+            await _answer(send, 413, f"request body over {self.max_body} bytes")
+            return
+        await self.app(scope, bounded, self._with_cookie(send, _query_token(scope)))
 
     def _refusal(self, scope: Scope, headers: dict[str, str]) -> tuple[int, str] | None:
         if headers.get("host", "") not in self.hosts:
@@ -81,19 +81,31 @@ class Guard:
     def _is_token(self, candidate: str) -> bool:
         return hmac.compare_digest(candidate.encode(), self.token.encode())
 
-    def _bounded(self, receive: Receive) -> Receive:
-        """A chunked body (no Content-Length) is counted as it arrives."""
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
+    async def _read_bounded(self, receive: Receive) -> Receive | None:
+        """The whole body read here (a chunked one has no Content-Length to check first), then
+        given to the application as one message; None when it goes over the bound."""
+        chunks, seen = [], 0
+        while True:
             message = await receive()
-            seen += len(message.get("body", b""))
+            if message["type"] != "http.request":
+                return None  # the client left
+            chunks.append(message.get("body", b""))
+            seen += len(chunks[-1])
             if seen > self.max_body:
-                raise TooLarge
-            return message
+                return None
+            if not message.get("more_body", False):
+                break
+        body: Message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        given = False
 
-        return counted
+        async def replay() -> Message:
+            nonlocal given
+            if not given:
+                given = True
+                return body
+            return await receive()
+
+        return replay
 
     def _with_cookie(self, send: Send, token: str | None) -> Send:
         """The first visit with ``?token=`` sets the cookie the page's requests then carry."""

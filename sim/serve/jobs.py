@@ -22,7 +22,7 @@ import attrs
 from sim.errors import InputError
 from sim.serve.workspace import input_problems
 
-MAX_RUNNING = 2
+MAX_RUNNING = 4  # a page's batch, a what-if and a tune, and one more page's batch
 MAX_KEPT = 20
 
 

@@ -45,8 +45,8 @@ function defaultForm(rules) {
   const heroes = state.entries.filter((e) => e.group === "heroes").slice(0, 4);
   const foes = state.entries.filter((e) => e.group !== "heroes").slice(0, 1);
   return {
-    rules, name: "Encounter", distance: 0, party_name: "party", foes_name: "opposition", foes_index: 1,
-    options: { morale: false, destiny_points: 0, spirit: false },
+    rules, name: "Encounter", distance: 0, surprise: "", party_name: "party", foes_name: "opposition", foes_index: 1,
+    options: { morale: rules === "2d10", destiny_points: 0, spirit: false },
     party: heroes.map((e) => ({ use: e.name, name: "", count: 1 })),
     foes: foes.map((e) => ({ use: e.name, name: "", count: 3 })),
   };
@@ -97,6 +97,7 @@ function renderForm() {
   $("name").value = form.name || "";
   $("distance").value = String(form.distance || 0);
   $("destiny").value = String(form.options.destiny_points || 0);
+  $("surprise").value = form.surprise || "";
   $("morale").checked = !!form.options.morale;
   $("spirit").checked = !!form.options.spirit;
   $("spirit-box").hidden = form.rules !== "d20";
@@ -115,6 +116,7 @@ function readOptions() {
   const form = state.form;
   form.name = $("name").value.trim() || "Encounter";
   form.distance = Math.max(0, Math.min(1000, parseInt($("distance").value, 10) || 0));
+  form.surprise = $("surprise").value;
   form.options = { morale: $("morale").checked,
                    destiny_points: Math.max(0, parseInt($("destiny").value, 10) || 0),
                    spirit: form.rules === "d20" && $("spirit").checked };
@@ -210,10 +212,14 @@ function editorInput() {
 }
 
 async function sourceChanged(fromEditor) {
+  // The last change wins: a check or batch begun for an older text stops at its next step.
+  const run = ++state.runs;
+  const current = () => run === state.runs;
   const text = $("yaml").value;
   cancelJob();
   if (fromEditor) {
     const parsed = await api("POST", "/api/parse", { scenario: text });
+    if (!current()) return;
     $("form").disabled = parsed.form === null;
     $("form-note").hidden = parsed.form !== null;
     $("form-note").textContent = parsed.form === null ? `The form cannot show this scenario: ${parsed.why}.` : "";
@@ -227,11 +233,12 @@ async function sourceChanged(fromEditor) {
     }
   }
   const checked = await api("POST", "/api/validate", { scenario: text });
+  if (!current()) return;
   const problems = (checked.problems || []).map((p) => ({ ...p, severity: "error" }))
     .concat((checked.warnings || []).map((p) => ({ ...p, severity: "warning" })));
   showProblems(problems);
   $("day").hidden = checked.kind !== "day";
-  if (checked.ok) startBatch();
+  if (checked.ok) startBatch(text, current);
   else showWaiting("Fix the problems in the YAML to see the odds.");
 }
 
@@ -252,21 +259,20 @@ function cancelJob() {
   }
 }
 
-async function startBatch() {
+async function startBatch(text, current) {
   const n = Math.max(100, Math.min(100000, parseInt($("n").value, 10) || 4000));
   const seed = Math.max(0, parseInt($("seed").value, 10) || 0);
-  const run = ++state.runs;
   try {
-    const job = await api("POST", "/api/jobs", { kind: "batch", scenario: $("yaml").value, n, seed });
-    if (run !== state.runs) {  // edited again meanwhile
+    const job = await api("POST", "/api/jobs", { kind: "batch", scenario: text, n, seed });
+    if (!current()) {  // edited again meanwhile
       api("DELETE", `/api/jobs/${job.id}`).catch(() => {});
       return;
     }
     state.job = job.id;
     $("difficulty").textContent = "Playing the first battles...";
-    watch(job.id, showBatch, () => run === state.runs);
+    watch(job.id, showBatch, current);
   } catch (error) {
-    showWaiting(error.message);
+    if (current()) showWaiting(error.message);
   }
 }
 
@@ -300,7 +306,7 @@ function showBatch(job) {
   $("difficulty").textContent = `Difficulty: ${party.difficulty}${spread}`;
   $("battles").textContent = job.status === "done"
     ? `${summary.battles} battles, seed ${summary.seed}: final figures.`
-    : `${summary.battles} battles so far; the intervals narrow as more finish.`;
+    : `${summary.battles} of ${job.total} battles so far; the intervals narrow as more finish.`;
   const rows = HEADLINE.filter(([key]) => party[key]).map(([key, label]) => {
     const tr = el("tr");
     const figure = party[key];
@@ -448,7 +454,7 @@ async function changeRules() {
 
 async function start() {
   $("rules").addEventListener("change", changeRules);
-  for (const id of ["name", "distance", "destiny", "morale", "spirit"]) {
+  for (const id of ["name", "distance", "surprise", "destiny", "morale", "spirit"]) {
     $(id).addEventListener("change", formChanged);
   }
   $("party-search").addEventListener("change", (e) => addFrom(e.target, "party"));
@@ -460,6 +466,10 @@ async function start() {
   $("tune-go").addEventListener("click", tuneCount);
   $("save").addEventListener("click", save);
   $("load").addEventListener("change", load);
+  // A closed page leaves nothing running: its batch is cancelled as it goes.
+  window.addEventListener("pagehide", () => {
+    if (state.job) fetch(`/api/jobs/${state.job}`, { method: "DELETE", keepalive: true, credentials: "same-origin" });
+  });
   await changeRules();
 }
 
