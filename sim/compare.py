@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim.batch import Runner
+from sim.day_file import Day
 from sim.paired import HEADLINE, Metrics, Paired, Progress, Variant, common_members, feed, play, require_party
 
 STEP = 1000  # battles per variant between two --precision checks (fixed: results never depend
@@ -41,6 +42,7 @@ def compare(variants: Sequence[Variant], seed: int, n: int, runner: Runner, wind
     return {
         "schema": 1,
         "variants": [v.name for v in variants],
+        "unit": unit(variants[0]),
         "scenarios": [v.scenario.path for v in variants],
         "overrides": [list(v.scenario.overrides) for v in variants],
         "seed": seed,
@@ -52,6 +54,11 @@ def compare(variants: Sequence[Variant], seed: int, n: int, runner: Runner, wind
         "paired_interval": "normal interval of the mean of per-battle differences (95%)",
         "metrics": paired.metrics(),
     }
+
+
+def unit(variant: Variant) -> str:
+    """What each of a variant's runs is: ``days`` (an adventuring day) or ``battles``."""
+    return "days" if isinstance(variant.scenario, Day) else "battles"
 
 
 def variant_names(labels: Sequence[str]) -> list[str]:

@@ -21,7 +21,8 @@ from sim.engine import Battle, run_battle
 from sim.model import Scenario
 from sim.party import went_down
 from sim.rest import Member, rest
-from sim.state import BROKEN, DEAD, UNCONSCIOUS, Fighter
+from sim.rules.d100 import load_fatigue
+from sim.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
 
 SCHEMA = 1
 
@@ -46,6 +47,11 @@ class StepResult(NamedTuple):
     hp_start: int  # the party's HP (the living members', mounts left out) as the step begins
     heroism_start: int  # their heroism dice left, as the step begins
     psy_start: int  # their PSY left, as the step begins
+    # What else the party has left as a fight begins (0 for a rest or a step not reached):
+    potions_start: int = 0  # items (potions) the living members carry
+    destiny_start: int = 0  # the day's destiny points
+    fatigue_start: int = 0  # the living members' fatigue
+    down_start: int = 0  # members dead, unconscious or broken as it begins
 
 
 class DayOutcome(NamedTuple):
@@ -134,19 +140,25 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
         standing = [m for m in members if m.alive and m.name in counted and m.max_hp is not None]
         hp_start = sum(m.hp for m in standing)
         heroism_start, psy_start = sum(m.heroism for m in standing), sum(m.psy for m in standing)
+        fatigue_start = sum(m.fatigue for m in standing)
+        potions_start = sum(sum((m.items or {}).values()) for m in standing)
+        down_start = sum(1 for m in members if m.name in counted and m.status != ACTIVE)
         scenario = _fighting(step.scenario, day.party, dead)
         if events is not None:
             events.append({"event": "encounter_started", "round": 0, "t": 0.0, "step": step.step,
                            "name": step.name})
         # Its events go straight into the day's log (not gathered, then copied at its end).
         battle = Battle(scenario, step_seed(seed, encounters), log, carry=carry, sink=events)
-        battle.destiny_left = destiny
+        battle.destiny_left = destiny_start = destiny
         outcome = battle.run()
         if encounters == 0:  # fresh: what the first fight rolled and gave them
             fresh = [f for f in battle.fighters if f.party and f.name in counted]
             hp_start = sum(f.max_hp for f in fresh)
             heroism_start = sum(f.spec.heroism for f in fresh)
             psy_start = sum(f.spec.psy for f in fresh)
+            potions_start = sum(item.count for f in fresh for item in f.spec.items)
+            # d100 starts a fighter tired by a load over its carrying capacity (sim.rules.d100)
+            fatigue_start = sum(load_fatigue(f.spec) for f in fresh) if day.rules == "d100" else 0
         encounters += 1
         destiny = battle.destiny_left
         won = outcome.winner == day.party
@@ -166,7 +178,8 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
             events.append({"event": "encounter_ended", "round": outcome.rounds, "t": battle.table.t,
                            "step": step.step, "winner": outcome.winner, "rounds": outcome.rounds})
         results.append(StepResult(step.step, True, won, outcome.winner, outcome.rounds, any_down,
-                                  any_death, hp_start, heroism_start, psy_start))
+                                  any_death, hp_start, heroism_start, psy_start, potions_start,
+                                  destiny_start, fatigue_start, down_start))
         if not won:
             ended = True
             winner = None if outcome.winner is None else OPPOSITION

@@ -19,6 +19,9 @@ from sim.day import StepResult
 from sim.day_file import Day, describe_step
 from sim.stats import Aggregate, interval, percentile
 
+# What the party has left as each fight begins, as StepResult and the summary name it.
+STARTS = ("hp_start", "heroism_start", "psy_start", "potions_start", "destiny_start", "fatigue_start",
+          "down_start")
 DayRow = tuple[Any, ...]  # (*BattleRow, steps: tuple[StepResult, ...], survived, completed)
 
 
@@ -33,9 +36,8 @@ class _Step:
     won: int = 0
     any_down: int = 0
     any_death: int = 0
-    hp_start: Counter[int] = attrs.Factory(Counter)  # party HP at the start -> days
-    heroism_start: Counter[int] = attrs.Factory(Counter)
-    psy_start: Counter[int] = attrs.Factory(Counter)
+    # What the party has at the start (StepResult's *_start fields) -> days: value -> days.
+    start: dict[str, Counter[int]] = attrs.Factory(lambda: {key: Counter() for key in STARTS})
 
 
 @attrs.define
@@ -76,9 +78,8 @@ class DayAggregate(Aggregate):
             counts.any_down += result.any_down
             counts.any_death += result.any_death
             if counts.kind == "encounter":
-                counts.hp_start[result.hp_start] += 1
-                counts.heroism_start[result.heroism_start] += 1
-                counts.psy_start[result.psy_start] += 1
+                for key, histogram in counts.start.items():
+                    histogram[getattr(result, key)] += 1
 
     def merge(self, other: Aggregate) -> None:
         super().merge(other)
@@ -91,9 +92,8 @@ class DayAggregate(Aggregate):
             mine.won += theirs.won
             mine.any_down += theirs.any_down
             mine.any_death += theirs.any_death
-            mine.hp_start.update(theirs.hp_start)
-            mine.heroism_start.update(theirs.heroism_start)
-            mine.psy_start.update(theirs.psy_start)
+            for key, histogram in mine.start.items():
+                histogram.update(theirs.start[key])
 
     def summary(self, header: dict[str, Any]) -> dict[str, Any]:
         out = super().summary(header)
@@ -115,8 +115,7 @@ class DayAggregate(Aggregate):
                 won=interval(s.won, n), any_down=interval(s.any_down, n),
                 any_death=interval(s.any_death, n),
                 ended_here=interval(s.reached - s.won, n),
-                hp_start=_spread(s.hp_start), heroism_start=_spread(s.heroism_start),
-                psy_start=_spread(s.psy_start),
+                **{key: _spread(histogram) for key, histogram in s.start.items()},
             )
         return entry
 

@@ -192,19 +192,23 @@ class StreamedLog(list):
 
 
 class CappedLog(list):
-    """An event log that keeps its first ``cap`` events, counts them all (``seen``) and keeps
-    the last (``last``: how it ended): what a page may embed of a battle or a day, however
-    long it ran."""
+    """An event log that keeps its first ``cap`` events, counts them all (``seen``), and keeps
+    the last (``last``: how it ended) and every event named in ``outline`` (``outlined``: a
+    day's steps, say): what a page may embed of a battle or a day, however long it ran."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, outline: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.cap = cap
+        self.outline = outline
         self.seen = 0
         self.last: dict | None = None
+        self.outlined: list[dict] = []
 
     def append(self, event: dict) -> None:
         self.seen += 1
         self.last = event
+        if event["event"] in self.outline:
+            self.outlined.append(event)
         if len(self) < self.cap:
             super().append(event)
 

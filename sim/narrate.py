@@ -169,10 +169,26 @@ def _rested(e: Event) -> str:
     return f"  {e['actor']} rests: {', '.join(parts)}{extra}."
 
 
+def day_verdict(completed: bool, step: int | None = None, steps: int | None = None) -> str:
+    """How a day ended: seen through, lost at its last step, or ended early at step N of M
+    (``step``: the 0-based last step reached; unknown for a day_ended read alone)."""
+    if completed:
+        return "the party sees the day through"
+    if step is None or steps is None:
+        return "the day ends before its end"
+    if step + 1 >= steps:
+        return f"the day ends at its last step ({steps} of {steps})"
+    return f"the day ends early, at step {step + 1} of {steps}"
+
+
 def _day_ended(e: Event) -> str:
-    verdict = "the party sees the day through" if e["completed"] else "the day ends early"
+    verdict = day_verdict(e["completed"], e.get("last_step"), e.get("steps"))
     dead = f"; dead: {', '.join(e['dead'])}" if e["dead"] else ""
-    return f"\n==== {verdict} ({e['rounds']} rounds of fighting){dead}. ===="
+    return f"\n==== {verdict}: {e['rounds']} rounds of fighting{dead}. ===="
+
+
+def _rest_header(e: Event) -> str:
+    return f"\n=== Step {e['step'] + 1}: {e['kind']} rest, {e['hours']} h ==="
 
 
 NARRATORS: dict[str, Callable[[Event], str]] = {
@@ -242,16 +258,76 @@ def _silent(event: Event) -> bool:
     return event.get("event") == "effect_ended" and event.get("reason") == "died"
 
 
+class Teller:
+    """Narrates events in order, with what earlier ones told: the step of a day (a rest step
+    gets its header, day_ended its right words), and who is down at 0 HP, whose damage that
+    changes nothing is told once ("still burns") and whose rolls are not told at all."""
+
+    def __init__(self) -> None:
+        self.steps: int | None = None
+        self.step: int | None = None
+        self.down: set[str] = set()  # unconscious or dead at 0 HP
+        self.told: set[str] = set()  # of those, the ones already told to take damage for nothing
+
+    def tell(self, event: Event) -> str | None:
+        """The event's line (several lines for a header), or None when it is not worth telling."""
+        name = event.get("event", "")
+        narrator = NARRATORS.get(name)
+        if narrator is None or _silent(event) or self._idle(event):
+            self._follow(event)
+            return None
+        header = ""
+        if name == "rested" and event.get("step") != self.step:
+            header = _rest_header(event) + "\n"
+        if name == "day_ended":
+            event = {**event, "steps": self.steps, "last_step": self.step}
+        self._follow(event)
+        if name == "damage_dealt" and event["target"] in self.down and event["hp_before"] == 0:
+            if event.get("source"):  # a blow at one already down: the attack was told
+                return (f"  {event['target']} takes {event['amount']} {event['kind']} damage from"
+                        f" {event['source']}: already at 0 HP, nothing changes.")
+            self.told.add(event["target"])  # an ongoing effect: told once
+            return (f"  {event['target']} lies at 0 HP and still takes {event['kind']} damage:"
+                    " nothing changes (not told again).")
+        return header + narrator(event)
+
+    def _idle(self, event: Event) -> bool:
+        """Damage told once already, or a roll, of someone down at 0 HP: nothing changes."""
+        name = event.get("event")
+        if name == "check_rolled":
+            return event.get("actor") in self.down
+        return (name == "damage_dealt" and event.get("target") in self.told
+                and event.get("hp_before") == event.get("hp_after") == 0)
+
+    def _follow(self, event: Event) -> None:
+        name = event.get("event")
+        if name == "day_started":
+            self.steps = event.get("steps")
+        if "step" in event and name in ("encounter_started", "rested", "encounter_ended"):
+            self.step = event["step"]
+        if name in ("knocked_out", "died"):
+            self.down.add(event.get("target", ""))
+        elif name in ("damage_dealt", "item_used", "rested"):
+            who = event.get("target") or event.get("actor")
+            if isinstance(event.get("hp_after"), int) and event["hp_after"] > 0:
+                self.down.discard(who)
+                self.told.discard(who)
+        elif name == "battle_started":
+            self.told.clear()
+            self.down = {c["name"] for c in event.get("combatants", ()) if c.get("hp") == 0}
+
+
 def narrate(events: Iterable[Event]) -> Iterator[str]:
     """Yield the narration lines of a battle's events (events without a narrator are silent)."""
     held: list[str] = []
+    teller = Teller()
     for raw in events:
         name = raw.get("event", "")
-        narrator = NARRATORS.get(name)
-        if narrator is None or _silent(raw):
-            continue
         event = clean(raw)  # names and every other string are data, never terminal codes
-        line = narrator(event)
+        told = teller.tell(event)
+        if told is None:
+            continue
+        line = told
         if name == "attack_resolved":
             yield line
             yield from held

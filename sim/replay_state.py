@@ -308,8 +308,10 @@ class BattleView:
         if event.get("max_hp") is not None:
             who.max_hp = event["max_hp"]  # d20: a long rest's hit dice set it anew
         for resource in ("heroism", "psy", "fatigue", "morale"):
-            if event.get(f"{resource}_after") is not None:
-                who.resources[resource] = event[f"{resource}_after"]
+            after = event.get(f"{resource}_after")
+            # Shown when the member has it: a d20 member has no PSY, a rested one no fatigue to tell.
+            if after is not None and (resource in who.resources or after or event.get(f"{resource}_before")):
+                who.resources[resource] = after
         if who.status == UNCONSCIOUS and who.hp > 0:
             who.status = ACTIVE
 

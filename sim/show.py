@@ -254,3 +254,15 @@ def find_entry(text: str, dirs: Sequence[pathlib.Path], found: Mapping[str, Mapp
         return {rules: entries for rules, entries in matching.items() if entries}
     return (f"no bestiary entry matches '{text}' by name or spelling;"
             f" {where_searched(list(dirs), tuple(found))}")
+
+
+def also_matching(text: str, found: Mapping[str, Mapping[str, Entry]]) -> str | None:
+    """After the entry named ``text`` is shown in full, the other names that hold it
+    (`sim bestiary orc`: the orc, then "also: orc archer, orc brute"); None if none. Close
+    spellings are left out: the text is a name, not a misspelling."""
+    wanted = text.strip().lower()
+    others = sorted({name for entries in found.values() for name in entries
+                     if wanted in name.lower() and name != text.strip()})
+    if not others:
+        return None
+    return f"# also matching '{text.strip()}': {', '.join(others)}"

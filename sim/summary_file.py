@@ -84,7 +84,10 @@ COMBATANT = {"side": TEXT, "death": CI, "down": _MAYBE_CI, "knocked_out": CI,
 _STEP_KIND: _Check = (lambda v: v in ("encounter", "rest"), "must be encounter or rest")
 REST_STEP = {"step": INTEGER, "name": TEXT, "kind": _STEP_KIND, "reached": CI}
 ENCOUNTER_STEP = {**REST_STEP, "won": CI, "any_down": CI, "any_death": CI, "ended_here": CI,
-                  "hp_start": _SPREAD}
+                  "hp_start": _SPREAD,
+                  # newer: what else the party has left as the fight begins
+                  **{key: _Opt(_SPREAD) for key in ("heroism_start", "psy_start", "potions_start",
+                                                    "destiny_start", "fatigue_start", "down_start")}}
 SUMMARY = {"scenario": TEXT, "rules": TEXT, "battles": INTEGER, "seed": INTEGER,
            "sides": _MapOf({"win_rate": CI}, MAX_COMBATANTS), "draw_rate": _MAYBE_CI,
            "draws_by": _Opt(_MapOf(INTEGER), nullable=True), "tpk": _MAYBE_CI,

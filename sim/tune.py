@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from sim.batch import Runner
+from sim.compare import unit
 from sim.errors import InputError
 from sim.paired import HEADLINE, Metrics, Progress, Variant, play, require_party
 from sim.stats import interval
@@ -106,12 +107,16 @@ class _Point:
     successes: int = 0
     battles: int = 0
     decided: bool = False
+    # Every headline proportion's count, for the value's difficulty and its other figures.
+    headline: list[int] = attrs.field(factory=lambda: [0] * len(HEADLINE))
 
     def summary(self, target: Target) -> dict[str, Any]:
         ci = interval(self.successes, self.battles)
         side = target.side(ci["lo"], ci["hi"])
         return {"value": self.value, "metric": ci, "battles": self.battles,
-                "meets": target.met(ci["p"]), "straddles": side is None}
+                "meets": target.met(ci["p"]), "straddles": side is None,
+                "headline": {name: interval(count, self.battles)
+                             for name, count in zip(HEADLINE, self.headline, strict=True)}}
 
 
 def tune(points: Sequence[tuple[int, Variant]], target: Target, seed: int, cap: int,
@@ -132,7 +137,10 @@ def tune(points: Sequence[tuple[int, Variant]], target: Target, seed: int, cap: 
                     seed, chunk, runner, window)
         for point in open_points:
             for row in rows[point.value]:
-                point.successes += point.metrics.values(row)[metric]
+                values = point.metrics.values(row)
+                point.successes += values[metric]
+                for k in range(len(HEADLINE)):
+                    point.headline[k] += values[k]
             point.battles = stop
             ci = interval(point.successes, point.battles)
             narrow = (ci["hi"] - ci["lo"]) / 2 <= precision
@@ -146,6 +154,7 @@ def tune(points: Sequence[tuple[int, Variant]], target: Target, seed: int, cap: 
         "scenario": points[0][1].scenario.path,
         "target": str(target),
         "vary": points[0][1].name.rpartition("=")[0],
+        "unit": unit(points[0][1]),
         "seed": seed,
         "precision": precision,
         "points": summaries,

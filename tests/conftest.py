@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import pathlib
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -23,6 +26,26 @@ settings.register_profile(
 )
 settings.register_profile("explore", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# The browser tests drive Debian's Chromium (never a browser a test tool downloads).
+CHROMIUM = pathlib.Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium, shared by the browser tests of a module (never longer: a
+    running Playwright keeps an event loop, and later asyncio.run calls, as Textual's, fail)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--no-first-run"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
 
 
 @pytest.fixture

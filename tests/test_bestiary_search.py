@@ -75,6 +75,14 @@ class TestSearchCommand:
         code, out, _ = run(capsys, "bestiary", "d20", "goblin", "--bestiary", str(library))
         assert code == 0 and out.startswith("# d20 bestiary entry, from ")
 
+    def test_exact_name_then_the_others_it_finds(self, library: pathlib.Path, capsys) -> None:
+        """`goblin` names an entry and is part of another: the entry in full, then the other
+        names, so a search for a word never hides the longer names (`orc` and `orc brute`)."""
+        code, out, _ = run(capsys, "bestiary", "d20", "goblin", "--bestiary", str(library))
+        assert code == 0 and out.splitlines()[-1] == "# also matching 'goblin': goblin archer"
+        code, out, _ = run(capsys, "bestiary", "d20", "orc archer", "--bestiary", str(library))
+        assert "also matching" not in out
+
     def test_nothing_close_is_not_a_guess(self, library: pathlib.Path, capsys) -> None:
         """`ogre` with a rogue and no ogre: exit 2 and the folders searched, rogue never proposed."""
         code, out, err = run(capsys, "bestiary", "d20", "ogre", "--bestiary", str(library))

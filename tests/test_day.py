@@ -207,6 +207,32 @@ class TestEndOfDay:
                 return
         pytest.fail("no seed lost the first fight")
 
+    def test_a_drawn_fight_ends_the_day(self, tmp_path, capsys):
+        """A draw is a fight the party does not win: the day ends there (winner null, not
+        completed), no one rests and no later encounter starts. The first fight is built to
+        draw on every seed: one round against a wall of 100,000 HP whose fist deals 1."""
+        wall = "{name: Wall, hp: 100000, armor: 30, weapons: [{name: fist, damage: 1}]}"
+        body = ("name: Drawn day\nrules: d20\n" + PARTY + "steps:\n"
+                "  - encounter: {name: stalemate, max_rounds: 1, sides: [{name: wall, members: ["
+                + wall + "]}]}\n"
+                "  - rest: {kind: good, hours: 8}\n"
+                "  - encounter: " + str(AMBUSH) + "\n")
+        path = write_day(tmp_path, body)
+        day = load_day(path)
+        for seed in range(1, 6):
+            outcome, events = run_day(day, seed, log=True)
+            assert [s.reached for s in outcome.steps] == [True, False, False]
+            assert outcome.steps[0].winner is None and not outcome.steps[0].won
+            assert outcome.winner is None and not outcome.completed and outcome.survived
+            assert sum(e["event"] == "encounter_started" for e in events) == 1
+            assert not any(e["event"] == "rested" for e in events)
+            assert events[-1]["event"] == "day_ended" and events[-1]["winner"] is None
+        assert cli.main(["batch", str(path), "-n", "20", "--workers", "1", "--json",
+                         "--no-progress", "--out", str(tmp_path / "run")]) == 0
+        steps = json.loads(capsys.readouterr().out)["steps"]
+        assert [s["reached"]["p"] for s in steps] == [1.0, 0.0, 0.0]
+        assert steps[0]["won"]["p"] == 0.0 and steps[0]["ended_here"]["p"] == 1.0
+
     def test_one_encounter_day_is_that_scenario(self, tmp_path):
         """A day of one encounter plays exactly that scenario's battle on the same seed."""
         body = "name: One fight\nrules: d20\n" + PARTY + "steps:\n  - encounter: " + str(AMBUSH) + "\n"
@@ -361,6 +387,8 @@ class TestDayReplay:
             view.goto(rests[0])
             rested = events[rests[0]]
             assert view.combatants[rested["actor"]].hp == rested["hp_after"]
+            # a d20 party has no PSY and, rested, no fatigue: the viewer shows neither (issue 29)
+            assert not {"psy 0", "fatigue 0"} & set(view.combatants[rested["actor"]].details())
             second = next(i for i, e in enumerate(events) if e["event"] == "battle_started" and i > rests[0])
             view.goto(second)
             for entry in events[second]["combatants"]:
@@ -413,3 +441,37 @@ class TestRestBeforeTheFirstFight:
         events = [json.loads(line) for line in log.read_text().splitlines()]
         assert "Sir Bors rests before the first fight" in "\n".join(narrate(events))
         assert cli.main(["replay", str(log), "--verify"]) == 0
+
+
+class TestWhatIsLeftAtEachFight:
+    """StepResult (and so the summary's steps[]) says what the party has left as each fight
+    begins: potions, destiny points, fatigue and who is down (issue 29), as the log tells it."""
+
+    def test_resources_at_each_fight_match_the_log(self, tmp_path):
+        party = PARTY.replace("{use: knight, name: Sir Bors}",
+                              "{use: knight, name: Sir Bors, items: [{heal: 2d4, count: 3}],"
+                              " tactics: {potion_at: 0.9}}")
+        body = ("name: Supplies\nrules: d20\noptions: {destiny_points: 2}\n" + party + "steps:\n"
+                "  - encounter: " + str(AMBUSH) + "\n  - rest: {kind: quick, hours: 1}\n"
+                "  - encounter: " + str(AMBUSH) + "\n")
+        day = load_day(write_day(tmp_path, body))
+        checked = 0
+        for seed in range(1, 40):
+            outcome, events = run_day(day, seed, log=True)
+            first, _, second = outcome.steps
+            assert (first.potions_start, first.destiny_start, first.down_start) == (3, 2, 0)
+            if not second.reached:  # a step not reached has nothing
+                assert second.potions_start == second.destiny_start == second.down_start == 0
+            fights = battles(events)
+            if len(fights) < 2:
+                continue
+            cast = [c for c in fights[1][0]["combatants"] if c["side"] == "heroes"]
+            destiny = [e["left"] for e in fights[0] if e["event"] == "resource_spent"
+                       and e["resource"] == "destiny"]
+            assert second.destiny_start == (destiny[-1] if destiny else 2)
+            # the dead are not in the next fight (sim.day._fighting): down are those at 0 HP, or dead
+            dead = len(day.members) - len(cast)
+            assert second.potions_start == sum(sum((c.get("items") or {}).values()) for c in cast)
+            assert second.down_start == dead + sum(c["hp"] == 0 for c in cast)
+            checked += 1
+        assert checked > 10

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pathlib
 import re
+from typing import ClassVar
 
 from sim.engine import run_battle
 from sim.narrate import narrate
@@ -181,3 +182,48 @@ class TestLeftBehindNarrated:
                "fled": ["B"], "left_behind": ["A"]}
         text = "\n".join(narrate([end]))
         assert "left behind, alive: A" in text and "dead" not in text
+class TestTeller:
+    """What narration leaves out or adds from what it already told (issue 29)."""
+
+    BURN: ClassVar[dict] = {"event": "damage_dealt", "round": 3, "t": 2.5, "target": "Wolf", "amount": 2,
+                            "source": None, "kind": "fire", "hp_before": 0, "hp_after": 0}
+    ROLL: ClassVar[dict] = {"event": "check_rolled", "round": 3, "t": 2.5, "actor": "Wolf",
+                            "purpose": "physique", "system": "d20", "dice": [4], "modifier": 0, "total": 4,
+                            "target": 10, "degree": "failure", "success": False, "margin": -6}
+
+    def test_the_down_burn_told_once_and_roll_nothing(self) -> None:
+        """A wolf down at 0 HP: its fire damage is told once, its physique rolls never."""
+        events = [{"event": "knocked_out", "round": 2, "t": 1.5, "target": "Wolf", "cause": "fire"},
+                  self.BURN, self.ROLL, self.BURN, self.ROLL]
+        lines = list(narrate(events))
+        assert lines == ["  ** Wolf is knocked out.",
+                         "  Wolf lies at 0 HP and still takes fire damage: nothing changes (not told again)."]
+        assert not any("loses 0 HP" in line for line in lines)
+
+    def test_rolls_told_again_once_back_up(self) -> None:
+        """Healed above 0 HP, the wolf's rolls are told again."""
+        events = [{"event": "knocked_out", "round": 2, "t": 1.5, "target": "Wolf", "cause": "fire"},
+                  {"event": "item_used", "round": 2, "t": 1.6, "actor": "Wolf", "target": "Wolf",
+                   "item": "potion", "healed": 3, "hp_before": 0, "hp_after": 3, "left": 0, "woke": True},
+                  self.ROLL]
+        assert "rolls physique" in list(narrate(events))[-1]
+
+    def test_every_step_has_a_header_and_the_last_step_its_words(self) -> None:
+        """A rest step gets 'Step N'; a day lost at its last step does not 'end early'."""
+        rest = {"event": "rested", "round": 0, "t": 0.0, "step": 1, "actor": "Ada", "kind": "quick",
+                "hours": 1, "hp_before": 3, "hp_after": 6, "max_hp": 9, "unhealable_before": 0,
+                "unhealable_after": 0, "psy_before": 0, "psy_after": 0, "max_psy": 0, "fatigue_before": 0,
+                "fatigue_after": 0, "heroism_before": 0, "heroism_after": 0, "max_heroism": 0,
+                "morale_before": None, "morale_after": None}
+        events = [{"event": "day_started", "round": 0, "t": 0.0, "day": "D", "rules": "d20", "seed": 1,
+                   "steps": 3, "party": ["Ada"]},
+                  {"event": "encounter_started", "round": 0, "t": 0.0, "step": 0, "name": "Wolves"},
+                  rest, {**rest, "actor": "Bo"},
+                  {"event": "encounter_started", "round": 0, "t": 0.0, "step": 2, "name": "Ogre"},
+                  {"event": "day_ended", "round": 0, "t": 0.0, "completed": False, "rounds": 9,
+                   "dead": ["Ada"]}]
+        text = "\n".join(narrate(events))
+        assert text.count("=== Step 2: quick rest, 1 h ===") == 1
+        assert "the day ends at its last step (3 of 3)" in text and "early" not in text
+        events[-2]["step"] = 0
+        assert "the day ends early, at step 1 of 3" in "\n".join(narrate([*events[:2], events[-1]]))

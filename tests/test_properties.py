@@ -16,7 +16,7 @@ from functools import cache
 import icepool
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sim import dice
@@ -70,6 +70,24 @@ def expressions(draw) -> tuple[str, icepool.Die]:
     return text, law
 
 
+@st.composite
+def notation_texts(draw) -> str:
+    """Valid dice notation as a GM may write it: spaces, a leading sign, ``d20`` for ``1d20``,
+    ``d%``, upper case, exploding and keeping terms."""
+    words = []
+    for _ in range(draw(st.integers(1, 3))):
+        count = draw(st.sampled_from(["", "1", "2", "3"]))
+        sides = draw(st.sampled_from(["2", "4", "6", "10", "20", "%"]))
+        suffix = draw(st.sampled_from(["", "!", f"kh{count or 1}", "kl1"]))
+        word = draw(st.sampled_from([f"{count}d{sides}{suffix}", str(draw(st.integers(0, 9)))]))
+        words.append(word.upper() if draw(st.booleans()) else word)
+    space = draw(st.sampled_from(["", " ", "  "]))
+    joined = words[0]
+    for word in words[1:]:
+        joined += f"{space}{draw(st.sampled_from('+-'))}{space}{word}"
+    return draw(st.sampled_from(["", "-", "+"])) + joined
+
+
 class TestDiceNotation:
     """Dice notation (RULES.md §1 rolls, ARCHITECTURE.md notation) for any expression."""
 
@@ -105,15 +123,19 @@ class TestDiceNotation:
         for _ in range(50):
             assert expr.min <= expr.roll(rng) <= expr.max
 
-    @given(st.text(max_size=30))
-    def test_any_text_parses_or_says_why(self, text: str) -> None:
-        """Any text is either dice notation or a DiceError with a message, never a crash."""
+    @given(st.text(max_size=30) | notation_texts() | st.text(alphabet="0123456789dDkKhHlL%!+- ", max_size=12),
+           st.integers(0, 2**32))
+    def test_any_text_parses_or_says_why(self, text: str, seed: int) -> None:
+        """Any text is either dice notation or a DiceError with a message, never a crash; what
+        parses rolls within its bounds and its canonical text parses to the same dice."""
         try:
             expr = dice.parse(text)
         except DiceError as error:
             assert str(error)
         else:
-            assert expr.min <= expr.max
+            assert expr.min <= expr.roll(random.Random(seed)) <= expr.max
+            again = dice.parse(expr.text)
+            assert (again, again.min, again.max) == (expr, expr.min, expr.max)
 
 
 # -- checks: every system's rule ----------------------------------------------------------------
@@ -212,14 +234,18 @@ def obeys_its_rule(event: dict) -> None:
 # -- scenarios generated as YAML text from the bestiary -----------------------------------------
 
 @cache
+def entries(rules: str) -> dict[str, dict]:
+    """A system's bestiary entries by name."""
+    found: dict[str, dict] = {}
+    for file in sorted((BESTIARY / rules).glob("*.yaml")):
+        found.update(yaml.safe_load(file.read_text())["creatures"])
+    assert found, f"no bestiary entries in {BESTIARY / rules}"
+    return found
+
+
 def creatures(rules: str) -> tuple[str, ...]:
     """Bestiary entries of a system; terror creatures only where spirit is on (else refused)."""
-    names = []
-    for file in sorted((BESTIARY / rules).glob("*.yaml")):
-        for name, entry in yaml.safe_load(file.read_text())["creatures"].items():
-            names.append(("terror:" if "terror" in entry else "") + name)
-    assert names, f"no bestiary entries in {BESTIARY / rules}"
-    return tuple(names)
+    return tuple(("terror:" if "terror" in entry else "") + name for name, entry in entries(rules).items())
 
 
 @st.composite
@@ -263,6 +289,20 @@ def scenario_texts(draw, rules: str | None = None) -> tuple[str, str]:
     if rules == "d100" and draw(st.booleans()):
         doc["hazards"] = [{"kind": draw(st.sampled_from(["water", "smoke", "fire"])),
                            "members": ["s0m0"], "escape": draw(st.sampled_from(["move", "none"]))}]
+    return rules, yaml.safe_dump(doc, sort_keys=False)
+
+
+@st.composite
+def unarmed_texts(draw) -> tuple[str, str]:
+    """A scenario as above whose members hold no weapon and ride no mount (``KEY: null`` drops
+    what the bestiary gives): the fights that end in a draw before max_rounds (a stalemate, or
+    nobody left after a timeline explosion), which armed bestiary creatures never play."""
+    rules, text = draw(scenario_texts())
+    doc = yaml.safe_load(text)
+    for side in doc["sides"]:
+        for member in side["members"]:
+            given = entries(rules)[member["use"]]  # dropping a key the entry lacks is refused
+            member.update({key: None for key in ("weapons", "mount") if key in given})
     return rules, yaml.safe_dump(doc, sort_keys=False)
 
 
@@ -322,6 +362,12 @@ def _duel(rules: str) -> str:
     return yaml.safe_dump(doc)
 
 
+# Two goblins without their weapons: nobody can change anything, so the battle stops at once.
+UNARMED_DUEL = yaml.safe_dump({"name": "unarmed", "rules": "d20", "max_rounds": 5, "sides": [
+    {"name": "a", "party": True, "members": [{"use": "goblin", "name": "A", "weapons": None}]},
+    {"name": "b", "members": [{"use": "goblin", "name": "B", "weapons": None}]}]})
+
+
 class TestBattles:
     """What every battle of every system keeps true (RULES.md §2, §5)."""
 
@@ -337,10 +383,11 @@ class TestBattles:
                     assert 0 <= event[before_after] <= max_hp[event["target"]], event
         assert all(0 <= f.hp <= f.max_hp for f in battle.fighters)
 
-    @given(scenario_texts(), seeds)
+    @given(scenario_texts() | unarmed_texts(), seeds)
+    @example(("d20", UNARMED_DUEL), 1)  # a stalemate: the draw before max_rounds, on every profile
     def test_battle_ends_within_max_rounds(self, workdir, scenario, seed) -> None:
         """A battle always ends, once, within max_rounds: a victory (only the winner has able
-        members), or a draw."""
+        members), or a draw (at max_rounds, or before it with nobody left or in a stalemate)."""
         _, text = scenario
         battle = played(workdir, text, seed)
         ends = [e for e in battle.log if e["event"] == "battle_ended"]
@@ -350,8 +397,11 @@ class TestBattles:
         able = {f.side for f in battle.fighters if f.counts and f.status == ACTIVE}
         if end["winner"] is not None:
             assert able <= {end["winner"]}
-        elif end["rounds"] < battle.scenario.max_rounds:
-            assert not able or "stalemate" in json.dumps(end)  # nobody left, or a stalemate
+        elif end["rounds"] < battle.scenario.max_rounds and able:  # else nobody is left
+            # A stalemate: nobody able holds a weapon or a potion, nothing burns or poisons.
+            assert end["stopped"] == "stalemate"
+            assert not any(f.effects or (f.status == ACTIVE and (f.spec.weapons or f.items))
+                           for f in battle.fighters)
 
     @given(scenario_texts(), seeds)
     def test_same_seed_same_log(self, workdir, scenario, seed) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from sim import cli
 from sim.errors import InputError
-from sim.tune import parse_target, parse_vary
+from sim.tune import STEP, parse_target, parse_vary
 
 DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
 VARY = "sides[beast].members[Beast].defense_threshold"
@@ -70,6 +70,18 @@ class TestMonotoneDuel:
         (point,) = result["points"]
         assert point["straddles"]
         assert (point["metric"]["hi"] - point["metric"]["lo"]) / 2 <= 0.05
+
+    def test_stops_at_the_first_step_whose_half_width_is_within_precision(self, capsys):
+        """The stopping rule is the half-width: near p = 0.5 the 95% interval is +-0.062 after
+        one step of 250 battles and +-0.044 after two, so a straddling value stops at 500
+        (a full width within 0.05 would take 1750). The same seeds cut one step earlier (-n)
+        give an interval still wider than +-precision."""
+        args = (str(DUEL), "--vary", f"{VARY}=13..13", "--target", "party.win>=0.5", "--precision", "0.05")
+        (point,) = tune(capsys, *args)["points"]
+        assert point["straddles"] and point["battles"] == 2 * STEP
+        (earlier,) = tune(capsys, *args, "-n", str(point["battles"] - STEP))["points"]
+        assert earlier["battles"] == STEP and earlier["straddles"]
+        assert (earlier["metric"]["hi"] - earlier["metric"]["lo"]) / 2 > 0.05
 
 
 class TestParsing:

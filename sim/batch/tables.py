@@ -210,6 +210,8 @@ def _step_type() -> Any:
         ("step", pa.int32()), ("reached", pa.bool_()), ("won", pa.bool_()), ("winner", pa.string()),
         ("rounds", pa.int32()), ("any_down", pa.bool_()), ("any_death", pa.bool_()),
         ("hp_start", pa.int64()), ("heroism_start", pa.int64()), ("psy_start", pa.int64()),
+        ("potions_start", pa.int64()), ("destiny_start", pa.int64()), ("fatigue_start", pa.int64()),
+        ("down_start", pa.int64()),
     ])
 
 

@@ -14,10 +14,10 @@ from sim.terminal import safe
 MAX_SEED = 2**63 - 1
 
 
-def _bounded(text: str, low: int) -> int:
+def _bounded(text: str, low: int, high: int = MAX_SEED) -> int:
     value = _index(text)
-    if not low <= value <= MAX_SEED:
-        msg = f"must be between {low} and {MAX_SEED} (got {value})"
+    if not low <= value <= high:
+        msg = f"must be between {low} and {high} (got {value})"
         raise argparse.ArgumentTypeError(msg)
     return value
 
@@ -307,4 +307,23 @@ def build_parser() -> argparse.ArgumentParser:
                      help="an adventuring day: the fights in turn, a quick rest between two")
     new.add_argument("--name", help="the scenario's name (default: from the foes)")
     _bestiary_option(new)
+
+    serve = commands.add_parser("serve", help="a local web page: build an encounter, watch its odds live")
+    serve.add_argument("--port", type=_port, default=8765,
+                       help="port to listen on (default 8765; 0: any free port)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1, this machine only)")
+    serve.add_argument("--no-browser", action="store_true", help="print the address, do not open it")
+    serve.add_argument("--dir", type=pathlib.Path, default=pathlib.Path("."), metavar="DIR",
+                       help="the folder a day's encounter files are read from (default: here)")
+    serve.add_argument("--workers", type=_workers, default=None,
+                       help=f"processes a batch may use, at most {WORKERS_PER_CORE} a usable core")
+    serve.add_argument("--executor", choices=("process", "dask"), default="process",
+                       help="where chunks run: local processes (default), or a Dask cluster")
+    serve.add_argument("--scheduler", help="Dask scheduler address (default: a local cluster)")
+    _bestiary_option(serve)
     return parser
+
+
+def _port(text: str) -> int:
+    return _bounded(text, 0, 65535)

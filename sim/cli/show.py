@@ -11,7 +11,7 @@ from sim.errors import InputError
 from sim.model import DEFAULT_REROLL
 from sim.rest import HEROISM_BACK_AFTER_HOURS
 from sim.scenario import IMPLEMENTED_SYSTEMS
-from sim.show import bestiary, find_entry, listing, show_entry, show_scenario
+from sim.show import also_matching, bestiary, find_entry, listing, show_entry, show_scenario
 from sim.terminal import safe
 
 
@@ -65,4 +65,7 @@ def cmd_bestiary(args: argparse.Namespace) -> int:
         print(safe(listing(dirs, entries)), end="")
         return EXIT_OK
     print("\n".join(show_entry(*entry) for entry in entries), end="")
+    also = also_matching(name, found)
+    if also is not None:
+        print(safe(also))
     return EXIT_OK

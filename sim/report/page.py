@@ -22,7 +22,7 @@ from sim import __version__
 from sim.batch import SUMMARY, RunFolder, load_run_scenario, write_atomic
 from sim.errors import InputError, RunAborted
 from sim.manifest import read_json
-from sim.report.plots import attrition_plot, figures
+from sim.report.plots import attrition_plot, figures, resources_plot
 from sim.report.render import environment, render
 from sim.report.terminal import (
     STEP_COLUMNS,
@@ -32,7 +32,10 @@ from sim.report.terminal import (
     morale_cells,
     outcome_rows,
     pct,
+    resource_columns,
+    resource_rows,
     step_rows,
+    unit,
 )
 from sim.report.viewer import viewer
 from sim.runlock import RunLock
@@ -60,6 +63,8 @@ class Day:
 
     table: Table
     plot: str
+    resources: Table  # what the party has left as each fight begins
+    resources_plot: str | None  # drawn when it has more than HP (which the attrition plot draws)
 
 
 def write_report(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = (), force: bool = False,
@@ -94,7 +99,8 @@ def render_page(run_dir: pathlib.Path, summary: Summary, bestiary: Sequence[path
     """The whole page as text."""
     return render(
         "report.html", script_hash=_script_hash(), scenario=summary.get("scenario"),
-        rules=summary.get("rules"), battles=summary.get("battles"), seed=summary.get("seed"),
+        rules=summary.get("rules"), battles=summary.get("battles"), unit=unit(summary),
+        seed=summary.get("seed"),
         verdict=_verdict(summary, _party_side(run_dir, bestiary)), day=_day(summary),
         tables=_tables(summary), figures=figures(run_dir, summary), viewer=viewer(run_dir, bestiary),
         version=__version__, run_name=run_dir.name, stopped_early=summary.get("stopped_by") == "precision")
@@ -154,7 +160,7 @@ def _tables(summary: Summary) -> list[Table]:
               _rounds_table(summary), _people_table(summary)]
     items = item_rows(summary)
     if items:
-        tables.append(Table("Items used (mean per battle)", ("combatant", "items used"),
+        tables.append(Table(f"Items used (mean per {unit(summary)[:-1]})", ("combatant", "items used"),
                             tuple(items)))
     morale = _morale_table(summary)
     return tables if morale is None else [*tables, morale]
@@ -163,7 +169,8 @@ def _tables(summary: Summary) -> list[Table]:
 def _rounds_table(summary: Summary) -> Table:
     r = summary["rounds"]
     row = (f"{r['mean']:.1f}", str(r["p50"]), str(r["p90"]), str(r["max"]))
-    return Table("Battle length (rounds)", ("mean", "median (p50)", "p90", "max"), (row,))
+    caption = "Rounds of fighting in a day" if summary.get("steps") else "Battle length (rounds)"
+    return Table(caption, ("mean", "median (p50)", "p90", "max"), (row,))
 
 
 def _people_table(summary: Summary) -> Table:
@@ -206,4 +213,9 @@ def _day(summary: Summary) -> Day | None:
         return None
     table = Table("Each step of the day (95% intervals; HP as p10 / p50 / p90 of the days that"
                   " reached it)", STEP_COLUMNS, tuple(step_rows(summary)))
-    return Day(table, attrition_plot(summary))
+    columns = resource_columns(summary)
+    resources = Table("What the party has left as each fight begins: mean (p10-p90 of the days that"
+                      " reached it)", ("fight", *(label for _, label in columns)),
+                      tuple(resource_rows(summary)))
+    drawn = resources_plot(summary, columns[1:]) if len(columns) > 1 else None
+    return Day(table, attrition_plot(summary), resources, drawn)

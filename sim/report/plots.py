@@ -8,10 +8,12 @@ prolog, metadata and comments and prefixes the ids so several plots share one pa
 from __future__ import annotations
 
 import collections
+import html
 import io
 import math
 import pathlib
 import re
+import textwrap
 from typing import Any
 
 import attrs
@@ -117,15 +119,43 @@ def attrition_plot(summary: Summary) -> str:
                        step="mid")
     hp_ax.plot(xs, [d[4] for d in deciles], "o-", color="#1f77b4")
     hp_ax.set_ylabel("party HP at start")
-    hp_ax.set_xticks(xs, [])
+    hp_ax.tick_params(labelbottom=False)
     end_ax = fig.add_subplot(2, 1, 2, sharex=hp_ax)
     ended = [s["ended_here"] for s in fights]
     end_ax.bar(xs, [e["p"] for e in ended], color="#d62728",
                yerr=[[e["p"] - e["lo"] for e in ended], [e["hi"] - e["p"] for e in ended]])
     end_ax.set_ylabel("day ends here")
     percent_axis(end_ax, "y")
-    end_ax.set_xticks(xs, [plot_label(f"{s['step'] + 1}. {s['name']}", 18) for s in fights])
+    _fight_ticks(end_ax, fights)
     return to_svg(fig, "attrition")
+
+
+def _fight_ticks(ax: Any, fights: list[dict[str, Any]]) -> None:
+    """The fights of a day under the x axis: ``1. Road ambush``, wrapped to share the width
+    (at most 3 lines, the whole name as a tooltip when shortened)."""
+    width = max(8, 40 // max(1, len(fights)))
+    name_ticks(ax, "x", list(range(len(fights))), [f"{s['step'] + 1}. {s['name']}" for s in fights],
+               lambda name: wrapped_label(name, width, 3))
+
+
+def resources_plot(summary: Summary, columns: list[tuple[str, str]]) -> str:
+    """A panel per resource (heroism dice, potions, ...) the party has as each fight begins:
+    the mean over the p10 to p90 band of the days that reach it."""
+    fights = [s for s in summary["steps"] if s["kind"] == "encounter"]
+    xs = list(range(len(fights)))
+    fig = new_figure(0.9 + 1.1 * len(columns))
+    axes = fig.subplots(len(columns), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (key, label) in zip(axes, columns, strict=True):
+        spreads = [s.get(key) or {"mean": 0, "p10": 0, "p90": 0} for s in fights]
+        ax.fill_between(xs, [d["p10"] for d in spreads], [d["p90"] for d in spreads], color="#9467bd",
+                        alpha=0.25)
+        ax.plot(xs, [d["mean"] for d in spreads], "o-", color="#9467bd")
+        ax.set_ylabel(wrapped_label(label, 10), rotation=0, ha="right", va="center")
+        ax.set_ylim(bottom=0)
+        ax.yaxis.get_major_locator().set_params(integer=True, nbins=3)
+        ax.grid(axis="y", alpha=0.3)
+    _fight_ticks(axes[-1], fights)
+    return to_svg(fig, "resources")
 
 
 def figures(run_dir: pathlib.Path, summary: Summary) -> list[Plot]:
@@ -139,29 +169,84 @@ def figures(run_dir: pathlib.Path, summary: Summary) -> list[Plot]:
              " (95% intervals)."),
         *_party_figure(summary),
         Plot("rounds", _rounds_plot(summary, counts.rounds),
-             "How many rounds battles last (share of battles)."),
+             "How many rounds of fighting a day holds (share of days)." if summary.get("steps")
+             else "How many rounds battles last (share of battles)."),
         Plot("hp", _hp_plot(summary, counts.hp),
-             "HP left at the end of a battle: box from p25 to p75, whiskers p5 to p95, triangle the mean."),
+             f"HP left at the end of {_of_a(summary)}: box from p25 to p75, whiskers p5 to p95,"
+             " triangle the mean."),
     ]
 
 
-def plot_label(name: str, width: int = 24) -> str:
+# Plots are drawn this wide and their text this large: on a 390 px phone a plot is about
+# 350 CSS px wide, so a point is about 1.06 px there and no text is under 11 px.
+FIGURE_WIDTH_IN = 4.6
+SMALLEST_FONT_PT = 11.0
+
+
+def _unit(summary: Summary) -> str:
+    return "days" if summary.get("steps") else "battles"
+
+
+def _of_a(summary: Summary) -> str:
+    """``a day`` (its fights together) or ``a battle``."""
+    return "a day's fights" if summary.get("steps") else "a battle"
+
+
+def plot_label(name: str, width: int = 16) -> str:
     """A name as a plot label: shortened, and ``$`` escaped so mathtext never reads it."""
     short = name if len(name) <= width else name[: width - 1] + "\u2026"
     return short.replace("$", r"\$")
+
+
+def wrapped_label(name: str, width: int = 14, lines: int = 2) -> str:
+    """A name over at most ``lines`` lines of ``width`` characters, shortened past them."""
+    rows = textwrap.wrap(name, width, break_long_words=True) or [""]
+    if len(rows) > lines:
+        rows = [*rows[: lines - 1], plot_label(" ".join(rows[lines - 1:]), width)]
+    return "\n".join(row.replace("$", r"\$") for row in rows)
+
+
+def name_ticks(ax: Any, axis: str, positions: Any, names: list[str], label: Any = plot_label) -> None:
+    """Tick labels of names, each shortened by ``label``; a shortened one carries its whole
+    name as a tooltip (an SVG title: see to_svg)."""
+    shown = [label(name) for name in names]
+    getattr(ax, f"set_{axis}ticks")(positions, shown)
+    tips = ax.figure.__dict__.setdefault("tooltips", {})
+    ticks = getattr(ax, f"{axis}axis").get_major_ticks()
+    for tick, name, short in zip(ticks, names, shown, strict=False):
+        if short.replace("\n", " ").replace(r"\$", "$") != name:
+            gid = f"tip{len(tips)}"
+            tick.set_gid(gid)
+            tips[gid] = name
 
 
 def new_figure(height: float) -> Any:
     """A blank matplotlib figure as wide as a plot of the page."""
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(5.4, height), layout="constrained")
+    return Figure(figsize=(FIGURE_WIDTH_IN, height), layout="constrained")
+
+
+def _legible(fig: Any) -> float:
+    """Raise every text of the figure to the smallest legible size; that size, or the
+    smallest text drawn when larger."""
+    from matplotlib.text import Text
+
+    for ax in fig.axes:
+        ax.tick_params(labelsize=SMALLEST_FONT_PT)
+    texts = [t for t in fig.findobj(Text) if t.get_text() and t.get_visible()]
+    for text in texts:
+        text.set_fontsize(max(text.get_fontsize(), SMALLEST_FONT_PT))
+    return min((t.get_fontsize() for t in texts), default=SMALLEST_FONT_PT)
 
 
 def to_svg(fig: Any, key: str) -> str:
-    """The figure as inline SVG: no prolog, metadata or comments, and ids prefixed by ``key``."""
+    """The figure as inline SVG: no prolog, metadata or comments, ids prefixed by ``key``,
+    tooltips on shortened names, and ``data-smallest-font``: its smallest text (pt, the
+    SVG's unit) for a check that the page shows it large enough."""
     import matplotlib
 
+    smallest = _legible(fig)
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": f"combat-sim-{key}", "svg.fonttype": "path"}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
@@ -169,6 +254,9 @@ def to_svg(fig: Any, key: str) -> str:
     svg = svg[svg.index("<svg"):]
     svg = re.sub(r"<metadata>.*?</metadata>|<!--.*?-->", "", svg, flags=re.DOTALL)
     svg = re.sub(r'\s+xmlns(:xlink)?="[^"]*"', "", svg)
+    for gid, name in fig.__dict__.get("tooltips", {}).items():
+        svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{html.escape(name)}</title>', 1)
+    svg = svg.replace("<svg ", f'<svg data-smallest-font="{smallest:g}" ', 1)
     svg = re.sub(r'\bid="', f'id="{key}-', svg)
     return re.sub(r'(href="#|url\(#)', rf"\g<1>{key}-", svg)
 
@@ -193,8 +281,8 @@ def _win_plot(summary: Summary) -> str:
     ax.barh(y, ps, xerr=err, color=[c for _, _, c in rows], capsize=4, height=0.6)
     for yi, (_, ci, _) in zip(y, rows, strict=True):
         ax.annotate(f"{ci['p'] * 100:.1f}%", (ci["hi"], yi), xytext=(6, 0), textcoords="offset points",
-                    va="center", fontsize=9)
-    ax.set_yticks(y, [plot_label(name) for name, _, _ in rows])
+                    va="center")
+    name_ticks(ax, "y", y, [name for name, _, _ in rows])
     ax.set_xlim(0, 1.08)
     percent_axis(ax)
     ax.grid(axis="x", alpha=0.3)
@@ -214,11 +302,11 @@ def _deaths_plot(summary: Summary) -> str:
                 xerr=[[ko["p"] - ko["lo"]], [ko["hi"] - ko["p"]]], capsize=3,
                 label=None if "ko" in seen else "knocked out, survives")
         seen.add("ko")
-    ax.set_yticks(y, [plot_label(name) for name, _ in people])
+    name_ticks(ax, "y", y, [name for name, _ in people])
     ax.set_xlim(0, 1)
     percent_axis(ax)
     ax.grid(axis="x", alpha=0.3)
-    fig.legend(loc="outside upper center", fontsize=8, ncols=3, frameon=False)
+    fig.legend(loc="outside upper center", ncols=2, frameon=False)
     return to_svg(fig, "deaths")
 
 
@@ -241,12 +329,12 @@ def _party_figure(summary: Summary) -> list[Plot]:
     party = summary.get("party")
     if not party:
         return []
-    return [Plot("party", _party_plot(party),
-                 f"How many of {party['side']} end a battle dead, and how many went down at some moment"
-                 " (share of battles).")]
+    return [Plot("party", _party_plot(party, _unit(summary)),
+                 f"How many of {party['side']} end {_of_a(summary)} dead, and how many went down at some"
+                 f" moment (share of {_unit(summary)}).")]
 
 
-def _party_plot(party: dict[str, Any]) -> str:
+def _party_plot(party: dict[str, Any], unit: str) -> str:
     """Side by side bars of ``deaths.dist`` and ``downs.dist``: share of battles per member count."""
     import numpy as np
 
@@ -260,10 +348,10 @@ def _party_plot(party: dict[str, Any]) -> str:
                label=f"{label} (mean {counts['mean']:.2f})")
     ax.set_xticks(x, [str(k) for k in x])
     ax.set_xlabel(f"members of {plot_label(party['side'])}")
-    ax.set_ylabel("share of battles")
+    ax.set_ylabel(f"share of {unit}")
     ax.set_ylim(0, 1)
     percent_axis(ax, "y")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.grid(axis="y", alpha=0.3)
     return to_svg(fig, "party")
 
@@ -284,13 +372,13 @@ def _rounds_plot(summary: Summary, rounds: collections.Counter[int]) -> str:
     for value, label, style in lines:
         ax.axvline(value, color="#333333", linestyle=style, linewidth=1.2, label=label)
     ax.set_xlabel("rounds")
-    ax.set_ylabel("share of battles")
+    ax.set_ylabel(f"share of {_unit(summary)}")
     percent_axis(ax, "y")
     ax.xaxis.get_major_locator().set_params(integer=True)
     if counts.any():
         found = np.flatnonzero(counts)
         ax.set_xlim(found[0] - 0.7, found[-1] + 0.7)
-    ax.legend(fontsize=8)
+    ax.legend()
     ax.grid(axis="y", alpha=0.3)
     return to_svg(fig, "rounds")
 
@@ -304,7 +392,7 @@ def _hp_plot(summary: Summary, hp: dict[str, collections.Counter[int]]) -> str:
            orientation="horizontal", showfliers=False, showmeans=True, widths=0.6, patch_artist=True,
            boxprops={"facecolor": "#c6dbef"}, medianprops={"color": "#08519c"},
            meanprops={"marker": "^", "markerfacecolor": "#d62728", "markeredgecolor": "#d62728"})
-    ax.set_yticks(y, [plot_label(name) for name in people])
+    name_ticks(ax, "y", y, people)
     ax.set_xlabel("HP left")
     lowest = min((min(counts) for counts in hp.values() if counts), default=0)
     ax.set_xlim(left=min(0.0, float(lowest)) - 0.5)

@@ -37,13 +37,15 @@ def headline(summary: dict[str, Any]) -> str:
     """
     party = summary.get("party")
     if party:
-        # A day counts as one battle: "win" is seeing every fight of it through.
-        unit, win = ("days", "see the day through") if summary.get("steps") else ("battles", "win")
         behind = left_behind(party)
-        return (f"Difficulty {difficulty_text(party)}: {party['side']} {win} {pct(party['win'])};"
+        left = f", someone is left behind in {pct(behind)}" if behind else ""
+        if summary.get("steps"):  # a day: its "win" is seeing every fight of it through
+            return (f"Difficulty {difficulty_text(party)}: the day is seen through in {pct(party['win'])};"
+                    f" someone of {party['side']} goes down in {pct(party['any_down'])}, someone dies in"
+                    f" {pct(party['any_death'])}{left}, total party kill in {pct(party['tpk'])} of days.")
+        return (f"Difficulty {difficulty_text(party)}: {party['side']} win {pct(party['win'])};"
                 f" someone goes down in {pct(party['any_down'])}, someone dies in"
-                f" {pct(party['any_death'])}{f', someone is left behind in {pct(behind)}' if behind else ''},"
-                f" total party kill in {pct(party['tpk'])} of {unit}.")
+                f" {pct(party['any_death'])}{left}, total party kill in {pct(party['tpk'])} of battles.")
     wins = [f"{side} win {pct(stats['win_rate'])}" for side, stats in summary.get("sides", {}).items()]
     return "No party side: " + "; ".join([*wins, f"draw {pct(summary.get('draw_rate'))}"]) + "."
 
@@ -60,6 +62,11 @@ def anyone_left_behind(summary: dict[str, Any]) -> bool:
     """Whether some combatant was left behind in some battle: the per-combatant tables then
     show a "left behind" column."""
     return any((c.get("left_behind") or {}).get("p") for c in summary["combatants"].values())
+
+
+def unit(summary: dict[str, Any]) -> str:
+    """What the run counts: ``days`` for adventuring days, else ``battles``."""
+    return "days" if summary.get("steps") else "battles"
 
 
 def dist_text(counts: dict[str, Any]) -> str:
@@ -98,7 +105,7 @@ def item_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
 
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
     """The headline table (sides, draws, TPK, rounds) and the per-combatant table."""
-    head = Table(title=f"{summary['scenario']} ({summary['rules']}): {summary['battles']} battles,"
+    head = Table(title=f"{summary['scenario']} ({summary['rules']}): {summary['battles']} {unit(summary)},"
                        f" seed {summary['seed']}", title_justify="left")
     head.add_column("outcome")
     head.add_column("rate (95% CI)", justify="right")
@@ -127,7 +134,7 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     if items is not None:
         tables.append(items)
     if summary.get("steps"):
-        tables.insert(0, day_table(summary))
+        tables[:0] = [day_table(summary), resources_table(summary)]
     morale = _morale_table(summary)
     if morale is not None:
         tables.append(morale)
@@ -139,7 +146,7 @@ def _items_table(summary: dict[str, Any]) -> Table | None:
     rows = item_rows(summary)
     if not rows:
         return None
-    table = Table(title="Items used (mean per battle)", title_justify="left")
+    table = Table(title=f"Items used (mean per {unit(summary)[:-1]})", title_justify="left")
     table.add_column("name")
     table.add_column("items used", justify="right")
     for row in rows:
@@ -147,34 +154,78 @@ def _items_table(summary: dict[str, Any]) -> Table | None:
     return table
 
 
-def step_rows(summary: dict[str, Any]) -> list[tuple[str, ...]]:
+def step_rows(summary: dict[str, Any], rate: Callable[[dict], str] = pct) -> list[tuple[str, ...]]:
     """One row per step of a day: reached, won, someone down, someone dies, the day ends
-    here, and the party's HP at the start (p10 / p50 / p90)."""
+    here, and the party's HP at the start (p10 / p50 / p90); each rate shown by ``rate``
+    (the page's with its interval, the terminal's without: it must fit 80 columns)."""
     rows = []
     for s in summary["steps"]:
         label = f"{s['step'] + 1}. {s['name']}"
         if s["kind"] == "rest":
-            rows.append((label, pct(s["reached"]), "", "", "", "", ""))
+            rows.append((label, rate(s["reached"]), "", "", "", "", ""))
             continue
         hp = s["hp_start"]
-        rows.append((label, pct(s["reached"]), pct(s["won"]), pct(s["any_down"]), pct(s["any_death"]),
-                     pct(s["ended_here"]), f"{hp['p10']} / {hp['p50']} / {hp['p90']}"))
+        rows.append((label, rate(s["reached"]), rate(s["won"]), rate(s["any_down"]), rate(s["any_death"]),
+                     rate(s["ended_here"]), f"{hp['p10']} / {hp['p50']} / {hp['p90']}"))
     return rows
+
+
+def _share(ci: dict[str, float]) -> str:
+    return f"{ci['p'] * 100:.1f}%"
 
 
 STEP_COLUMNS = ("step", "reached", "won", "someone goes down", "someone dies", "day ends here",
                 "party HP at start (p10/p50/p90)")
+# What the party has left as each fight begins, beside its HP (the summary's steps[].*_start).
+RESOURCES = (("hp_start", "HP"), ("heroism_start", "heroism dice"), ("psy_start", "PSY"),
+             ("potions_start", "potions"), ("destiny_start", "destiny"), ("fatigue_start", "fatigue"),
+             ("down_start", "members down"))
+
+
+def resource_columns(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """The resources some fight of the day starts with (or, for members down, has any): a
+    d20 party has no PSY, a party without potions no potion column."""
+    fights = [s for s in summary["steps"] if s["kind"] == "encounter"]
+    return [(key, label) for key, label in RESOURCES
+            if key == "hp_start" or any((s.get(key) or {}).get("mean", 0) > 0 for s in fights)]
+
+
+def spread_text(spread: dict[str, Any]) -> str:
+    """``5.2 (3-8)``: the mean, then p10 to p90 of the days that reached the fight."""
+    low, high = spread["p10"], spread["p90"]
+    return f"{spread['mean']:.1f} ({low}-{high})" if low != high else f"{spread['mean']:.1f} ({low})"
+
+
+def resource_rows(summary: dict[str, Any]) -> list[tuple[str, ...]]:
+    """One row per fight of a day: what the party has left as it begins (resource_columns)."""
+    columns = resource_columns(summary)
+    return [(f"{s['step'] + 1}. {s['name']}", *(spread_text(s[key]) for key, _ in columns))
+            for s in summary["steps"] if s["kind"] == "encounter"]
+
+
+def resources_table(summary: dict[str, Any]) -> Table:
+    """What the party has left as each fight begins, beside its HP: why a fight alone is won
+    more often than at the end of a day."""
+    table = Table(title="What the party has left as each fight begins: mean (p10-p90 of days)",
+                  title_justify="left")
+    table.add_column("fight", overflow="fold")
+    for _, label in resource_columns(summary):
+        table.add_column(label, justify="right", overflow="fold")
+    for row in resource_rows(summary):
+        table.add_row(*row)
+    return table
 
 
 def day_table(summary: dict[str, Any]) -> Table:
     """The day step by step: where the party gets worn down, and which fight ends the day."""
     day = summary["day"]
     table = Table(title=f"The day, step by step: survives {pct(day['survived'])}, completes"
-                        f" {pct(day['completed'])}, someone dies {pct(day['any_death'])}",
+                        f" {pct(day['completed'])}, someone dies {pct(day['any_death'])}"
+                        " (each step's 95% intervals: in the report and summary.json)",
                   title_justify="left")
-    for column in STEP_COLUMNS:
-        table.add_column(column, justify="left" if column == "step" else "right")
-    for row in step_rows(summary):
+    for column in STEP_COLUMNS:  # cells wrap, never cut, on an 80-column terminal
+        table.add_column(column, justify="left" if column == "step" else "right", overflow="fold")
+    for row in step_rows(summary, _share):
         table.add_row(*row)
     return table
 

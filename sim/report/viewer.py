@@ -16,7 +16,7 @@ import markupsafe
 
 from sim.errors import InputError
 from sim.events import CappedLog
-from sim.narrate import NARRATORS
+from sim.narrate import NARRATORS, Teller, day_verdict
 from sim.picks import PICKS, pick_battles
 from sim.replay import regenerate
 from sim.replay_state import BattleView, CombatantView
@@ -27,6 +27,8 @@ Event = dict[str, Any]
 # 500 bytes each): a day of fifty long fights embedded whole made a 375 MB page no browser
 # opens. Past the cap, the viewer steps through the first events and says how many it left.
 MAX_EMBEDDED_EVENTS = 10_000
+# What a day's outcome is told from besides its first and last events (sim.narrate.day_verdict).
+DAY_OUTLINE = frozenset({"encounter_started", "rested"})
 
 
 @attrs.frozen
@@ -55,23 +57,37 @@ def viewer(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> Viewer:
     the run's battles, each cut at MAX_EMBEDDED_EVENTS events (its outcome says so)."""
     try:
         picks = pick_battles(run_dir, bestiary)
-        logs = {index: regenerate(run_dir, index, bestiary, CappedLog(MAX_EMBEDDED_EVENTS))
+        logs = {index: regenerate(run_dir, index, bestiary, CappedLog(MAX_EMBEDDED_EVENTS, DAY_OUTLINE))
                 for index in sorted(set(picks.values()))}
     except InputError as exc:
         return Viewer(problem=str(exc))
     return Viewer(tuple(
         Picked(key, picks[key], _told(run_dir, picks[key], events), json_script(list(events)),
-               json_script([explain(e) for e in events]), json_script(viewer_states(events)))
+               json_script(viewer_lines(events)), json_script(viewer_states(events)))
         for key, events in ((key, logs[picks[key]]) for key in PICKS)))
 
 
 def _told(run_dir: pathlib.Path, index: int, events: CappedLog) -> str:
-    """How the battle ended, and what of it the page holds when it is cut."""
-    outcome = _outcome([events.last] if events.last is not None else [])
+    """How the battle (or day) ended, and what of it the page holds when it is cut."""
+    ends = [] if events.last is None else [events.last]
+    outcome = _outcome([*events[:1], *events.outlined, *ends])
     if events.seen <= len(events):
         return outcome
     return (f"{outcome}; its first {len(events):,} of {events.seen:,} events are shown"
             f" (sim replay {run_dir} --battle {index} shows them all)")
+
+
+def viewer_lines(events: list[Event]) -> list[str]:
+    """A line per event: the narration's (sim.narrate.Teller, which knows the step of a day
+    and who is down), or, for an event the narration leaves out, why it changes nothing."""
+    teller, lines = Teller(), []
+    for event in events:
+        told = teller.tell(event)
+        if told is None and event["event"] in ("check_rolled", "damage_dealt"):
+            who = event.get("actor") or event.get("target")
+            told = f"{who} is down at 0 HP: this changes nothing."
+        lines.append(explain(event) if told is None else told.strip())
+    return lines
 
 
 def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
@@ -83,26 +99,51 @@ def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
     """
     view = BattleView(events)
     shown = {name: _shown(c) for name, c in view.combatants.items()}
-    states: list[dict[str, Any]] = [{"cast": [[n, s] for n, s in shown.items()], "shared": {}}]
+    first = next((e for e in events if e["event"] == "battle_started"), None)
+    states: list[dict[str, Any]] = [{
+        "cast": [[n, s] for n, s in shown.items()], "shared": {},
+        # Who fights, by side: for a day, everyone of every fight, as each first appears.
+        "roster": [[c.name, c.side] for c in view.combatants.values()],
+        "present": [] if first is None else [c["name"] for c in first["combatants"]],
+        "scene": events[0].get("day", "")}]  # a battle needs no place: its page names it
     shared: dict[str, int] = {}
     for k in range(1, len(events)):
         view.goto(k)
         # Only combatants an event names can change (as actor, target, source...).
         named = {v for v in events[k].values() if isinstance(v, str) and v in shown}
+        state: dict[str, Any] = {}
         if events[k]["event"] == "battle_started":  # a later fight of a day: its whole cast
             named |= {c["name"] for c in events[k]["combatants"]}
+            state["present"] = [c["name"] for c in events[k]["combatants"]]
+        if (scene := _scene(events[k])) is not None and scene != _last_scene(states):
+            state["scene"] = scene
         changed = []
         for name in sorted(named):
             now = _shown(view.combatants[name])
             if now != shown[name]:
                 shown[name] = now
                 changed.append([name, now])
-        state: dict[str, Any] = {"cast": changed}
+        state["cast"] = changed
         if view.shared != shared:
             shared = dict(view.shared)
             state["shared"] = shared
         states.append(state)
     return states
+
+
+def _scene(event: Event) -> str | None:
+    """What the viewer's counter names as the place of the events from this one on: the
+    fight, or the step of a day (a rest too); None when the event starts nothing."""
+    name = event["event"]
+    if name == "encounter_started":
+        return f"step {event['step'] + 1}: {event['name']}"
+    if name == "rested":
+        return f"step {event['step'] + 1}: {event['kind']} rest, {event['hours']} h"
+    return None
+
+
+def _last_scene(states: list[dict[str, Any]]) -> str:
+    return next(state["scene"] for state in reversed(states) if "scene" in state)
 
 
 def _shown(c: CombatantView) -> dict[str, Any]:
@@ -112,7 +153,9 @@ def _shown(c: CombatantView) -> dict[str, Any]:
 def _outcome(events: list[Event]) -> str:
     last = events[-1] if events else {}
     if last.get("event") == "day_ended":
-        return "the day seen through" if last.get("completed") else "the day ends early"
+        steps = [e["step"] for e in events if e["event"] in ("encounter_started", "rested")]
+        return day_verdict(last.get("completed", False), max(steps, default=None),
+                           events[0].get("steps"))
     if last.get("event") != "battle_ended":
         return "unfinished"
     head = f"{last['winner']} win" if last.get("winner") else "draw"

@@ -19,14 +19,17 @@
   let battle = null, k = 0, rows = new Map(), items = [];
 
   // The state after event `upto`: the changes Python computed (sim.replay_state), applied in order.
+  // Who is present (a day's later fight brings its own cast) and where (the step of a day).
   function stateAt(states, upto) {
     const cast = new Map(states[0].cast);
-    let shared = states[0].shared;
+    let shared = states[0].shared, present = states[0].present, scene = states[0].scene;
     for (let i = 1; i <= upto; i++) {
       for (const [name, shown] of states[i].cast) cast.set(name, shown);
       if (states[i].shared) shared = states[i].shared;
+      if (states[i].present) present = states[i].present;
+      if (states[i].scene !== undefined) scene = states[i].scene;
     }
-    return {cast, shared};
+    return {cast, shared, present: new Set(present), scene};
   }
 
   function build() {
@@ -34,20 +37,21 @@
     const roster = $("roster"), log = $("log"), sides = new Map();
     roster.replaceChildren();
     rows = new Map();
-    for (const c of battle.events[0].combatants) {
-      if (!sides.has(c.side)) {
+    // The roster of state 0: a battle's cast, or everyone who fights in a day.
+    for (const [name, side] of battle.states[0].roster) {
+      if (!sides.has(side)) {
         const box = make("div", "side");
-        box.append(make("h3", "", c.side));
-        sides.set(c.side, box);
+        box.append(make("h3", "", side));
+        sides.set(side, box);
         roster.append(box);
       }
       const row = make("div", "fighter"), hp = make("div", "hp");
       const fill = make("span", "fill"), text = make("span", "hp-text"), tags = make("div", "tags");
-      hp.dataset.name = c.name;
+      hp.dataset.name = name;
       hp.append(fill, text);
-      row.append(make("span", "name", c.name), hp, tags);
-      sides.get(c.side).append(row);
-      rows.set(c.name, {row, hp, fill, text, tags});
+      row.append(make("span", "name", name), hp, tags);
+      sides.get(side).append(row);
+      rows.set(name, {row, hp, fill, text, tags, box: sides.get(side)});
     }
     items = battle.lines.map((line) => make("li", "", line));
     log.replaceChildren(...items);
@@ -56,9 +60,12 @@
   }
 
   function render() {
-    const events = battle.events, {cast, shared} = stateAt(battle.states, k);
+    const events = battle.events, {cast, shared, present, scene} = stateAt(battle.states, k);
+    const shownSides = new Set();
     for (const [name, c] of cast) {
       const r = rows.get(name), share = c.max > 0 ? Math.max(0, Math.min(1, c.hp / c.max)) : 0;
+      r.row.hidden = present.size > 0 && !present.has(name);
+      if (!r.row.hidden) shownSides.add(r.box);
       r.hp.dataset.hp = String(c.hp);
       r.hp.dataset.level = share > 0.5 ? "high" : share > 0.25 ? "mid" : "low";
       r.fill.style.width = (share * 100).toFixed(1) + "%";
@@ -67,8 +74,10 @@
       const tags = [c.status === "active" ? "" : c.status, ...c.details];
       r.tags.textContent = tags.filter(Boolean).join(" · ");
     }
+    for (const r of rows.values()) r.box.hidden = !shownSides.has(r.box);
     const pools = Object.entries(shared).map(([pool, left]) => " · " + pool + " " + left).join("");
-    $("step").textContent = `event ${k + 1} of ${events.length}, round ${events[k].round}${pools}`;
+    const where = scene ? scene + " · " : "";
+    $("step").textContent = `${where}event ${k + 1} of ${events.length}, round ${events[k].round}${pools}`;
     $("event-text").textContent = battle.lines[k];
     items.forEach((li, i) => { li.className = i > k ? "future" : i === k ? "current" : ""; });
     const log = $("log");

@@ -1,0 +1,476 @@
+// The encounter builder of `sim serve`. Every figure comes from the server's JSON API
+// (/api/...): this script only builds the form, keeps it and the YAML in step, starts
+// jobs and shows what they answer. Names come from GMs' files: they are set with
+// textContent, never as HTML.
+"use strict";
+
+const HEADLINE = [["win", "the party wins"], ["any_down", "someone goes down"],
+                  ["any_death", "someone dies"], ["tpk", "total party kill"],
+                  ["left_behind", "someone is left behind"]];
+const POLL_MS = 250;
+const EDIT_WAIT_MS = 500;
+
+const state = { form: null, entries: [], job: null, runs: 0, editTimer: null };
+const $ = (id) => document.getElementById(id);
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (cls) node.className = cls;
+  return node;
+}
+
+function pct(x) { return (100 * x).toFixed(1) + "%"; }
+function points(x) { return (x >= 0 ? "+" : "") + (100 * x).toFixed(1); }
+
+async function api(method, path, body) {
+  const init = { method, headers: {}, credentials: "same-origin" };
+  if (body !== undefined) {
+    init.headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const data = await response.json();
+  if (!response.ok) {
+    const error = new Error(data.error || response.statusText);
+    error.problems = data.problems || [];
+    throw error;
+  }
+  return data;
+}
+
+// -- the form --------------------------------------------------------------------------
+
+function defaultForm(rules) {
+  const heroes = state.entries.filter((e) => e.group === "heroes").slice(0, 4);
+  const foes = state.entries.filter((e) => e.group !== "heroes").slice(0, 1);
+  return {
+    rules, name: "Encounter", distance: 0, surprise: "", party_name: "party", foes_name: "opposition", foes_index: 1,
+    options: { morale: rules === "2d10", destiny_points: 0, spirit: false },
+    party: heroes.map((e) => ({ use: e.name, name: "", count: 1 })),
+    foes: foes.map((e) => ({ use: e.name, name: "", count: 3 })),
+  };
+}
+
+function describe(use) {
+  const entry = state.entries.find((e) => e.name === use);
+  return entry ? (entry.description || entry.line) : "not in this bestiary";
+}
+
+function memberRow(side, member, k) {
+  const li = el("li");
+  li.append(el("span", member.use, "who"));
+  if (side === "party") {
+    const name = el("input");
+    name.type = "text";
+    name.placeholder = "name";
+    name.value = member.name || "";
+    name.maxLength = 60;
+    name.setAttribute("aria-label", `name of ${member.use}`);
+    name.addEventListener("change", () => { member.name = name.value.trim(); formChanged(); });
+    li.append(name);
+  } else {
+    const count = el("input");
+    count.type = "number";
+    count.min = "1";
+    count.max = "100";
+    count.value = String(member.count);
+    count.setAttribute("aria-label", `how many ${member.use}`);
+    count.addEventListener("change", () => {
+      member.count = Math.max(1, Math.min(100, parseInt(count.value, 10) || 1));
+      formChanged();
+    });
+    const whatif = el("button", "one more / one fewer?");
+    whatif.type = "button";
+    whatif.addEventListener("click", () => whatIf(k));
+    li.append(count, whatif);
+  }
+  const remove = el("button", "remove");
+  remove.type = "button";
+  remove.addEventListener("click", () => { state.form[side].splice(k, 1); formChanged(); });
+  li.append(remove, el("span", describe(member.use), "desc"));
+  return li;
+}
+
+function renderForm() {
+  const form = state.form;
+  $("name").value = form.name || "";
+  $("distance").value = String(form.distance || 0);
+  $("destiny").value = String(form.options.destiny_points || 0);
+  $("surprise").value = form.surprise || "";
+  $("morale").checked = !!form.options.morale;
+  $("spirit").checked = !!form.options.spirit;
+  $("spirit-box").hidden = form.rules !== "d20";
+  for (const side of ["party", "foes"]) {
+    $(side).replaceChildren(...form[side].map((m, k) => memberRow(side, m, k)));
+  }
+  const tuned = $("tune-member");
+  tuned.replaceChildren(...form.foes.map((m, k) => {
+    const option = el("option", m.use);
+    option.value = String(k);
+    return option;
+  }));
+}
+
+function readOptions() {
+  const form = state.form;
+  form.name = $("name").value.trim() || "Encounter";
+  form.distance = Math.max(0, Math.min(1000, parseInt($("distance").value, 10) || 0));
+  form.surprise = $("surprise").value;
+  form.options = { morale: $("morale").checked,
+                   destiny_points: Math.max(0, parseInt($("destiny").value, 10) || 0),
+                   spirit: form.rules === "d20" && $("spirit").checked };
+}
+
+async function formChanged() {
+  readOptions();
+  renderForm();
+  if (!state.form.party.length || !state.form.foes.length) {
+    showProblems([{ line: 0, message: "add at least one party member and one monster", severity: "error" }]);
+    return;
+  }
+  try {
+    const { yaml } = await api("POST", "/api/compose", { form: state.form });
+    setYaml(yaml);
+    await sourceChanged(false);
+  } catch (error) {
+    showProblems([{ line: 0, message: error.message, severity: "error" }]);
+  }
+}
+
+function addFrom(input, side) {
+  const use = input.value.trim();
+  if (!use) return;
+  const entry = state.entries.find((e) => e.name === use);
+  if (!entry) {
+    searchHint(use);
+    return;
+  }
+  input.value = "";
+  $("search-hint").textContent = "";
+  state.form[side].push({ use, name: "", count: 1 });
+  formChanged();
+}
+
+async function searchHint(text) {
+  const rules = state.form.rules;
+  const found = await api("GET", `/api/bestiary?rules=${encodeURIComponent(rules)}&q=${encodeURIComponent(text)}`);
+  const names = found.entries.slice(0, 8).map((e) => e.name);
+  $("search-hint").textContent = names.length
+    ? `No entry named "${text}". Close: ${names.join(", ")}.`
+    : `No ${rules} entry matches "${text}" (searched: ${found.searched.join(", ") || "no folder"}).`;
+}
+
+async function loadBestiary(rules) {
+  const found = await api("GET", `/api/bestiary?rules=${encodeURIComponent(rules)}`);
+  state.entries = found.entries;
+  const options = (list) => list.map((e) => {
+    const option = el("option");
+    option.value = e.name;
+    option.label = e.description ? `${e.name}: ${e.description}` : e.line;
+    return option;
+  });
+  const heroes = found.entries.filter((e) => e.group === "heroes");
+  $("party-names").replaceChildren(...options(heroes.length ? heroes : found.entries));
+  $("foe-names").replaceChildren(...options(found.entries));
+}
+
+// -- the YAML editor ---------------------------------------------------------------------
+
+function setYaml(text) {
+  $("yaml").value = text;
+  drawGutter([]);
+}
+
+function drawGutter(problems) {
+  const marked = new Map(problems.filter((p) => p.line > 0).map((p) => [p.line, p.severity]));
+  const lines = $("yaml").value.split("\n").length;
+  const gutter = $("gutter");
+  gutter.replaceChildren();
+  for (let line = 1; line <= lines; line += 1) {
+    const mark = marked.get(line);
+    gutter.append(el(mark ? "span" : "span", String(line), mark === "warning" ? "warn" : mark ? "bad" : ""));
+    gutter.append("\n");
+  }
+  gutter.scrollTop = $("yaml").scrollTop;
+}
+
+function showProblems(problems) {
+  const list = $("problems");
+  list.replaceChildren(...problems.map((p) => {
+    const where = p.line > 0 ? `line ${p.line}: ` : "";
+    const path = p.path ? `${p.path}: ` : "";
+    return el("li", `${where}${path}${p.message}`, p.severity || "error");
+  }));
+  drawGutter(problems);
+}
+
+function editorInput() {
+  clearTimeout(state.editTimer);
+  drawGutter([]);
+  state.editTimer = setTimeout(() => sourceChanged(true), EDIT_WAIT_MS);
+}
+
+async function sourceChanged(fromEditor) {
+  // The last change wins: a check or batch begun for an older text stops at its next step.
+  const run = ++state.runs;
+  const current = () => run === state.runs;
+  const text = $("yaml").value;
+  cancelJob();
+  if (fromEditor) {
+    const parsed = await api("POST", "/api/parse", { scenario: text });
+    if (!current()) return;
+    $("form").disabled = parsed.form === null;
+    $("form-note").hidden = parsed.form !== null;
+    $("form-note").textContent = parsed.form === null ? `The form cannot show this scenario: ${parsed.why}.` : "";
+    if (parsed.form !== null) {
+      if (parsed.form.rules !== state.form.rules && ["d20", "d100", "2d10", "d10"].includes(parsed.form.rules)) {
+        $("rules").value = parsed.form.rules;
+        await loadBestiary(parsed.form.rules);
+      }
+      state.form = parsed.form;
+      renderForm();
+    }
+  }
+  const checked = await api("POST", "/api/validate", { scenario: text });
+  if (!current()) return;
+  const problems = (checked.problems || []).map((p) => ({ ...p, severity: "error" }))
+    .concat((checked.warnings || []).map((p) => ({ ...p, severity: "warning" })));
+  showProblems(problems);
+  $("day").hidden = checked.kind !== "day";
+  if (checked.ok) startBatch(text, current);
+  else showWaiting("Fix the problems in the YAML to see the odds.");
+}
+
+// -- the batch and its headline ------------------------------------------------------------
+
+function showWaiting(text) {
+  $("difficulty").textContent = text;
+  $("headline").tBodies[0].replaceChildren();
+  $("progress").value = 0;
+  $("battles").textContent = "";
+  $("report").hidden = true;
+}
+
+function cancelJob() {
+  if (state.job) {
+    api("DELETE", `/api/jobs/${state.job}`).catch(() => {});
+    state.job = null;
+  }
+}
+
+async function startBatch(text, current) {
+  const n = Math.max(100, Math.min(100000, parseInt($("n").value, 10) || 4000));
+  const seed = Math.max(0, parseInt($("seed").value, 10) || 0);
+  try {
+    const job = await api("POST", "/api/jobs", { kind: "batch", scenario: text, n, seed });
+    if (!current()) {  // edited again meanwhile
+      api("DELETE", `/api/jobs/${job.id}`).catch(() => {});
+      return;
+    }
+    state.job = job.id;
+    $("difficulty").textContent = "Playing the first battles...";
+    watch(job.id, showBatch, current);
+  } catch (error) {
+    if (current()) showWaiting(error.message);
+  }
+}
+
+async function watch(id, show, current) {
+  while (current()) {
+    const job = await api("GET", `/api/jobs/${id}`);
+    if (!current()) return;
+    show(job);
+    if (job.status !== "running") return;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+function showBatch(job) {
+  const summary = job.result || job.partial;
+  $("progress").value = job.total ? job.done / job.total : 0;
+  if (job.status === "failed") {
+    showProblems(job.problems);
+    showWaiting("The batch stopped: see the problems under the YAML.");
+    return;
+  }
+  if (!summary || !summary.party) {
+    if (summary && summary.battles !== undefined && !summary.party) {
+      $("difficulty").textContent = "No side has party: true, so there are no party figures to show.";
+    }
+    return;
+  }
+  const party = summary.party;
+  const range = party.difficulty_range;
+  const spread = range && range.lo !== range.hi ? ` (between ${range.lo} and ${range.hi})` : "";
+  $("difficulty").textContent = `Difficulty: ${party.difficulty}${spread}`;
+  $("battles").textContent = job.status === "done"
+    ? `${summary.battles} battles, seed ${summary.seed}: final figures.`
+    : `${summary.battles} of ${job.total} battles so far; the intervals narrow as more finish.`;
+  const rows = HEADLINE.filter(([key]) => party[key]).map(([key, label]) => {
+    const tr = el("tr");
+    const figure = party[key];
+    tr.append(el("th", label), el("td", pct(figure.p)), el("td", `${pct(figure.lo)} to ${pct(figure.hi)}`));
+    return tr;
+  });
+  $("headline").tBodies[0].replaceChildren(...rows);
+  showDay(summary.steps);
+  const report = $("report");
+  report.hidden = !job.report;
+  report.href = `/jobs/${job.id}/report`;
+}
+
+function showDay(steps) {
+  $("day").hidden = !steps;
+  if (!steps) return;
+  $("day-table").tBodies[0].replaceChildren(...steps.map((step) => {
+    const tr = el("tr");
+    tr.append(el("td", `${step.step + 1}. ${step.name}`), el("td", pct(step.reached.p)),
+              el("td", step.won ? pct(step.won.p) : "rest"), el("td", step.any_death ? pct(step.any_death.p) : ""));
+    return tr;
+  }));
+}
+
+// -- what if? and how many? -----------------------------------------------------------------
+
+function foePath(k) { return `sides[${state.form.foes_index}].members[${k}].count`; }
+
+async function whatIf(k) {
+  const foe = state.form.foes[k];
+  const variants = [{ name: `as written (${foe.count} ${foe.use})`, set: [] },
+                    { name: `one more ${foe.use}`, set: [`${foePath(k)}=${foe.count + 1}`] }];
+  if (foe.count > 1) variants.push({ name: `one fewer ${foe.use}`, set: [`${foePath(k)}=${foe.count - 1}`] });
+  $("whatif").hidden = false;
+  $("whatif-text").textContent = `Playing each variant on the same battle seeds...`;
+  $("whatif-table").tBodies[0].replaceChildren();
+  try {
+    const job = await api("POST", "/api/jobs", { kind: "compare", scenario: $("yaml").value, variants,
+                                                n: 2000, seed: parseInt($("seed").value, 10) || 0,
+                                                precision: 0.02 });
+    watch(job.id, showCompare, () => true);
+  } catch (error) {
+    $("whatif-text").textContent = error.message;
+  }
+}
+
+function showCompare(job) {
+  if (job.status === "failed") {
+    $("whatif-text").textContent = job.problems.map((p) => p.message).join("; ");
+    return;
+  }
+  if (job.status !== "done") {
+    $("whatif-text").textContent = `Playing each variant on the same battle seeds... ${job.done} of ${job.total}`;
+    return;
+  }
+  const result = job.result;
+  const deaths = result.metrics["party.any_death"];
+  const sentences = [];
+  const rows = result.variants.map((name, k) => {
+    const tr = el("tr");
+    const value = deaths.values[k];
+    let diff = "";
+    if (k > 0) {
+      const d = deaths.diffs[k - 1];
+      diff = `${points(d.d)} points [${points(d.lo)}, ${points(d.hi)}]`;
+      sentences.push(`${name}: someone dies ${pct(deaths.values[0].p)} -> ${pct(value.p)}, ${diff}.`);
+    }
+    tr.append(el("td", name), el("td", pct(value.p)), el("td", diff));
+    return tr;
+  });
+  $("whatif-table").tBodies[0].replaceChildren(...rows);
+  $("whatif-text").textContent = `${sentences.join(" ")} (${result.battles} battles each, the same seeds.)`;
+}
+
+async function tuneCount() {
+  const k = parseInt($("tune-member").value, 10);
+  if (Number.isNaN(k)) return;
+  const foe = state.form.foes[k];
+  const max = Math.max(1, Math.min(20, parseInt($("tune-max").value, 10) || 8));
+  const limit = Math.max(1, Math.min(99, parseInt($("tune-limit").value, 10) || 20)) / 100;
+  $("tune-text").textContent = `Trying 1 to ${max} ${foe.use}...`;
+  $("tune-table").hidden = true;
+  try {
+    const job = await api("POST", "/api/jobs", { kind: "tune", scenario: $("yaml").value,
+                                                vary: `${foePath(k)}=1..${max}`,
+                                                target: `party.any_death<=${limit}`,
+                                                seed: parseInt($("seed").value, 10) || 0 });
+    watch(job.id, (j) => showTune(j, foe.use, limit), () => true);
+  } catch (error) {
+    $("tune-text").textContent = error.message;
+  }
+}
+
+function showTune(job, use, limit) {
+  if (job.status === "failed") {
+    $("tune-text").textContent = job.problems.map((p) => p.message).join("; ");
+    return;
+  }
+  if (job.status !== "done") {
+    $("tune-text").textContent = `Trying counts of ${use}... ${job.done} battles`;
+    return;
+  }
+  const result = job.result;
+  $("tune-text").textContent = result.largest_ok === null
+    ? `Even one ${use} kills someone more than ${pct(limit)} of the time.`
+    : `At most ${result.largest_ok} ${use} keep "someone dies" at or under ${pct(limit)}.`;
+  $("tune-table").hidden = false;
+  $("tune-table").tBodies[0].replaceChildren(...result.points.map((point) => {
+    const tr = el("tr");
+    const verdict = point.straddles ? "too close to call" : point.meets ? "within the limit" : "over the limit";
+    tr.append(el("td", String(point.value)), el("td", pct(point.metric.p)), el("td", verdict));
+    return tr;
+  }));
+}
+
+// -- files ---------------------------------------------------------------------------------
+
+function save() {
+  const blob = new Blob([$("yaml").value], { type: "text/yaml" });
+  const link = el("a");
+  link.href = URL.createObjectURL(blob);
+  const stem = (state.form && state.form.name ? state.form.name : "encounter").replace(/[^\w-]+/g, "_");
+  link.download = `${stem.toLowerCase() || "encounter"}.yaml`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  URL.revokeObjectURL(link.href);
+}
+
+function load(event) {
+  const file = event.target.files[0];
+  if (!file) return;
+  file.text().then((text) => { setYaml(text); sourceChanged(true); });
+  event.target.value = "";
+}
+
+async function changeRules() {
+  const rules = $("rules").value;
+  await loadBestiary(rules);
+  state.form = defaultForm(rules);
+  $("form").disabled = false;
+  $("form-note").hidden = true;
+  formChanged();
+}
+
+async function start() {
+  $("rules").addEventListener("change", changeRules);
+  for (const id of ["name", "distance", "surprise", "destiny", "morale", "spirit"]) {
+    $(id).addEventListener("change", formChanged);
+  }
+  $("party-search").addEventListener("change", (e) => addFrom(e.target, "party"));
+  $("foe-search").addEventListener("change", (e) => addFrom(e.target, "foes"));
+  $("yaml").addEventListener("input", editorInput);
+  $("yaml").addEventListener("scroll", () => { $("gutter").scrollTop = $("yaml").scrollTop; });
+  $("n").addEventListener("change", () => sourceChanged(false));
+  $("seed").addEventListener("change", () => sourceChanged(false));
+  $("tune-go").addEventListener("click", tuneCount);
+  $("save").addEventListener("click", save);
+  $("load").addEventListener("change", load);
+  // A closed page leaves nothing running: its batch is cancelled as it goes.
+  window.addEventListener("pagehide", () => {
+    if (state.job) fetch(`/api/jobs/${state.job}`, { method: "DELETE", keepalive: true, credentials: "same-origin" });
+  });
+  await changeRules();
+}
+
+document.addEventListener("DOMContentLoaded", start);
