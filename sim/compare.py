@@ -12,6 +12,10 @@ from sim.paired import HEADLINE, Metrics, Paired, Progress, Variant, common_memb
 
 STEP = 1000  # battles per variant between two --precision checks (fixed: results never depend
              # on the number of workers)
+# Battles per variant played and counted at a time without --precision: the rows of a step
+# are held until it is counted (about 300 bytes a battle a variant), so a step, not -n,
+# bounds memory. Fixed, so results never depend on it (the counts are sums in battle order).
+BLOCK = 10_000
 MAX_VARIANTS = 20
 
 
@@ -24,7 +28,7 @@ def compare(variants: Sequence[Variant], seed: int, n: int, runner: Runner, wind
     extractors = [Metrics.for_variant(v.scenario, members) for v in variants]
     paired = Paired(extractors[0].names, len(variants))
     started = time.perf_counter()
-    step = n if precision is None else min(n, STEP)
+    step = min(n, BLOCK if precision is None else STEP)
     done = 0
     while done < n:
         stop = min(n, done + step)
@@ -65,3 +69,10 @@ def variant_names(labels: Sequence[str]) -> list[str]:
         seen[label] = seen.get(label, 0) + 1
         out.append(label if labels.count(label) == 1 else f"{label} ({seen[label]})")
     return out
+
+
+def widest_difference(result: dict[str, Any]) -> float:
+    """The widest paired half-width of the headline differences of a result: what --precision
+    watched (``Paired.diff_halfwidth``), read back from its rounded intervals."""
+    metrics = result["metrics"]
+    return max((d["hi"] - d["lo"]) / 2 for name in result["headline"] for d in metrics[name]["diffs"])

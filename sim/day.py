@@ -88,10 +88,11 @@ def _fighting(scenario: Scenario, party: str, dead: set[str]) -> Scenario:
     return attrs.evolve(scenario, sides=tuple(sides), hazards=hazards)
 
 
-def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
-            ) -> tuple[DayOutcome, list[dict]]:
-    """Play one day; its outcome and (with ``log``) one event log for the whole day."""
-    events: list[dict] | None = [] if log else None
+def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
+            sink: list[dict] | None = None) -> tuple[DayOutcome, list[dict]]:
+    """Play one day; its outcome and (with ``log``) one event log for the whole day, appended
+    to ``sink`` when one is given (sim.events.StreamedLog, CappedLog)."""
+    events: list[dict] | None = (sink if sink is not None else []) if log else None
     members = roster(day)
     by_name = {m.name: m for m in members}
     counted = {c.name for c in day.members if c.rider is None}
@@ -146,7 +147,8 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
         if events is not None:
             events.append({"event": "encounter_started", "round": 0, "t": 0.0, "step": step.step,
                            "name": step.name})
-        battle = Battle(scenario, step_seed(seed, encounters), log, carry=carry)
+        # Its events go straight into the day's log (not gathered, then copied at its end).
+        battle = Battle(scenario, step_seed(seed, encounters), log, carry=carry, sink=events)
         battle.destiny_left = destiny_start = destiny
         outcome = battle.run()
         if encounters == 0:  # fresh: what the first fight rolled and gave them
@@ -173,7 +175,6 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
                 any_death = any_death or row[1] == DEAD
         rounds += outcome.rounds
         if events is not None:
-            events.extend(battle.log or [])
             events.append({"event": "encounter_ended", "round": outcome.rounds, "t": battle.table.t,
                            "step": step.step, "winner": outcome.winner, "rounds": outcome.rounds})
         results.append(StepResult(step.step, True, won, outcome.winner, outcome.rounds, any_down,
@@ -197,9 +198,10 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None
     return outcome, events or []
 
 
-def run_any(subject: Scenario | Day, seed: int, log: bool = False, batch: dict | None = None
-            ) -> tuple[Any, list[dict]]:
-    """Play a scenario's battle or a whole day from its seed; (outcome, events)."""
+def run_any(subject: Scenario | Day, seed: int, log: bool = False, batch: dict | None = None,
+            sink: list[dict] | None = None) -> tuple[Any, list[dict]]:
+    """Play a scenario's battle or a whole day from its seed; (outcome, events), the events
+    appended to ``sink`` when one is given."""
     if isinstance(subject, Day):
-        return run_day(subject, seed, log, batch)
-    return run_battle(subject, seed, log, batch)
+        return run_day(subject, seed, log, batch, sink)
+    return run_battle(subject, seed, log, batch, sink)

@@ -11,7 +11,9 @@ otherwise). ``load_input`` reads either a scenario or a day.
 from __future__ import annotations
 
 import hashlib
+import os
 import pathlib
+import stat
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,9 +29,10 @@ from sim.overrides import parse_all as parse_overrides
 from sim.rest import read_rest
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
 from sim.scenario.checker import Checker, did_you_mean
+from sim.scenario.limits import MAX_DAY_TURNS
 from sim.scenario.sides import looks_as
 from sim.scenario.unused import morale_is_on
-from sim.yamlsrc import Path, Source, display_name, load_yaml, shorten
+from sim.yamlsrc import Path, Source, display_name, load_marked, load_yaml, shorten
 
 MAX_STEPS = 50
 MAX_DESCRIPTION = 5000  # as a scenario's
@@ -140,6 +143,17 @@ def load_day(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
     return attrs.evolve(day, warnings=tuple(warnings))
 
 
+def _check_day_length(source: Source, built: Sequence[Encounter | Rest], problems: list[Problem]) -> None:
+    """The longest the whole day may run, each fight's max_rounds rounds of its combatants,
+    summed, is bounded as a battle's is (sim.scenario.timeline.check_length)."""
+    fights = [s.scenario for s in built if isinstance(s, Encounter)]
+    turns = sum(f.max_rounds * len(f.combatants) for f in fights)
+    if turns > MAX_DAY_TURNS:
+        _fail(problems, source, ("steps",), f"its {len(fights)} fights may take {turns:,} turns in all"
+              f" (each fight's max_rounds times its combatants); a whole day may take at most"
+              f" {MAX_DAY_TURNS:,}: lower the fights' max_rounds, or split the day in two")
+
+
 def _fail(problems: list[Problem], source: Source, path: Path, message: str, at_key: bool = False) -> None:
     problems.append(source.problem(path, message, at_key))
 
@@ -184,9 +198,10 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     elif party is not None and "party" in party:
         _warn(problems, source, ("party", "party"), "the day's party is always the party side of"
                                                     " every encounter")
-    elif party is not None and looks_as(party["name"].strip()) == looks_as(OPPOSITION):
+    elif party is not None and looks_as(party["name"]).strip().casefold() == OPPOSITION:
         # A day's results name the winner of a day the party did not see through OPPOSITION:
-        # a party of that name would be counted the winner of every day it lost.
+        # a party of that name would be counted the winner of every day it lost, and one that
+        # reads the same (" Opposition ", capitals) told apart from it by nobody.
         _fail(problems, source, ("party", "name"), f"'{OPPOSITION}' is the name a day's results"
               " give the party's foes (the winner of a day the party does not see through):"
               " give the party another name")
@@ -202,6 +217,9 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     built = [step for step in built if step is not None]
     if not any(isinstance(s, Encounter) for s in built) and not errors_of(problems):
         _fail(problems, source, ("steps",), "a day needs at least one encounter")
+    if errors_of(problems):
+        return None
+    _check_day_length(source, built, problems)
     if errors_of(problems):
         return None
     first = next(i for i, s in enumerate(built) if isinstance(s, Encounter))
@@ -266,10 +284,15 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
                                         f" {what}){_near_file(value, file)}")
             return None
         try:
-            own = load_yaml(file)
+            known = load_marked(file, str(file), ("sides", "steps", "creatures"))
         except ScenarioError as exc:
             problems.extend(exc.problems)
             return None
+        if known is None:  # any file at all (a --set can name one): none of it is shown
+            _fail(problems, day, where, f"{shorten(value)} is not a scenario (it has no sides: at its"
+                  " top level, or is no YAML this program reads); nothing of it is shown")
+            return None
+        own = known
         if isinstance(own.data, dict) and ("steps" in own.data or "creatures" in own.data):
             # Else read as a scenario, it was only told 'sides: must be a list of sides'.
             what = ("a day (it has steps:): a day's fights are written as this day's steps"
@@ -339,13 +362,15 @@ def _near_file(value: str, file: pathlib.Path) -> str:
 
 def _not_a_file(file: pathlib.Path) -> str | None:
     """Why ``file`` is no encounter file, or None. A name the system refuses (too long) raised
-    from is_file() and was reported in the missing file, not at the day's step."""
+    from is_file() and was reported in the missing file, not at the day's step; a symlink
+    loop was "no such file"."""
     try:
-        if file.is_file():
-            return None
-        return "not a regular file" if file.exists() else "no such file"
+        mode = os.stat(file).st_mode
+    except FileNotFoundError:
+        return "no such file"
     except OSError as exc:
         return exc.strerror or "cannot read it"
+    return None if stat.S_ISREG(mode) else "not a regular file"
 
 
 def describe_step(step: Encounter | Rest) -> dict[str, Any]:

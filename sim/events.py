@@ -17,7 +17,7 @@ import orjson
 from sim.jsonin import JSONLimitError, parse_json
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, MutableMapping
+    from collections.abc import Callable, Iterable, Iterator, MutableMapping
 
 SCHEMA = 1
 
@@ -161,6 +161,60 @@ def missing_fields(event: dict) -> list[str]:
     """Required fields absent from an event (unknown events need only the common three)."""
     required = ("event", "round", "t", *REQUIRED_FIELDS.get(event.get("event", ""), ()))
     return [name for name in required if name not in event]
+
+
+class StreamedLog(list):
+    """An event log that holds its last event only: each earlier one is handed to ``write``
+    (a file's writer) as the next comes, so a long battle or day is never held whole (a
+    logged day of fifty large fights held 5.6 GB). The last is kept because the engine may
+    still add a field to it (``log[-1]["cost"] = True``); ``close`` writes it."""
+
+    def __init__(self, write: Callable[[dict], None]) -> None:
+        super().__init__()
+        self.write = write
+        self.written = 0
+
+    def append(self, event: dict) -> None:
+        self._flush()
+        super().append(event)
+
+    def extend(self, events: Iterable[dict]) -> None:
+        for event in events:
+            self.append(event)
+
+    def close(self) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        if self:
+            self.write(self.pop())
+            self.written += 1
+
+
+class CappedLog(list):
+    """An event log that keeps its first ``cap`` events, counts them all (``seen``), and keeps
+    the last (``last``: how it ended) and every event named in ``outline`` (``outlined``: a
+    day's steps, say): what a page may embed of a battle or a day, however long it ran."""
+
+    def __init__(self, cap: int, outline: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self.cap = cap
+        self.outline = outline
+        self.seen = 0
+        self.last: dict | None = None
+        self.outlined: list[dict] = []
+
+    def append(self, event: dict) -> None:
+        self.seen += 1
+        self.last = event
+        if event["event"] in self.outline:
+            self.outlined.append(event)
+        if len(self) < self.cap:
+            super().append(event)
+
+    def extend(self, events: Iterable[dict]) -> None:
+        for event in events:
+            self.append(event)
 
 
 def read_jsonl(lines: Iterable[str]) -> Iterator[dict]:

@@ -8,21 +8,22 @@ import pathlib
 from collections.abc import Callable, Sequence
 
 from sim import __version__
-from sim.batch import BATTLES, RunFolder, battle_seed, load_run_scenario
+from sim.batch import RunFolder, battle_seed, load_run_scenario
 from sim.day import run_any
 from sim.day_file import Day, load_input
 from sim.errors import InputError
 from sim.events import SCHEMA, missing_fields, read_jsonl
 from sim.infile import open_regular_text
 from sim.manifest import read_regular
-from sim.party import party_side
 from sim.replay_state import STARTING_RESOURCES
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.yamlsrc import MAX_BYTES, shorten
 
 
-def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Path] = ()) -> list[dict]:
-    """The full event log of battle ``index`` of a batch, replayed from its seed alone."""
+def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Path] = (),
+               sink: list[dict] | None = None) -> list[dict]:
+    """The full event log of battle ``index`` of a batch, replayed from its seed alone (into
+    ``sink`` when one is given: sim.events.CappedLog keeps what a page embeds)."""
     folder = RunFolder(run_dir)
     manifest = folder.read_manifest()
     # A finished run has the battles it played: with --precision it stopped short of -n, and
@@ -34,7 +35,7 @@ def regenerate(run_dir: pathlib.Path, index: int, bestiary: Sequence[pathlib.Pat
     scenario = load_run_scenario(folder, manifest, bestiary)
     master = manifest["seed"]
     _, events = run_any(scenario, battle_seed(master, index), log=True,
-                        batch={"seed": master, "index": index})
+                        batch={"seed": master, "index": index}, sink=sink)
     return events
 
 
@@ -350,37 +351,3 @@ def split_battles(events: list[dict]) -> list[list[dict]]:
             battles.append([])
         battles[-1].append(event)
     return battles
-
-
-PICKS = ("worst", "median", "best")
-
-
-def pick_battles(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -> dict[str, int]:
-    """Battle indices of the party's worst, a median and its best battle of a batch run.
-
-    Each battle is scored from the party's side (the first side without a party):
-    (members dead, members knocked out, - HP left); the worst has the highest
-    score, the best the lowest, the median sits in the middle; ties go to the
-    lowest index. Reads battles.parquet one column at a time.
-    """
-    folder = RunFolder(run_dir)
-    manifest = folder.read_manifest()
-    path = folder.path / BATTLES
-    table = folder.read_battles(["index", "combatants"], manifest)
-    scenario = load_run_scenario(folder, manifest, bestiary)
-    party = party_side(scenario) or scenario.sides[0].name
-    scored = []
-    for record in table.to_pylist():
-        members = [c for c in record["combatants"] if c["side"] == party]
-        dead = sum(c["status"] == "dead" for c in members)
-        # Knocked out, not sim.party.went_down: the dead have the first key, and the score
-        # has never counted a broken mind (a different pick on runs where minds break).
-        down = sum(c["status"] == "unconscious" or c["knocked_out"] for c in members)
-        hp = sum(c["hp"] for c in members)
-        scored.append(((dead, down, -hp), record["index"]))
-    if not scored:
-        msg = f"{path}:0:0: (document): the run has no battles"
-        raise InputError(msg)
-    scored.sort()
-    return {"best": scored[0][1], "median": scored[len(scored) // 2][1],
-            "worst": max(scored, key=lambda s: (s[0], -s[1]))[1]}

@@ -131,8 +131,14 @@ class BattleView:
 
     @property
     def last_round(self) -> int:
-        """The last round the log reaches."""
-        return self._events[-1]["round"]
+        """The last round the log reaches; in a day's log, the last round of the current fight
+        (the day's own events are at round 0: "round 3/0" was shown)."""
+        if self.header["event"] == "battle_started":
+            return self._events[-1]["round"]
+        ended = self._find(lambda e: e["event"] == "encounter_ended", start=self._position)
+        if ended is None:  # a rest, or the day's end: the fight before, if any
+            return self.round
+        return max(self.round, self._events[ended]["round"])
 
     @property
     def header(self) -> Event:

@@ -154,10 +154,11 @@ class ReplayApp(App[None]):
         panel.display = check is not None
 
     def header_line(self) -> str:
-        """Scenario, rules, seed, round and the event counter (1-based)."""
+        """Scenario (or day), rules, seed, round and the event counter (1-based)."""
         view, head = self.battle, self.battle.header
         shared = "".join(f" · {name} {value}" for name, value in view.shared.items())
-        return (f"{head.get('scenario', '?')} · {head.get('rules', '?')} · seed {head.get('seed', '?')}"
+        name = head.get("scenario", head.get("day", "?"))  # a day's header names the day
+        return (f"{name} · {head.get('rules', '?')} · seed {head.get('seed', '?')}"
                 f" · round {view.round}/{view.last_round} · event {view.position + 1}/{len(view.events)}"
                 f"{shared}")
 

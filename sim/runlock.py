@@ -19,18 +19,25 @@ import pathlib
 from sim.errors import InputError
 
 LOCK = ".lock"
+# What the process turned away is told after "another sim (pid N)".
+RUNNING = "is running this run; wait for it, stop it, or pick another --out"
 
 
 class RunLock:
-    """An exclusive lock on a run folder, held until ``release`` (or the process ends)."""
+    """An exclusive lock on a run folder, held until ``release`` (or the process ends).
 
-    def __init__(self, folder: pathlib.Path) -> None:
+    ``name`` and ``busy`` serve other locks of the same kind: a report page's (one
+    process at a time writes it), named beside the page, ``busy`` saying who holds it."""
+
+    def __init__(self, folder: pathlib.Path, name: str = LOCK, busy: str = RUNNING) -> None:
         self.folder = folder
+        self.name = name
+        self.busy = busy
         self._fd: int | None = None
 
     def acquire(self) -> RunLock:
         """Take the lock now or raise InputError naming the process that holds it."""
-        path = self.folder / LOCK
+        path = self.folder / self.name
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
@@ -44,8 +51,7 @@ class RunLock:
             if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                 msg = f"{self.folder}:0:0: (run folder): cannot lock it ({exc.strerror})"
                 raise InputError(msg) from exc
-            msg = (f"{self.folder}:0:0: (run folder): another sim ({holder}) is running this run;"
-                   " wait for it, stop it, or pick another --out")
+            msg = f"{self.folder}:0:0: (run folder): another sim ({holder}) {self.busy}"
             raise InputError(msg) from None
         # Best effort: the pid only serves the message of the process turned away.
         with contextlib.suppress(OSError):

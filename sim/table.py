@@ -30,9 +30,10 @@ class Table:
     __slots__ = ("despair_again", "despair_disadvantage", "log", "on_check", "rng", "round",
                  "surprising", "t", "ticking")
 
-    def __init__(self, seed: int, log: bool) -> None:
+    def __init__(self, seed: int, log: bool, sink: list[dict] | None = None) -> None:
         self.rng = random.Random(seed)
-        self.log: list[dict] | None = [] if log else None
+        # ``sink``: the list to log to (a day's, or one that streams to a file: sim.events)
+        self.log: list[dict] | None = (sink if sink is not None else []) if log else None
         self.round = 0
         self.t = 0.0
         self.surprising: str | None = None  # the surprise side, during round 1 only

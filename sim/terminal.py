@@ -3,7 +3,8 @@
 A scenario or a log written by someone else must not be able to drive the
 terminal: every C0 control (but a newline where one is meant), DEL, every C1
 control (U+0080-U+009F, e.g. U+009B, the one-byte CSI), the bidirectional
-controls (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069) and lone surrogates
+controls (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069), the line and paragraph
+separators (U+2028/9: a line break to YAML and to some terminals) and lone surrogates
 (undecodable file names) are replaced by their visible escape, ``\\x1b`` or
 ``\\u202e``. Rich and Textual markup is the other half: user strings go to rich
 as ``Text`` or through ``markup()``, so ``[bold]x[/bold]`` prints as typed.
@@ -14,12 +15,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_UNSAFE = "\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE = "\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
 _UNSAFE_LINE = re.compile(f"[{_UNSAFE}]")
 _UNSAFE_ANY = re.compile(f"[\n{_UNSAFE}]")
 # In JSON text these occur only inside strings (JSON escapes C0 itself), in sim show's YAML
 # only inside double-quoted scalars: a \\u escape there means the same string.
-_UNSAFE_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def _visible(match: re.Match[str]) -> str:

@@ -19,6 +19,17 @@ party:
     - {use: priest, name: Brother Anselm}
 """
 
+# A d20 day of one plain member, its steps to follow.
+SMALL_DAY = """\
+name: d
+rules: d20
+party:
+  name: heroes
+  members:
+    - {name: A, hp: 10, weapons: [{name: s, damage: 1d6}]}
+steps:
+"""
+
 
 def write_day(tmp_path: pathlib.Path, body: str, name: str = "day.yaml") -> pathlib.Path:
     path = tmp_path / name

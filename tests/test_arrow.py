@@ -106,6 +106,6 @@ class TestCommand:
         assert done.returncode == 0, done.stderr
         page = (out / "report.html").read_text(encoding="utf-8")
         assert "How many rounds battles last" in page and page.count("<svg") >= 3
-        again = sim_command("report", str(out))
+        again = sim_command("report", str(out), "--force")
         assert again.returncode == 0, again.stderr
         assert (out / "report.html").read_text(encoding="utf-8").count("<svg") == page.count("<svg")

@@ -16,7 +16,8 @@ from markupsafe import escape
 
 from sim import cli
 from sim.errors import InputError
-from sim.replay import PICKS, pick_battles, regenerate
+from sim.picks import PICKS, pick_battles
+from sim.replay import regenerate
 from sim.replay_state import BattleView
 from sim.report import difficulty_text, explain, pct, viewer_states, write_report
 from sim.report.page import _verdict
@@ -88,7 +89,7 @@ def rows_with(run: pathlib.Path, tmp_path: pathlib.Path, change: Callable[[dict]
     summary = json.loads((copy / "summary.json").read_text(encoding="utf-8"))
     change(summary)
     (copy / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
-    return re.findall(r"<tr>(.*?)</tr>", write_report(copy).read_text(encoding="utf-8"))
+    return re.findall(r"<tr>(.*?)</tr>", write_report(copy, force=True).read_text(encoding="utf-8"))
 
 
 def shown_after(states: list[dict], k: int) -> dict[str, dict]:
@@ -120,7 +121,7 @@ class TestFile:
 
     def test_deterministic(self, run: pathlib.Path, page: str) -> None:
         """Writing the report again gives the same bytes (fixed SVG ids, no dates)."""
-        assert write_report(run).read_text(encoding="utf-8") == page
+        assert write_report(run, force=True).read_text(encoding="utf-8") == page
 
     def test_missing_summary(self, tmp_path: pathlib.Path) -> None:
         """A folder without summary.json is an InputError in file:0:0: (document): form."""

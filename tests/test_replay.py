@@ -515,7 +515,7 @@ class TestPicks:
 
     def test_worst_is_a_party_loss_best_a_win(self, tmp_path: pathlib.Path, capsys) -> None:
         """The worst battle kills at least as many party members as the best one."""
-        from sim.replay import pick_battles
+        from sim.picks import pick_battles
 
         out = tmp_path / "run"
         assert cli.main(["batch", str(SKIRMISH), "-n", "40", "--workers", "1", "--out", str(out),
@@ -543,7 +543,8 @@ class TestReportCommand:
     """`sim report RUN_DIR` and `sim batch --report` write the run's report.html."""
 
     def test_batch_report_and_report_command(self, tmp_path: pathlib.Path, capsys) -> None:
-        """--report writes report.html after the summary; `sim report` rewrites the same bytes."""
+        """--report writes report.html after the summary; `sim report` refuses to replace it,
+        and with --force rewrites the same bytes."""
         out = tmp_path / "run"
         code = cli.main(["batch", str(SKIRMISH), "-n", "20", "--workers", "1", "--out", str(out),
                          "--json", "--no-progress", "--report"])
@@ -552,7 +553,10 @@ class TestReportCommand:
         assert "report:" in captured.err
         first = (out / "report.html").read_bytes()
         assert b"<svg" in first
-        code, printed, _ = run(capsys, "report", str(out))
+        code, _, err = run(capsys, "report", str(out))
+        assert code == 2 and err == (f"{out / 'report.html'}:0:0: (document): already there;"
+                                     f" sim report --force {out} replaces it\n")
+        code, printed, _ = run(capsys, "report", str(out), "--force")
         assert code == 0 and printed.strip() == f"report: {out / 'report.html'}"
         assert (out / "report.html").read_bytes() == first
 

@@ -25,7 +25,7 @@ from sim.day_file import Day
 from sim.day_stats import DayAggregate, DayRow
 from sim.engine import run_battle
 from sim.errors import InputError
-from sim.events import to_jsonl_bytes
+from sim.events import StreamedLog, render
 from sim.model import Scenario
 from sim.party import party_side
 from sim.stats import Aggregate
@@ -151,13 +151,13 @@ def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
     rows: list[DayRow] = []
     logs: list[bytes] = []
     for index, seed in task.seeds():
-        logged = task.logs.wants(index)
-        outcome, events = run_day(day, seed, log=logged,
-                                  batch={"seed": task.master_seed, "index": index} if logged else None)
+        if task.logs.wants(index):
+            outcome, log = logged(run_day, day, seed, {"seed": task.master_seed, "index": index})
+            logs.append(log)
+        else:
+            outcome = run_day(day, seed)[0]
         rows.append((index, seed, outcome.winner, outcome.rounds, outcome.rows, outcome.steps,
                      outcome.survived, outcome.completed))
-        if logged:
-            logs.append(to_jsonl_bytes(events))
     aggregate = empty_aggregate(day)
     aggregate.add_rows(rows)
     return _result(task, aggregate, len(rows), logs, lambda: tuple(row[:5] for row in rows),
@@ -172,12 +172,11 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     battles = BattleColumns(len(scenario.combatants))
     add = battles.add
     logs: list[bytes] = []
-    logged = plan.mode != "none"
+    logging = plan.mode != "none"
     for index, seed in task.seeds():
-        if logged and plan.wants(index):  # the log's header names the battle: {"seed": S, "index": i}
-            outcome, events = run_battle(scenario, seed, log=True,
-                                         batch={"seed": master, "index": index})
-            logs.append(to_jsonl_bytes(events))
+        if logging and plan.wants(index):  # the log's header names the battle: {"seed": S, "index": i}
+            outcome, log = logged(run_battle, scenario, seed, {"seed": master, "index": index})
+            logs.append(log)
         else:
             outcome = run_battle(scenario, seed)[0]
         add(index, seed, outcome.winner, outcome.rounds, outcome.rows)
@@ -185,6 +184,18 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
     aggregate.add_columns(battles)
     return _result(task, aggregate, len(battles), logs, lambda: tuple(battles.rows()),
                    PartSource(task.identity(), battles.sendable()))
+
+
+def logged(play: Callable[..., tuple[Any, list[dict]]], subject: Scenario | Day, seed: int,
+           batch: dict) -> tuple[Any, bytes]:
+    """The outcome of a battle or a day (``play``: run_battle or run_day) played into a log, and
+    the log's JSON Lines, each event rendered as it comes: a long day is never held as dicts
+    (about five times its lines)."""
+    lines: list[bytes] = []
+    sink = StreamedLog(lambda event: lines.append(render(event)))
+    outcome = play(subject, seed, True, batch, sink)[0]
+    sink.close()
+    return outcome, b"".join(lines)
 
 
 def _result(task: ChunkTask, aggregate: Aggregate, count: int, logs: list[bytes],

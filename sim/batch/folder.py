@@ -25,10 +25,11 @@ from sim.batch import journal
 from sim.batch.battles_file import BATTLES
 from sim.batch.tables import (
     battles_problem,
+    count_problem,
+    index_problem,
     part_identity_of,
     part_problem,
     part_table,
-    rows_problem,
 )
 from sim.errors import InputError, RunAborted
 from sim.infile import open_regular
@@ -41,6 +42,8 @@ SUMMARY = "summary.json"
 JOURNAL = "parts.journal"
 LEGACY_PARTS = "parts"  # a folder of Parquet parts, one per chunk, before the journal
 LOGS = "logs"
+# Battles a reader of battles.parquet holds at once (a few MB of a 10-combatant scenario).
+READ_BATCH = 8192
 # What to do about a damaged part: while a run is not finished, its battles can be played again.
 PLAY_AGAIN = f"delete {JOURNAL} and --resume plays its battles again"
 # A finished run whose battles.parquet cannot be made again from its journal: its seed and
@@ -170,31 +173,42 @@ class RunFolder:
         return (f"{path}:0:0: (document): missing, and so is {JOURNAL}, which could rebuild it"
                 f" (a finished run removes it); {START_AGAIN}")
 
-    def read_battles(self, columns: Sequence[str], manifest: dict[str, Any]) -> Any:
-        """Columns of battles.parquet, which must be this run's (merged under the run id of its
-        ``manifest``, one row per battle it played, in order); a missing one says what gives it
-        back (``battles_missing``)."""
+    def battle_batches(self, columns: Sequence[str], manifest: dict[str, Any]) -> Iterator[Any]:
+        """Columns of battles.parquet, a table of at most ``READ_BATCH`` battles at a time, in
+        order: a reader holds one batch, never the whole run (a million battles decoded at
+        once took 4 GB). The file must be this run's (merged under the run id of its
+        ``manifest``, one row per battle it played, in order); each batch is checked as it is
+        read, and a missing file says what gives it back (``battles_missing``)."""
         load_arrow()
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         path = self.path / BATTLES
-        run_id = manifest["run_id"]
         if not os.path.lexists(path):
             raise InputError(self.battles_missing(manifest))
-        try:
-            with open_regular(path) as handle:  # refuses a FIFO or a device at once
-                # One thread: a pool still starting when a refused file ends the process aborted it
-                table = pq.read_table(handle, columns=list(columns), use_threads=False)
-        except Exception as exc:  # pyarrow raises several types for a missing or bad file
-            msg = f"{path}:0:0: (document): cannot read the run's battles ({exc})"
-            raise InputError(msg) from exc
-        if part_identity_of(table) != {"run_id": run_id}:
-            msg = f"{path}:0:0: (document): not this run's battles (run {run_id}); it is not used"
-            raise InputError(msg)
-        problem = battles_problem(table) or rows_problem(table, manifest["battles_done"])
-        if problem is not None:
-            raise InputError(f"{path}:0:0: (document): {problem}")
-        return table
+        where = f"{path}:0:0: (document)"
+        with open_regular(path) as handle:  # refuses a FIFO or a device at once
+            try:
+                parquet = pq.ParquetFile(handle)
+                batches = parquet.iter_batches(batch_size=READ_BATCH, columns=list(columns),
+                                               use_threads=False)
+            except Exception as exc:  # pyarrow raises several types for a missing or bad file
+                raise InputError(f"{where}: cannot read the run's battles ({exc})") from exc
+            _check_battles_file(parquet, where, manifest)
+            start = 0
+            while True:
+                try:
+                    batch = next(batches, None)
+                except (pa.ArrowException, OSError, ValueError) as exc:
+                    raise InputError(f"{where}: cannot read the run's battles ({exc})") from exc
+                if batch is None:
+                    return
+                table = pa.Table.from_batches([batch])
+                problem = battles_problem(table) or index_problem(table, start, manifest["battles_done"])
+                if problem is not None:
+                    raise InputError(f"{where}: {problem}")
+                start += len(table)
+                yield table
 
     def remove_parts(self) -> None:
         self.journal_path.unlink(missing_ok=True)
@@ -229,4 +243,14 @@ class RunFolder:
     def release(self) -> None:
         if self.lock is not None:
             self.lock.release()
+
+
+def _check_battles_file(parquet: Any, where: str, manifest: dict[str, Any]) -> None:
+    """What the footer of battles.parquet tells before a row is read: whose battles, how many."""
+    run_id = manifest["run_id"]
+    if part_identity_of(parquet.schema_arrow.empty_table()) != {"run_id": run_id}:
+        raise InputError(f"{where}: not this run's battles (run {run_id}); it is not used")
+    problem = count_problem(parquet.metadata.num_rows, manifest["battles_done"])
+    if problem is not None:
+        raise InputError(f"{where}: {problem}")
 

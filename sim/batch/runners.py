@@ -15,6 +15,7 @@ import logging
 import multiprocessing
 import os
 import socket
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -57,6 +58,7 @@ def _windowed(submit: Callable[[ChunkTask], Any], wait_one: Callable[[set], tupl
 def _pool_context() -> multiprocessing.context.BaseContext:
     """forkserver where there is one (workers fork from a clean server that has imported
     the engine already: fast start, no state or threads inherited), else spawn."""
+    _quiet_resource_tracker()
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["sim.forkserver_preload"])
@@ -160,6 +162,30 @@ def _pool_result(future: cf.Future) -> ChunkResult:
         return future.result()
     except cf.process.BrokenProcessPool as exc:
         raise _worker_died(exc) from exc
+
+
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with its stderr on /dev/null. It removes the
+    pool's semaphores when this process ends however it ends (kill -9, a second Ctrl-C), as
+    it should, and then warned "There appear to be 5 leaked semaphore objects to clean up at
+    shutdown" on the GM's terminal, after the command had told how it stopped."""
+    from multiprocessing import resource_tracker
+
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr at all: nothing to keep quiet
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            sys.stderr.flush()
+            os.dup2(devnull, 2)
+            resource_tracker.ensure_running()
+        finally:
+            os.dup2(saved, 2)
+            os.close(devnull)
+    finally:
+        os.close(saved)
 
 
 def _worker_died(exc: BaseException) -> RunAborted:
@@ -297,12 +323,19 @@ class DaskRunner(_Keepable):
 
 def _dask_lost() -> tuple[type[BaseException], ...]:
     """What losing the scheduler or its workers raises (distributed is imported already)."""
+    from distributed import KilledWorker
     from distributed.client import FutureCancelledError, FuturesCancelledError
 
-    return (OSError, TimeoutError, cf.CancelledError, FutureCancelledError, FuturesCancelledError)
+    return (OSError, TimeoutError, cf.CancelledError, FutureCancelledError, FuturesCancelledError,
+            KilledWorker)
 
 
 def _dask_gone(address: str | None, exc: BaseException) -> RunAborted:
+    from distributed import KilledWorker
+
+    if isinstance(exc, KilledWorker):  # the scheduler gave up on a chunk: the folder is fine
+        return RunAborted(scheduler_problem(address, "a chunk's task lost every worker that ran it"
+                                                     " (KilledWorker: out of memory, or killed)"))
     return RunAborted(scheduler_problem(address, f"lost the Dask scheduler or its workers"
                                                  f" ({type(exc).__name__})"))
 

@@ -152,17 +152,24 @@ def battles_problem(table: Any) -> str | None:
     return None
 
 
-def rows_problem(table: Any, battles: int) -> str | None:
-    """What makes battles.parquet's rows other than the run's ``battles`` battles, in order,
-    or None: rows cut off or pasted twice (with the run id kept) were read as the run's, and
-    sim replay --worst blamed a --battle nobody gave for an index out of range."""
+def count_problem(rows: int, battles: int) -> str | None:
+    """What makes battles.parquet's row count other than the run's ``battles``, or None: rows
+    cut off or pasted twice (with the run id kept) were read as the run's, and sim replay
+    --worst blamed a --battle nobody gave for an index out of range."""
+    if rows != battles:
+        return f"it holds {rows} battles where the run played {battles}"
+    return None
+
+
+def index_problem(table: Any, start: int, battles: int) -> str | None:
+    """What makes a batch of battles.parquet's rows other than battles ``start``,
+    ``start + 1``... of the run's ``battles``, in order, or None (checked only when the index
+    column was read)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if len(table) != battles:
-        return f"it holds {len(table)} battles where the run played {battles}"
-    if "index" in table.column_names and battles and not pc.all(
-            pc.equal(table.column("index"), pa.array(range(battles), pa.int64()))).as_py():
+    if "index" in table.column_names and len(table) and not pc.all(
+            pc.equal(table.column("index"), pa.array(range(start, start + len(table)), pa.int64()))).as_py():
         return f"its index must run from 0 to {battles - 1}, each battle once, in order"
     return None
 

@@ -7,7 +7,7 @@ import pathlib
 
 from sim import __version__
 from sim.batch import DEFAULT_CHUNK, WORKERS_PER_CORE
-from sim.replay import PICKS
+from sim.picks import PICKS
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.terminal import safe
 
@@ -87,6 +87,33 @@ def _add_runner(command: argparse.ArgumentParser) -> None:
     command.add_argument("--json", action="store_true", help="print only the result JSON on stdout")
     command.add_argument("--report", type=_report_folder, metavar="DIR",
                          help="also write an HTML page into DIR")
+    _force_option(command, "--report's page")
+
+
+DEFAULT_N = 1000  # sim batch -n
+COMPARE_N = 2000  # sim compare -n
+# -n when --precision is given without it: play until the precision is reached, within this.
+PRECISION_CAP = 100_000
+
+
+def battles_asked(args: argparse.Namespace, default: int) -> int:
+    """-n as given; else ``default``, or PRECISION_CAP with --precision (a run that asks for a
+    precision plays until it is reached: 1,000 battles stopped at +-3 points, silently)."""
+    if args.n is not None:
+        return int(args.n)
+    return PRECISION_CAP if args.precision is not None else default
+
+
+def cap_reached(precision: float, n: int, widest: float) -> str:
+    """What to say when -n stopped a --precision run first (summary.json says "stopped_by":
+    "n"; the terminal said nothing, and the GM took +-3 points for +-1)."""
+    return (f"--precision {precision:g} not reached: -n stopped the run at {n:,} battles, its widest"
+            f" interval +-{widest:.4f}; a new run with a larger -n gets closer")
+
+
+def _force_option(command: argparse.ArgumentParser, page: str) -> None:
+    command.add_argument("--force", action="store_true",
+                         help=f"replace {page} when it is already there (refused without it)")
 
 
 def _index(text: str) -> int:
@@ -177,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     batch = commands.add_parser("batch", help="run many battles and tell how deadly it is")
     batch.add_argument("scenario", type=pathlib.Path, nargs="?", help=SCENARIO_HELP + " (not with --resume)")
-    batch.add_argument("-n", type=_positive, default=1000, help="battles to run (the cap with --precision)")
+    batch.add_argument("-n", type=_positive, help=f"battles to run (default {DEFAULT_N}); with --precision,"
+                       f" the cap (default {PRECISION_CAP:,})")
     _add_execution(batch, "one a core, unless its first battles say the run ends sooner"
                           " in this process")
     batch.add_argument("--out", type=pathlib.Path, help="run folder (default runs/<scenario>-s<seed>-<time>)")
@@ -213,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="write RUN_DIR/report.html (tables, plots, viewer)")
     report.add_argument("run_dir", type=pathlib.Path, help="a finished batch run folder")
+    _force_option(report, "RUN_DIR/report.html")
     _bestiary_option(report)
 
     validate = commands.add_parser("validate", help="check scenario and bestiary files")
@@ -227,8 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="two or more scenarios, or one with --vary")
     compare.add_argument("--vary", metavar="PATH=V1,V2,...",
                          help="variants of one scenario: PATH set to each value (or LO..HI)")
-    compare.add_argument("-n", type=_positive, default=2000,
-                         help="battles per variant (the cap with --precision; default 2000)")
+    compare.add_argument("-n", type=_positive,
+                         help=f"battles per variant (default {COMPARE_N}); with --precision, the cap"
+                              f" (default {PRECISION_CAP:,})")
     compare.add_argument("--precision", type=_fraction,
                          help="stop once every headline difference is within +-P")
     _add_strict(compare)

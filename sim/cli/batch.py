@@ -24,6 +24,7 @@ from sim.batch import (
     spec_from_manifest,
     start_run,
 )
+from sim.cli.args import DEFAULT_N, battles_asked, cap_reached
 from sim.cli.common import (
     EXIT_INPUT,
     EXIT_INTERRUPTED,
@@ -76,7 +77,8 @@ def _prepare_batch(args: argparse.Namespace, argv: Sequence[str]
         raise InputError("sim batch: give a SCENARIO (or --resume RUN_DIR)")
     scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
     tell_warnings(scenario.warnings, args.strict)
-    spec = BatchSpec(n=args.n, seed=args.seed, chunk=min(args.chunk, args.n),
+    n = battles_asked(args, DEFAULT_N)
+    spec = BatchSpec(n=n, seed=args.seed, chunk=min(args.chunk, n),
                      precision=args.precision, logs=args.logs)
     LogPlan.parse(spec.logs, spec.n)  # reject a bad --logs before creating anything
     out = args.out or default_out(args.scenario, args.seed)
@@ -142,7 +144,7 @@ def cmd_batch(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if isinstance(prepared, dict):  # --resume of a finished run: nothing left to play
         _show_summary(prepared, RunFolder(args.resume), args.json)
         if args.report:
-            print_report(args.resume, to=sys.stderr if args.json else sys.stdout)
+            print_report(args.resume, to=sys.stderr if args.json else sys.stdout, force=True, locked=True)
         return EXIT_OK
     folder, scenario, spec = prepared
     try:
@@ -180,6 +182,11 @@ def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
         warn_problem(f"{exc}; stopped after {done()} battles; {_resume_hint(folder)}")
         return EXIT_INPUT
     _show_summary(summary, folder, args.json)
+    if spec.precision is not None and summary["stopped_by"] == "n":
+        widest = batch.aggregate.headline_halfwidth()
+        if widest > spec.precision:
+            warn(cap_reached(spec.precision, spec.n, widest))
     if args.report:
-        print_report(folder.path, to=sys.stderr if args.json else sys.stdout)
+        # The run's own page (the lock is held): a --resume --report makes it again.
+        print_report(folder.path, to=sys.stderr if args.json else sys.stdout, force=True, locked=True)
     return EXIT_OK

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import pathlib
+import re
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -12,6 +15,7 @@ from collections.abc import Sequence
 import attrs
 
 from sim.batch import Runner, kept_pool
+from sim.cli.args import COMPARE_N, battles_asked, cap_reached
 from sim.cli.common import (
     EXIT_OK,
     battle_progress,
@@ -22,46 +26,61 @@ from sim.cli.common import (
     tell_warnings,
     warn,
 )
-from sim.compare import MAX_VARIANTS, compare, variant_names
+from sim.compare import MAX_VARIANTS, compare, variant_names, widest_difference
 from sim.day_file import Day, Encounter, load_input
 from sim.errors import InputError, Problem, ScenarioError, warnings_of
 from sim.model import Scenario
 from sim.overrides import split_assignment
 from sim.paired import Variant
+from sim.runlock import RunLock
 from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
 from sim.tune import is_range, parse_target, parse_vary, tune
 from sim.yamlsrc import shorten
 
 
-def _runner_for(args: argparse.Namespace) -> tuple[Runner, int]:
-    """The runner, once every option that could fail after the battles is checked."""
+def _runner_for(args: argparse.Namespace, stack: contextlib.ExitStack) -> tuple[Runner, int]:
+    """The runner, once every option that could fail after the battles is checked; the
+    --report page's lock (see ``_check_report_folder``) is held until ``stack`` closes."""
     check_bestiary_dirs(args.bestiary)
     check_execution_options(args)
     # The page sim.report.decision writes (PAGES), named here: sim.report is imported only
     # when a result is shown (see _decision_output).
-    _check_report_folder(args.report, f"{args.command}.html")
+    lock = _check_report_folder(args.report, f"{args.command}.html", args.force)
+    if lock is not None:
+        stack.enter_context(lock)
     return runner_of(args)
 
 
-def _check_report_folder(folder: pathlib.Path | None, page: str) -> None:
+def _check_report_folder(folder: pathlib.Path | None, page: str, force: bool) -> RunLock | None:
     """--report DIR is written after the battles: a folder that cannot be made or written
     (a file is there, no permission, a read-only disk) is refused before them, not after, and
     so is a page name there that is no regular file (it would be renamed over: a FIFO, a
-    device, a folder)."""
+    device, a folder), or a page already there without --force (two tunes into one folder
+    both said "report: DIR/tune.html" and one result was lost). The page's lock, taken here,
+    is held until it is written: a second sim writing it meanwhile is turned away."""
     if folder is None:
-        return
+        return None
     target = folder / page
     if target.exists() and not target.is_file():
         msg = f"{target}:0:0: --report: not a regular file: the page would replace it"
         raise InputError(msg)
     try:
+        with contextlib.suppress(FileNotFoundError):
+            os.stat(folder)  # a symlink loop: told as such, not as "File exists" by mkdir
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
         msg = f"{folder}:0:0: --report: cannot write ({exc.strerror})"
         raise InputError(msg) from exc
+    lock = RunLock(folder, f".{page}.lock", f"is writing {page} here; wait for it, or give another"
+                   " --report").acquire()
+    if os.path.lexists(target) and not force:
+        lock.release()
+        msg = f"{target}:0:0: --report: already there; --force replaces it, or give another --report"
+        raise InputError(msg)
+    return lock
 
 
 def _decision_output(result: dict, args: argparse.Namespace, kind: str) -> None:
@@ -94,14 +113,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
         scenarios, told = _load_all([(p, args.overrides, None) for p in args.scenarios], bestiary,
                               args.strict)
     variants = [Variant(name, s) for name, s in zip(variant_names(labels), scenarios, strict=True)]
-    runner, window = _runner_for(args)
-    shown = not (args.no_progress or args.json)
-    with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
-          kept_pool(runner) as runner):  # one pool for every --precision step
-        result = compare(variants, args.seed, args.n, runner, window, min(args.chunk, args.n),
-                         args.precision, progress)
-    result["warnings"] = told
-    _decision_output(result, args, "compare")
+    with contextlib.ExitStack() as stack:
+        runner, window = _runner_for(args, stack)
+        shown = not (args.no_progress or args.json)
+        with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
+              kept_pool(runner) as runner):  # one pool for every --precision step
+            n = battles_asked(args, COMPARE_N)
+            result = compare(variants, args.seed, n, runner, window, min(args.chunk, n),
+                             args.precision, progress)
+        result["warnings"] = told
+        _decision_output(result, args, "compare")
+        if args.precision is not None and result["stopped_by"] == "n":
+            widest = widest_difference(result)
+            if widest > args.precision:
+                warn(cap_reached(args.precision, n, widest))
     return EXIT_OK
 
 
@@ -147,12 +172,20 @@ def _split_values(text: str) -> list[str]:
 
 
 def _fights(loaded: Scenario | Day) -> str:
-    """What a battle (or a day) reads of a loaded variant: everything but the names."""
+    """What a battle (or a day) reads of a loaded variant: everything but the names. A side's
+    or a member's name is only who is who (the same battles under other names: a --vary over
+    sides[0].members[0].name gave a table of exact zeros), so each is written as its place."""
     if isinstance(loaded, Day):
         steps = [_fights(step.scenario) if isinstance(step, Encounter) else (step.kind, step.hours)
                  for step in loaded.steps]
         return repr((loaded.rules, loaded.destiny_points, loaded.unhealable_recovery, steps))
-    return attrs.evolve(loaded, name="").resolved_sha256
+    content = repr((attrs.evolve(loaded, name="", path="", abs_path="", sha256="", overrides=()),))
+    names = [side.name for side in loaded.sides] + [c.name for c in loaded.combatants]
+    places = {repr(name): repr(f"#{k}") for k, name in enumerate(names)}
+    if not places:
+        return content
+    return re.sub("|".join(map(re.escape, sorted(places, key=len, reverse=True))),
+                  lambda m: places[m.group(0)], content)
 
 
 def _check_distinct(command: str, labels: Sequence[str], loaded: Sequence[Scenario | Day]) -> None:
@@ -209,12 +242,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
                           tuple(args.bestiary), args.strict)
     _check_distinct("tune", labels, scenarios)
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
-    runner, window = _runner_for(args)
-    shown = not (args.no_progress or args.json)
-    with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
-          kept_pool(runner) as runner):  # one pool for every step
-        result = tune(points, target, args.seed, args.n, args.precision, runner, window,
-                      min(args.chunk, args.n), progress)
-    result["warnings"] = told
-    _decision_output(result, args, "tune")
+    with contextlib.ExitStack() as stack:
+        runner, window = _runner_for(args, stack)
+        shown = not (args.no_progress or args.json)
+        with (StopSignals(warn, raise_first=True), battle_progress(shown) as progress,
+              kept_pool(runner) as runner):  # one pool for every step
+            result = tune(points, target, args.seed, args.n, args.precision, runner, window,
+                          min(args.chunk, args.n), progress)
+        result["warnings"] = told
+        _decision_output(result, args, "tune")
     return EXIT_OK

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -35,13 +37,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         warn_problem(exc)
         return EXIT_INPUT
-    except BrokenPipeError:
-        return EXIT_OK  # `sim run ... | head`: the reader left; nothing is lost
+    except BrokenPipeError:  # `sim run ... | head`: the reader left; nothing is lost
+        _stdout_to_devnull()  # what is left in its buffer would fail again as Python exits
+        return EXIT_OK
     except KeyboardInterrupt:
         warn("sim: interrupted")
         return EXIT_INTERRUPTED
     except OSError as exc:  # the environment, not the input: a full disk, a read-only folder
         warn_problem(_os_problem(exc))
+        return EXIT_INPUT
+    except MemoryError:  # the machine's limit, not a bug: one line, not a traceback
+        warn_problem("sim: out of memory: the command needs more than this machine (or its limit)"
+                     " allows; a smaller -n, --chunk or fewer --workers need less")
         return EXIT_INPUT
     except UnicodeEncodeError as exc:  # a path or name the system's encoding cannot hold
         # What could not be encoded is the path itself: shown with its escapes, as the file.
@@ -51,6 +58,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception:  # the last line of defence: a bug, exit 1
         warn(f"sim: internal error, please report it:\n{traceback.format_exc()}")
         return EXIT_INTERNAL
+
+
+def _stdout_to_devnull() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _os_problem(exc: OSError) -> str:

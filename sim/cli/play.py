@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import io
+import contextlib
 import os
 import pathlib
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import BinaryIO
 
-from sim.batch import RunFolder, load_run_scenario, write_atomic
+from sim.batch import RunFolder, load_run_scenario
 from sim.cli.common import (
     EXIT_INPUT,
     EXIT_MISMATCH,
@@ -24,10 +25,11 @@ from sim.cli.common import (
 from sim.day import run_any
 from sim.day_file import Day, is_day_file, load_day, load_input
 from sim.errors import InputError, Problem, ScenarioError, strict
-from sim.events import to_jsonl, write_jsonl
+from sim.events import StreamedLog, render
 from sim.model import Scenario
 from sim.narrate import narrate
-from sim.replay import pick_battles, read_log, regenerate, verify
+from sim.picks import pick_battles
+from sim.replay import read_log, regenerate, verify
 from sim.scenario import validate_file
 from sim.scenario.bestiary import bestiary_dirs, rules_folder
 from sim.terminal import quoted_text
@@ -41,8 +43,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     scenario = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
     tell_warnings(scenario.warnings, args.strict)
     _check_log_target(args.log, [args.scenario, *_read_files(scenario, args.bestiary)])
-    _, events = run_any(scenario, args.seed, log=True)
-    _emit_log(events, args.log)
+    if args.log:  # written as the battle goes: a long day is never held whole
+        events: list[dict] = []
+        with streamed_log(args.log, events if args.narrate else None) as sink:
+            run_any(scenario, args.seed, log=True, sink=sink)
+    else:
+        _, events = run_any(scenario, args.seed, log=True)
     _narrate(events, args)
     return EXIT_OK
 
@@ -81,7 +87,7 @@ def _check_log_target(target: str | None, inputs: Sequence[pathlib.Path],
     the link is kept)."""
     if target is None or target == "-":
         return
-    path = pathlib.Path(target).resolve()
+    path = _log_path(target)
     if not path.exists() or _is_device(path):
         return
     if not path.is_file():
@@ -95,6 +101,16 @@ def _check_log_target(target: str | None, inputs: Sequence[pathlib.Path],
         raise InputError(msg)
 
 
+def _log_path(target: str) -> pathlib.Path:
+    """--log's file, through a symlink to the file it names; a symlink loop is one line (it
+    raised RuntimeError, an internal error)."""
+    try:
+        return pathlib.Path(target).resolve()
+    except (RuntimeError, OSError) as exc:  # RuntimeError: a loop, before Python 3.13
+        msg = f"{target}:0:0: --log: cannot follow it (Too many levels of symbolic links)"
+        raise InputError(msg) from exc
+
+
 def _is_device(path: pathlib.Path) -> bool:
     try:
         return stat.S_ISCHR(path.stat().st_mode)
@@ -104,38 +120,62 @@ def _is_device(path: pathlib.Path) -> bool:
 
 def _emit_log(events: list[dict], target: str | None) -> None:
     """Write events to '-' (stdout) or a path; nothing without a target."""
+    if target:
+        with streamed_log(target) as sink:
+            sink.extend(events)
+
+
+@contextlib.contextmanager
+def streamed_log(target: str, keep: list[dict] | None = None) -> Iterator[StreamedLog]:
+    """An event log written to --log as the events come (sim.events.StreamedLog): '-' (stdout,
+    C1 and bidi controls as \\u escapes), a device (/dev/null: written to, never renamed over,
+    as root it could be), or a file, written beside its name and renamed over it once whole
+    (through a symlink to the file it names). ``keep`` also gets every event (the narration)."""
+    def write_to(stream: BinaryIO, quoted: bool) -> Callable[[dict], None]:
+        def write(event: dict) -> None:
+            line = render(event)
+            stream.write(quoted_text(line.decode("utf-8")).encode("utf-8") if quoted else line)
+            if keep is not None:
+                keep.append(event)
+        return write
+
     if target == "-":
-        sys.stdout.flush()  # the same JSON, with C1 and bidi controls as \u escapes
-        sys.stdout.buffer.write(quoted_text(to_jsonl(events)).encode("utf-8"))
+        sys.stdout.flush()
+        sink = StreamedLog(write_to(sys.stdout.buffer, quoted=True))
+        yield sink
+        sink.close()
         sys.stdout.buffer.flush()
-    elif target:
-        buffer = io.BytesIO()
-        write_jsonl(events, buffer)
-        path = pathlib.Path(target).resolve()  # through a symlink to the file it names
-        try:
-            if _is_device(path):  # /dev/null: written to, never renamed over (as root it could be)
-                with open(path, "wb") as device:
-                    device.write(buffer.getvalue())
-            else:
-                write_atomic(path, buffer.getvalue(), durable=False)
-        except OSError as exc:
-            msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
-            raise InputError(msg) from exc
+        return
+    path = _log_path(target)
+    written = path if _is_device(path) else path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(written, "wb", buffering=1 << 16) as stream:
+            sink = StreamedLog(write_to(stream, quoted=False))
+            yield sink
+            sink.close()
+        if written != path:
+            os.replace(written, path)
+    except OSError as exc:
+        msg = f"{target}:0:0: --log: cannot write ({exc.strerror})"
+        raise InputError(msg) from exc
+    finally:
+        if written != path:
+            written.unlink(missing_ok=True)  # never a stray temporary file (gone once renamed)
 
 
-def print_report(run_dir: pathlib.Path, to: object = None,
-                  bestiary: Sequence[pathlib.Path] = ()) -> None:
+def print_report(run_dir: pathlib.Path, to: object = None, bestiary: Sequence[pathlib.Path] = (),
+                 force: bool = False, locked: bool = False) -> None:
     # sim.report brings rich, Jinja2 and matplotlib's helpers: imported when a report is shown,
     # not at every command's start.
     from sim.report import write_report
 
-    path = write_report(run_dir, bestiary)
+    path = write_report(run_dir, bestiary, force, locked)
     say_line(f"report: {path}", to)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     check_bestiary_dirs(args.bestiary)
-    print_report(args.run_dir, bestiary=args.bestiary)
+    print_report(args.run_dir, bestiary=args.bestiary, force=args.force)
     return EXIT_OK
 
 

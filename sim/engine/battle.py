@@ -46,6 +46,7 @@ class Battle(Clock, Turns, Combat, Status):
     def __init__(
         self, scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None,
         carry: Callable[[Fighter], None] | None = None, fast: bool = True,
+        sink: list[dict] | None = None,
     ) -> None:
         self.scenario = scenario
         self.seed = seed
@@ -57,7 +58,7 @@ class Battle(Clock, Turns, Combat, Status):
         self.rules: RuleSystem = system_for(scenario.rules, options)
         self.morale_on = self.rules.morale_default if options.morale_on is None else options.morale_on
         # The table: dice, log and clock, all that rules, effects, morale and tactics see.
-        self.table = table = Table(seed, log)
+        self.table = table = Table(seed, log, sink)
         self.log = table.log  # the same list (or None): read on every event
         self.emit = table.emit  # events are stamped with the table's round and time
         if self.morale_on:  # morale listens to every check (its reroll), never called by rules
@@ -216,9 +217,11 @@ class Battle(Clock, Turns, Combat, Status):
 
 
 def run_battle(
-    scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None
+    scenario: Scenario, seed: int, log: bool = False, batch: dict | None = None,
+    sink: list[dict] | None = None,
 ) -> tuple[BattleOutcome, list[dict]]:
-    """Play one battle; returns its outcome and its events (empty unless ``log``)."""
-    battle = Battle(scenario, seed, log, batch)
+    """Play one battle; returns its outcome and its events (empty unless ``log``), appended to
+    ``sink`` when one is given (sim.events.StreamedLog, CappedLog)."""
+    battle = Battle(scenario, seed, log, batch, sink=sink)
     outcome = battle.run()
     return outcome, battle.log or []

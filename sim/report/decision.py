@@ -22,6 +22,7 @@ from sim.paired import HEADLINE
 from sim.party import difficulty
 from sim.report.plots import name_ticks, new_figure, percent_axis, plot_label, to_svg, wrapped_label
 from sim.report.render import render
+from sim.report.terminal import TableConsole
 from sim.terminal import markup
 
 PAGES = {"compare": "compare.html", "tune": "tune.html"}
@@ -257,7 +258,7 @@ def tune_answers(result: Result) -> list[str]:
 def print_result(result: Result, kind: str, console: Console | None = None) -> None:
     """The answer on the terminal (80 columns: cells wrap, never cut), names escaped (data,
     never markup, emoji codes or controls)."""
-    console = console or Console(emoji=False)
+    console = console or TableConsole()
     if kind == "compare":  # a letter per variant, its text wrapped beside it
         console.print(markup(f"Variants ({result['battles']} {_unit(result)} each, seed {result['seed']}):"))
         variants = Table.grid(padding=(0, 1))

@@ -9,7 +9,9 @@ from the network) and escapes every value: a name in a scenario is text, never m
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
+import os
 import pathlib
 from collections.abc import Sequence
 from typing import Any
@@ -18,7 +20,7 @@ import attrs
 
 from sim import __version__
 from sim.batch import SUMMARY, RunFolder, load_run_scenario, write_atomic
-from sim.errors import InputError
+from sim.errors import InputError, RunAborted
 from sim.manifest import read_json
 from sim.report.plots import attrition_plot, figures, resources_plot
 from sim.report.render import environment, render
@@ -36,6 +38,7 @@ from sim.report.terminal import (
     unit,
 )
 from sim.report.viewer import viewer
+from sim.runlock import RunLock
 from sim.summary_file import check_run_summary
 
 REPORT = "report.html"
@@ -64,18 +67,31 @@ class Day:
     resources_plot: str | None  # drawn when it has more than HP (which the attrition plot draws)
 
 
-def write_report(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = ()) -> pathlib.Path:
+def write_report(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = (), force: bool = False,
+                 locked: bool = False) -> pathlib.Path:
     """Write ``run_dir/report.html`` atomically (one file, loads nothing from the network); its path.
 
-    ``bestiary``: extra folders searched first when the run's scenario is loaded again."""
+    ``bestiary``: extra folders searched first when the run's scenario is loaded again. A
+    report already there is refused unless ``force``: two reports of one folder both said
+    "report: ..." and one was silently replaced. The run's lock is held while the page is
+    written (``locked``: the caller holds it already, as a batch does)."""
     run_dir = pathlib.Path(run_dir)
     target = run_dir / REPORT
-    if target.exists() and not target.is_file():  # renamed over, a FIFO or a device would go
-        msg = f"{target}:0:0: (document): not a regular file: the report would replace it"
-        raise InputError(msg)
-    summary = _read_summary(run_dir)
-    page = render_page(run_dir, summary, bestiary)
-    write_atomic(target, page.encode("utf-8"))
+    summary = _read_summary(run_dir)  # first: a folder that is no run is told as such
+    with contextlib.ExitStack() as stack:
+        if not locked:
+            stack.enter_context(RunLock(run_dir, busy="is using this run; wait for it").acquire())
+        if target.exists() and not target.is_file():  # renamed over, a FIFO or a device would go
+            msg = f"{target}:0:0: (document): not a regular file: the report would replace it"
+            raise InputError(msg)
+        if os.path.lexists(target) and not force:
+            msg = f"{target}:0:0: (document): already there; sim report --force {run_dir} replaces it"
+            raise InputError(msg)
+        page = render_page(run_dir, summary, bestiary)
+        try:
+            write_atomic(target, page.encode("utf-8"))
+        except OSError as exc:  # a full disk: which file could not be written
+            raise RunAborted.cannot_write(target, exc) from exc
     return target
 
 

@@ -7,8 +7,10 @@ prolog, metadata and comments and prefixes the ids so several plots share one pa
 
 from __future__ import annotations
 
+import collections
 import html
 import io
+import math
 import pathlib
 import re
 import textwrap
@@ -33,27 +35,74 @@ class Plot:
     caption: str
 
 
-def _battle_columns(run_dir: pathlib.Path) -> tuple[Any, list[str], Any]:
-    """battles.parquet's rounds, and every combatant's (name, final HP) flattened, as numpy arrays;
-    the file must be this run's (its manifest's run id), as every reader of it checks."""
+@attrs.frozen
+class Counts:
+    """What the plots need of battles.parquet, counted a batch at a time (memory flat in the
+    number of battles): battles per number of rounds, and each combatant's battles per HP left."""
+
+    rounds: collections.Counter[int]
+    hp: dict[str, collections.Counter[int]]
+
+
+def battle_counts(run_dir: pathlib.Path) -> Counts:
+    """The counts of a run's battles; the file must be this run's (its manifest's run id), as
+    every reader of it checks."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     folder = RunFolder(run_dir)
-    table = folder.read_battles(["rounds", "combatants"], folder.read_manifest())
-    rounds = _int32s(table.column("rounds").combine_chunks())
-    flat = pc.list_flatten(table.column("combatants"))
-    flat = flat.combine_chunks() if isinstance(flat, pa.ChunkedArray) else flat
-    names = flat.field("name").to_pylist()
-    return rounds, names, _int32s(flat.field("hp")).astype(float)
+    rounds: collections.Counter[int] = collections.Counter()
+    hp: dict[str, collections.Counter[int]] = collections.defaultdict(collections.Counter)
+    for table in folder.battle_batches(["rounds", "combatants"], folder.read_manifest()):
+        rounds.update(_value_counts(table.column("rounds")))
+        flat = pc.list_flatten(table.column("combatants"))
+        flat = flat.combine_chunks() if isinstance(flat, pa.ChunkedArray) else flat
+        pairs = pa.table({"name": flat.field("name"), "hp": flat.field("hp")})
+        for name, value, count in zip(*(pairs.group_by(["name", "hp"]).aggregate([("hp", "count")])
+                                        .column(key).to_pylist() for key in ("name", "hp", "hp_count")),
+                                      strict=True):
+            hp[name][value] += count
+    return Counts(rounds, dict(hp))
 
 
-def _int32s(array: Any) -> Any:
-    """An Arrow int32 array with no value missing (``battles_problem`` checked) as numpy,
-    read from its data buffer: pyarrow may have been loaded without numpy (sim.arrow)."""
-    import numpy as np
+def _value_counts(column: Any) -> dict[int, int]:
+    import pyarrow.compute as pc
 
-    return np.frombuffer(array.buffers()[1], dtype=np.int32, count=array.offset + len(array))[array.offset:]
+    counted = pc.value_counts(column)
+    return dict(zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist(), strict=True))
+
+
+def percentile(counts: collections.Counter[int], q: float) -> float:
+    """numpy's default (linear) percentile of the values ``counts`` holds (value -> how many)."""
+    values = sorted(counts)
+    position = q / 100 * (sum(counts.values()) - 1)
+    below = math.floor(position)
+
+    def nth(k: int) -> int:
+        for value in values:
+            if k < counts[value]:
+                return value
+            k -= counts[value]
+        return values[-1]
+
+    low = nth(below)
+    return low + (position - below) * (nth(below + 1) - low) if position > below else float(low)
+
+
+def box_stats(counts: collections.Counter[int], whis: tuple[float, float] = (5, 95)) -> dict[str, float]:
+    """matplotlib's ``cbook.boxplot_stats`` of the values ``counts`` holds, without fliers (the
+    plot hides them): what ``Axes.bxp`` draws, from counts instead of every value."""
+    counts = counts or collections.Counter({0: 1})
+    n = sum(counts.values())
+    q1, med, q3 = (percentile(counts, q) for q in (25, 50, 75))
+    low, high = (percentile(counts, q) for q in whis)
+    inside_high = [v for v in counts if v <= high]
+    inside_low = [v for v in counts if v >= low]
+    whishi = q3 if not inside_high or max(inside_high) < q3 else max(inside_high)
+    whislo = q1 if not inside_low or min(inside_low) > q1 else min(inside_low)
+    mean = sum(value * count for value, count in counts.items()) / n
+    return {"mean": mean, "med": med, "q1": q1, "q3": q3, "whislo": whislo, "whishi": whishi,
+            "fliers": []}
 
 
 def attrition_plot(summary: Summary) -> str:
@@ -111,7 +160,7 @@ def resources_plot(summary: Summary, columns: list[tuple[str, str]]) -> str:
 
 def figures(run_dir: pathlib.Path, summary: Summary) -> list[Plot]:
     """The five plots of the Plots section (four without a party side), with their captions."""
-    rounds, names, hp = _battle_columns(run_dir)
+    counts = battle_counts(run_dir)
     return [
         Plot("win", _win_plot(summary),
              "Win, draw and total-party-kill rates; bars show the 95% Wilson interval."),
@@ -119,10 +168,10 @@ def figures(run_dir: pathlib.Path, summary: Summary) -> list[Plot]:
              "Each combatant's chance to die, split by cause, and to be knocked out and survive"
              " (95% intervals)."),
         *_party_figure(summary),
-        Plot("rounds", _rounds_plot(summary, rounds),
+        Plot("rounds", _rounds_plot(summary, counts.rounds),
              "How many rounds of fighting a day holds (share of days)." if summary.get("steps")
              else "How many rounds battles last (share of battles)."),
-        Plot("hp", _hp_plot(summary, names, hp),
+        Plot("hp", _hp_plot(summary, counts.hp),
              f"HP left at the end of {_of_a(summary)}: box from p25 to p75, whiskers p5 to p95,"
              " triangle the mean."),
     ]
@@ -307,12 +356,14 @@ def _party_plot(party: dict[str, Any], unit: str) -> str:
     return to_svg(fig, "party")
 
 
-def _rounds_plot(summary: Summary, rounds: Any) -> str:
+def _rounds_plot(summary: Summary, rounds: collections.Counter[int]) -> str:
     import numpy as np
 
     fig = new_figure(3.0)
     ax = fig.add_subplot()
-    counts = np.bincount(rounds) if len(rounds) else np.zeros(1, dtype=int)
+    counts = np.zeros(max(rounds, default=0) + 1, dtype=np.int64)
+    for value, count in rounds.items():
+        counts[value] = count
     share = counts / max(1, counts.sum())
     ax.bar(np.arange(len(counts)), share, width=0.85, color="#4c78a8")
     r = summary["rounds"]
@@ -332,22 +383,18 @@ def _rounds_plot(summary: Summary, rounds: Any) -> str:
     return to_svg(fig, "rounds")
 
 
-def _hp_plot(summary: Summary, names: list[str], hp: Any) -> str:
-    import numpy as np
-
+def _hp_plot(summary: Summary, hp: dict[str, collections.Counter[int]]) -> str:
     people = list(summary["combatants"])
-    by_name = np.asarray(names, dtype=object)
-    data = [hp[by_name == name] for name in people]
-    data = [d if len(d) else np.zeros(1) for d in data]
     fig = new_figure(1.0 + 0.45 * len(people))
     ax = fig.add_subplot()
     y = [len(people) - i for i in range(len(people))]
-    ax.boxplot(data, positions=y, orientation="horizontal", whis=(5, 95), showfliers=False,
-               showmeans=True, widths=0.6, patch_artist=True,
-               boxprops={"facecolor": "#c6dbef"}, medianprops={"color": "#08519c"},
-               meanprops={"marker": "^", "markerfacecolor": "#d62728", "markeredgecolor": "#d62728"})
+    ax.bxp([box_stats(hp.get(name, collections.Counter())) for name in people], positions=y,
+           orientation="horizontal", showfliers=False, showmeans=True, widths=0.6, patch_artist=True,
+           boxprops={"facecolor": "#c6dbef"}, medianprops={"color": "#08519c"},
+           meanprops={"marker": "^", "markerfacecolor": "#d62728", "markeredgecolor": "#d62728"})
     name_ticks(ax, "y", y, people)
     ax.set_xlabel("HP left")
-    ax.set_xlim(left=min(0.0, float(hp.min()) if len(hp) else 0.0) - 0.5)
+    lowest = min((min(counts) for counts in hp.values() if counts), default=0)
+    ax.set_xlim(left=min(0.0, float(lowest)) - 0.5)
     ax.grid(axis="x", alpha=0.3)
     return to_svg(fig, "hp")

@@ -266,10 +266,22 @@ def _morale_table(summary: dict[str, Any]) -> Table | None:
     return table
 
 
+class TableConsole(Console):
+    """rich's Console for stdout, whose reader may leave (``sim batch ... | head -2``): rich
+    then raised SystemExit(1), an error exit with nothing said. A BrokenPipeError is raised
+    instead, which the command ends on quietly with exit 0 (sim.cli.entry)."""
+
+    def __init__(self) -> None:
+        super().__init__(emoji=False)
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
     """Print the headline sentence, then the lethality tables; names are data, never markup,
     emoji codes or control characters."""
-    console = console or Console(emoji=False)
+    console = console or TableConsole()
     console.print(headline(clean(summary)), markup=False, highlight=False)
     for table in summary_tables(clean(summary, rich=True)):
         console.print(table)

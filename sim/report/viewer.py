@@ -15,12 +15,20 @@ import attrs
 import markupsafe
 
 from sim.errors import InputError
+from sim.events import CappedLog
 from sim.narrate import NARRATORS, Teller, day_verdict
-from sim.replay import PICKS, pick_battles, regenerate
+from sim.picks import PICKS, pick_battles
+from sim.replay import regenerate
 from sim.replay_state import BattleView, CombatantView
 from sim.report.render import json_script
 
 Event = dict[str, Any]
+# Events of one picked battle (or day) the page embeds, with their narration and states (about
+# 500 bytes each): a day of fifty long fights embedded whole made a 375 MB page no browser
+# opens. Past the cap, the viewer steps through the first events and says how many it left.
+MAX_EMBEDDED_EVENTS = 10_000
+# What a day's outcome is told from besides its first and last events (sim.narrate.day_verdict).
+DAY_OUTLINE = frozenset({"encounter_started", "rested"})
 
 
 @attrs.frozen
@@ -45,16 +53,28 @@ class Viewer:
 
 
 def viewer(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> Viewer:
-    """The worst, a median and the best battle, regenerated from the run's seeds."""
+    """The worst, a median and the best battle, regenerated from the run's seeds: a sample of
+    the run's battles, each cut at MAX_EMBEDDED_EVENTS events (its outcome says so)."""
     try:
         picks = pick_battles(run_dir, bestiary)
-        logs = {index: regenerate(run_dir, index, bestiary) for index in sorted(set(picks.values()))}
+        logs = {index: regenerate(run_dir, index, bestiary, CappedLog(MAX_EMBEDDED_EVENTS, DAY_OUTLINE))
+                for index in sorted(set(picks.values()))}
     except InputError as exc:
         return Viewer(problem=str(exc))
     return Viewer(tuple(
-        Picked(key, picks[key], _outcome(events), json_script(events),
+        Picked(key, picks[key], _told(run_dir, picks[key], events), json_script(list(events)),
                json_script(viewer_lines(events)), json_script(viewer_states(events)))
         for key, events in ((key, logs[picks[key]]) for key in PICKS)))
+
+
+def _told(run_dir: pathlib.Path, index: int, events: CappedLog) -> str:
+    """How the battle (or day) ended, and what of it the page holds when it is cut."""
+    ends = [] if events.last is None else [events.last]
+    outcome = _outcome([*events[:1], *events.outlined, *ends])
+    if events.seen <= len(events):
+        return outcome
+    return (f"{outcome}; its first {len(events):,} of {events.seen:,} events are shown"
+            f" (sim replay {run_dir} --battle {index} shows them all)")
 
 
 def viewer_lines(events: list[Event]) -> list[str]:

@@ -22,7 +22,8 @@ from sim.scenario.blocks import check_potion_at, check_skills, check_weapon_name
 from sim.scenario.checker import INVALID, Checker, did_you_mean, not_implemented, validate_header
 from sim.scenario.limits import IMPLEMENTED_SYSTEMS
 from sim.scenario.orders import check_entry_order
-from sim.yamlsrc import Source, display_name, load_yaml, shorten
+from sim.yamlsrc import Source, display_name, load_marked, shorten
+from sim.yamlsrc.source import whole_file
 
 BESTIARY_DIR = "bestiary"
 BESTIARY_ENV = "SIM_BESTIARY"  # extra bestiary folders, os.pathsep-separated
@@ -49,10 +50,16 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
     """Validate one bestiary file (``rules:`` and ``creatures:``) into its entries. A file
     in a folder named after a rule system must be of that system: ``use:`` looks there for
     that system's entries, and another system's stat block would fight with keys ignored."""
+    display = display_name(path)
     try:
-        source = load_yaml(path, display_name(path))
+        source = load_marked(path, display, ("creatures", "rules"))
     except ScenarioError as exc:
         problems.extend(exc.problems)
+        return {}
+    if source is None:  # a stray file in the folder: none of it is shown
+        problems.append(whole_file(display, "not a bestiary file (it has no rules: or creatures: at its"
+                                            " top level, or is no YAML this program reads); nothing of it"
+                                            " is shown"))
         return {}
     c = Checker(source, problems)
     data = source.data

@@ -13,6 +13,9 @@ MAX_ROUNDS = 10_000
 # nobody can bring down (1,000,000 HP, armor no weapon pierces) play to max_rounds: 500 of them
 # for 10,000 rounds took an hour and tens of GB of log. 100,000 is about 10 s narrated.
 MAX_COMBATANT_ROUNDS = 100_000
+# A whole day's turns: its fights' max_rounds times combatants, summed. Fifty fights each at a
+# battle's bound took 5.6 GB of log held in memory and hours; a day may take two such battles.
+MAX_DAY_TURNS = 2 * MAX_COMBATANT_ROUNDS
 DEFAULT_ROUNDS = 100
 MAX_HP = 1_000_000
 MAX_DAMAGE = 1_000_000  # any one roll of harm: a weapon, an explosion, terror

@@ -267,9 +267,11 @@ def routes(server: Server) -> list[Any]:
         job = server.jobs.get(request.path_params["job"])
         if job is None or job.run_folder is None or job.status != "done":
             return JSONResponse({"error": "no finished batch with that id"}, status_code=404)
-        from sim.report import write_report  # matplotlib and the templates: when a report is asked
+        from sim.report import REPORT, write_report  # matplotlib and the templates: when asked
 
-        path = await run_in_threadpool(write_report, job.run_folder, server.workspace.bestiary)
+        path = job.run_folder / REPORT
+        if not path.is_file():  # written once: a report already there is never replaced
+            path = await run_in_threadpool(write_report, job.run_folder, server.workspace.bestiary)
         return FileResponse(path, media_type="text/html")
 
     handled = {name: _handled(fn) for name, fn in {

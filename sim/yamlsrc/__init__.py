@@ -5,10 +5,10 @@ hardened composer (``compose``); ``source`` holds what they return (``Source``,
 ``Mark``, ``Path``) and the formatting every message shares.
 """
 
-from sim.yamlsrc.load import MAX_BYTES, load_yaml, load_yaml_text
+from sim.yamlsrc.load import MAX_BYTES, load_marked, load_yaml, load_yaml_text
 from sim.yamlsrc.source import Mark, Path, Source, display_name, format_path, shorten
 
 __all__ = [
-    "MAX_BYTES", "Mark", "Path", "Source", "display_name", "format_path", "load_yaml",
+    "MAX_BYTES", "Mark", "Path", "Source", "display_name", "format_path", "load_marked", "load_yaml",
     "load_yaml_text", "shorten",
 ]

@@ -26,14 +26,38 @@ _LINE_BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
 def load_yaml(path: pathlib.Path, display: str | None = None) -> Source:
     """Read and load one YAML file; ``display`` is the name used in messages."""
     name = display if display is not None else str(path)
+    return load_yaml_text(_read(path, name), name)
+
+
+def load_marked(path: pathlib.Path, display: str, markers: tuple[str, ...]) -> Source | None:
+    """``load_yaml`` of a file another file names (a day's encounter, a file of a bestiary
+    folder), which may be anything: None unless its top level holds one of ``markers``
+    (``sides`` for a scenario, ``creatures`` for a bestiary file, ``steps`` for a day). Until
+    a file is known to be one of sim's, none of it may be echoed: its problems (an old YAML
+    spelling, a duplicate key, a syntax error all quote it) are told only when a top-level
+    line of a marker shows it is one. A file that cannot be read at all is told so: that
+    quotes nothing of it."""
+    raw = _read(path, display)
+    try:
+        source = load_yaml_text(raw, display)
+    except ScenarioError:
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        keys = "|".join(map(re.escape, markers))
+        if re.search(rf"(?m)^({keys})[ \t]*:", text.removeprefix("\ufeff")):
+            raise
+        return None
+    known = isinstance(source.data, dict) and any(marker in source.data for marker in markers)
+    return source if known else None
+
+
+def _read(path: pathlib.Path, name: str) -> bytes:
     try:
         with open_regular(path) as stream:
             # One byte past the limit is enough to know the file is too big.
-            raw = stream.read(MAX_BYTES + 1)
+            return stream.read(MAX_BYTES + 1)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ScenarioError([whole_file(name, f"cannot read file: {reason}")]) from exc
-    return load_yaml_text(raw, name)
 
 
 def load_yaml_text(text: str | bytes, display: str) -> Source:

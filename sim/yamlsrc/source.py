@@ -80,9 +80,11 @@ def format_path(path: Path) -> str:
 
 
 def shorten(value: object, limit: int = 40) -> str:
-    """A short one-line repr of ``value`` for messages, cut with '…' past ``limit``."""
+    """A short one-line rendering of ``value`` for messages, as YAML writes it (``null``,
+    ``true``, ``{hp: 3}``: a GM's file never says ``None`` or ``True``), cut with '…' past
+    ``limit``."""
     if not isinstance(value, str):
-        text = repr(value)
+        text = _as_yaml(value, limit)
         return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
     pieces = [_escape_char(ch) for ch in value]
     if sum(map(len, pieces)) + 2 <= limit:
@@ -95,6 +97,36 @@ def shorten(value: object, limit: int = 40) -> str:
         kept.append(piece)
         budget -= len(piece)
     return "'" + "".join(kept) + "…'"
+
+
+def _as_yaml(value: object, limit: int, depth: int = 0) -> str:
+    """``value`` in YAML's flow style, enough of it for a message of ``limit`` characters."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value != value:
+        return ".nan"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return ".inf" if value > 0 else "-.inf"
+    if isinstance(value, str):
+        return shorten(value, limit)
+    if isinstance(value, dict | list | tuple):
+        if depth >= 3:
+            return "…"
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        parts, size = [], 0
+        for key, item in pairs:
+            part = _as_yaml(item, limit, depth + 1)
+            if isinstance(value, dict):
+                part = f"{_as_yaml(key, limit, depth + 1)}: {part}"
+            parts.append(part)
+            size += len(part) + 2
+            if size > limit:
+                break
+        inner = ", ".join(parts)
+        return f"{{{inner}}}" if isinstance(value, dict) else f"[{inner}]"
+    return str(value)
 
 
 def _escape_char(ch: str) -> str:

@@ -7,12 +7,13 @@ import os
 import pathlib
 import signal
 import time
+import types
 
 import pytest
 
 import sim.batch.runners
 from sim import cli
-from sim.batch import ChunkTask, LogPlan, kept_pool
+from sim.batch import ChunkTask, LogPlan, kept_pool, run_chunk
 from sim.batch.runners import DaskRunner, ProcessRunner, max_local_workers
 from sim.errors import RunAborted
 from sim.scenario import load_scenario
@@ -152,6 +153,37 @@ class TestScheduler:
         assert resumed == 0
         batch(tmp_path, "whole", *args, "--workers", "1")
         assert rows(run) == rows(tmp_path / "whole")
+
+    def test_killed_worker_leaves_a_resumable_run(self, tmp_path: pathlib.Path, capsys,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+        """A chunk that got every worker killed (KilledWorker) was an internal error with a
+        traceback and exit 1: it is exit 2 with the --resume command, as a lost scheduler."""
+        distributed = pytest.importorskip("distributed")
+        from sim.batch import runners
+
+        def killing(task):  # type: ignore[no-untyped-def]
+            if task.start >= 100:
+                last = types.SimpleNamespace(address="tcp://127.0.0.1:1")
+                raise distributed.KilledWorker("run_chunk-1", last, 3)
+            return run_chunk(task)
+
+        monkeypatch.setattr(runners, "run_chunk", killing)
+        cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                           dashboard_address=None, protocol="tcp")
+        run = tmp_path / "run"
+        try:
+            code = cli.main(["batch", str(SKIRMISH), "-n", "300", "--seed", "2", "--chunk", "50",
+                             "--executor", "dask", "--scheduler", cluster.scheduler_address,
+                             "--out", str(run), "--no-progress"])
+        finally:
+            cluster.close()
+        err = capsys.readouterr().err
+        assert code == 2 and "internal error" not in err and "Traceback" not in err
+        assert err.startswith(f"{cluster.scheduler_address}:0:0: --scheduler: a chunk's task lost every"
+                              " worker that ran it (KilledWorker")
+        assert f"finish with: sim batch --resume {run}" in err
+        monkeypatch.undo()
+        assert cli.main(["batch", "--resume", str(run), "--workers", "1", "--no-progress", "--json"]) == 0
 
 
 class TestWorkerLimit:

@@ -77,7 +77,7 @@ class TestEnvironmentErrors:
         code, _, _ = run(capsys, "batch", "--resume", str(out), "--json", "--no-progress")
         assert code == 0 and json.loads((out / "summary.json").read_text())["battles"] == 40
 
-    @pytest.mark.parametrize("where", ["sim.cli.play.write_atomic", "sim.report.page.write_atomic"])
+    @pytest.mark.parametrize("where", ["sim.cli.play.render", "sim.report.page.write_atomic"])
     def test_disk_full_on_log_and_report(self, capsys, tmp_path, monkeypatch, where):
         """ENOSPC writing a log or a report: exit 2, one line."""
         import errno
@@ -94,6 +94,7 @@ class TestEnvironmentErrors:
         code, _, err = run(capsys, *argv)
         assert code == 2 and "No space left on device" in err
         self.one_line(err)
+        assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
     @pytest.mark.parametrize("argv", [
         ["run", "a\ud800.yaml"],

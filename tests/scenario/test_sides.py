@@ -85,8 +85,8 @@ class TestNames:
         assert where(p) == (14, 39, "sides[1].members[0].name")
         assert p.message == "must be a non-empty string (got '')"
 
-    @pytest.mark.parametrize(("written", "read"), [("no", "False"), ("on", "True"), ("1984", "1984"),
-                                                   ("~", "None")])
+    @pytest.mark.parametrize(("written", "read"), [("no", "false"), ("on", "true"), ("1984", "1984"),
+                                                   ("~", "null")])
     def test_name_yaml_reads_as_no_text(self, arena, written, read):
         """A bare no, on, 1984 or ~ is a boolean, a number or null to YAML: the message says
         to quote it (it only said 'got False')."""

@@ -161,6 +161,8 @@ def test_a_job_reports_figures_as_it_goes_and_its_report(client) -> None:
     report = client.get(f"/jobs/{view['id']}/report")
     assert report.status_code == 200
     assert "worst" in report.text
+    again = client.get(f"/jobs/{view['id']}/report")  # the page written once, served again
+    assert again.status_code == 200 and again.text == report.text
 
 
 def test_cancelling_a_job_stops_it(client) -> None:

@@ -107,7 +107,7 @@ class TestMappingProblems:
 
     def test_keys_equal_in_python_are_duplicates(self) -> None:
         """1 and true would collide in a dict, so the second is reported."""
-        assert only_problem("true: a\n1: b\n").message == "duplicate key 1 (first at line 1 as True)"
+        assert only_problem("true: a\n1: b\n").message == "duplicate key 1 (first at line 1 as true)"
 
     def test_merge_key_is_refused(self) -> None:
         """'<<' merge keys are not supported and say so at the key."""

@@ -60,7 +60,7 @@ class TestFormatPath:
         """Keys with spaces or dots, and non-string keys, are quoted in brackets."""
         assert format_path(("monsters", "Goblin Boss", "hp")) == "monsters['Goblin Boss'].hp"
         assert format_path(("a.b",)) == "['a.b']"
-        assert format_path(("x", None, True)) == "x[None][True]"  # type: ignore[arg-type]
+        assert format_path(("x", None, True)) == "x[null][true]"  # type: ignore[arg-type]
 
 
 class TestShorten:
@@ -82,8 +82,11 @@ class TestShorten:
         """The cut falls between escapes, never in the middle of one."""
         assert shorten("ab\n\n\n", limit=8) == "'ab\\n…'"
 
-    def test_non_strings_use_repr(self) -> None:
-        """Other values show as their repr, cut the same way when long."""
+    def test_non_strings_as_yaml(self) -> None:
+        """Other values show as YAML writes them (a GM's file never says None or True), cut the
+        same way when long."""
         assert shorten(12) == "12"
-        assert shorten(None) == "None"
+        assert shorten(None) == "null"
+        assert (shorten(True), shorten(False), shorten(float("nan"))) == ("true", "false", ".nan")
+        assert shorten({"hp": None, "tags": [True, "x"]}) == "{'hp': null, 'tags': [true, 'x']}"
         assert shorten(list(range(100)), limit=10) == "[0, 1, 2,…"
