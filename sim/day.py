@@ -1,4 +1,4 @@
-"""Playing adventuring days (RULES 7): encounters chained with rests, one seed per fight.
+"""Playing adventuring days (rules §7): encounters chained with rests, one seed per fight.
 
 ``run_day`` plays a loaded ``Day`` step by step: each fight is a ``Battle`` whose
 party fighters receive what each ``Member`` carries, each rest applies ``rest``

@@ -1,4 +1,4 @@
-"""Day files (RULES 7): loading and validating a day, its steps, and its composed encounters.
+"""Day files (rules §7): loading and validating a day, its steps, and its composed encounters.
 
 A day file is a YAML file with ``steps:``. Its ``party`` (a side block) takes
 the place of each encounter's party side; an encounter is a scenario file, or
@@ -64,7 +64,7 @@ class Day:
     party: str  # the party side's name
     steps: tuple[Encounter | Rest, ...]
     destiny_points: int = 0
-    unhealable_recovery: str = "level_rates"  # RULES 7's Convention, or rest_dice (sim.day_options)
+    unhealable_recovery: str = "level_rates"  # rules §7's Convention, or rest_dice (sim.day_options)
     path: str = ""
     sha256: str = ""
     bestiary: tuple[str, ...] = ()

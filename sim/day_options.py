@@ -1,6 +1,6 @@
 """A day's ``options:``: the campaign's destiny points and how its rests give back unhealable HP.
 
-Every other option belongs to each encounter. ``unhealable_recovery`` sets RULES 7's
+Every other option belongs to each encounter. ``unhealable_recovery`` sets rules §7's
 Convention aside: by default (``level_rates``) calm, good and intensive rests give back
 1, 2 and 3 x level unhealable HP an hour and ordinary healing never touches them; with
 ``rest_dice`` the healing dice of good and intensive rests heal them too (the rest list's

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from sim.state import Fighter
     from sim.table import Table
 
-FALL_DIE_M = 3  # a fall deals 1d6 per full 3 m (RULES 6)
+FALL_DIE_M = 3  # a fall deals 1d6 per full 3 m (rules §6)
 
 
 class Host(Protocol):
@@ -61,7 +61,7 @@ class OngoingEffect:
 
     Subclasses set ``name`` (the ``effect`` field of the log) and implement
     ``tick``. The tick runs at the start of the owner's turn, before it acts,
-    even when it is unconscious (RULES.md §2: a burning body keeps burning).
+    even when it is unconscious (rules §2: a burning body keeps burning).
     """
 
     name: ClassVar[str] = "effect"
@@ -104,7 +104,7 @@ class OngoingEffect:
         raise NotImplementedError
 
 
-# -- the effects of seed 002 (RULES.md §6); damage from these is armor-piercing ---------------
+# -- the effects of seed 002 (rules §6); damage from these is armor-piercing ---------------
 
 
 def has_effect(fighter: Fighter, name: str) -> bool:
@@ -122,7 +122,7 @@ class Burning(OngoingEffect):
         amount = roll_die(host.table.rng, 6)
         before = owner.hp
         host.deal_damage(owner, amount, None, "fire", True, (amount,))
-        owner.fire_damage += before - owner.hp  # HP lost, not dice rolled at 0 HP (RULES 6)
+        owner.fire_damage += before - owner.hp  # HP lost, not dice rolled at 0 HP (rules §6)
         if not owner.social_lost and owner.fire_damage * 2 > owner.max_hp:
             # Past half its maximum HP in fire damage: 1d10 social, once.
             owner.social_lost = loss = roll_die(host.table.rng, 10)
@@ -155,7 +155,7 @@ class Asphyxiating(OngoingEffect):
                 return
             self.failed = True
         amount = roll_die(host.table.rng, 6)
-        # Kind drowning in water and smoke alike: the event log's one kind for this rule (RULES 6,
+        # Kind drowning in water and smoke alike: the event log's one kind for this rule (rules §6,
         # "asphyxia / drowning"); effect_started says which zone it was.
         host.deal_damage(owner, amount, None, "drowning", True, (amount,))
 
@@ -199,7 +199,7 @@ class KnockedOut(OngoingEffect):
         super().__init__(host, owner)
         self.rounds = rounds
         self.cause = cause
-        self.source = source  # who dealt the wound: the knock-out is its kill (RULES 4)
+        self.source = source  # who dealt the wound: the knock-out is its kill (rules §4)
         # The tick (of its turns to come) at which it wakes: one sooner when the turn now
         # starting is already lost to the wound.
         self.wakes_at = rounds if host.table.ticking is owner else rounds + 1
@@ -236,7 +236,7 @@ def ignite(host: Host, target: Fighter, source: Fighter | None) -> None:
 
 
 def poison(host: Host, target: Fighter, source: Fighter | None) -> None:
-    """Poison on contact, every hit (RULES 6: "hit by a poison weapon: a force check"): success
+    """Poison on contact, every hit (rules §6: "hit by a poison weapon: a force check"): success
     beats this dose; failure deals 1d4 and the venom lingers. A victim already poisoned takes
     the new dose's 1d4 on a failure; its one ``poisoned`` effect goes on checking each turn."""
     if not target.present:

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 SCHEMA = 1
 
-# Every event of ARCHITECTURE.md, with the fields it must carry besides event, round, t.
+# Every event of the log contract (docs/reference/log.md), with the fields it must carry
+# besides event, round, t.
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "battle_started": ("schema", "seed", "rules", "scenario", "scenario_sha256", "version",
                        "combatants"),
@@ -41,7 +42,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "resource_spent": ("actor", "resource", "amount"),
     "morale_changed": ("actor", "delta", "reason", "tokens"),
     "battle_ended": ("winner", "rounds", "survivors", "dead", "knocked_out"),
-    # Events of our own (ARCHITECTURE.md: more events are welcome).
+    # Events of our own (docs/reference/log.md: more events are welcome).
     "moved": ("actor", "toward", "x_before", "x_after"),
     "turn_skipped": ("actor",),
     "spirit_lost": ("target", "amount", "source", "spirit_before", "spirit_after"),

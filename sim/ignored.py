@@ -146,17 +146,17 @@ class Context:
     enemies_all_party: bool  # every other side is the party
     rolls_initiative: bool  # its side rolls initiative (the party, else the first side)
     group_check: str | None  # the surprise group check its side makes, if any
-    rests: bool = False  # a day's party member: the day's rests heal by its level (RULES 7)
+    rests: bool = False  # a day's party member: the day's rests heal by its level (rules §7)
     # Something may make it roll a check besides its attacks: a hazard or the timeline, its
     # side's surprise group check, an enemy's fire or poison weapon, a mount (riding).
     checked: bool = True
-    mounted: bool = False  # it rides a mount (so it rolls riding from the saddle, RULES 6)
+    mounted: bool = False  # it rides a mount (so it rolls riding from the saddle, rules §6)
     enemies: int = 2  # the combatants of the other sides, mounts included
     # Nobody ever moves: distance 0, no hazard, timeline or mount (every gap stays 0).
     still: bool = False
     side_order: tuple[str, ...] | None = None  # its side's tactics.weapons
     enemy_armor: bool = True  # an enemy (a mount included) has armor
-    mount: bool = False  # the block is a rider's mount (RULES 4: it holds no morale tokens)
+    mount: bool = False  # the block is a rider's mount (rules §4: it holds no morale tokens)
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
@@ -186,7 +186,7 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
         if not ctx.party and ctx.enemies_all_party and not ctx.checked:
             idle("heroism", "does nothing: it never rolls (its enemies are all party members,"
                               " who roll both the attacks on it and their defenses against it,"
-                              " RULES 3) and nothing here makes it roll a check (a hazard, the"
+                              " rules §3) and nothing here makes it roll a check (a hazard, the"
                               " timeline, a surprise group check, fire or poison); remove it")
         elif fields.get("heroism") and fields.get("aspects") and not any(
                 rolls_here(ctx, name, fields) for name in fields["aspects"]) and not unread_aspects(
@@ -204,7 +204,7 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
                                         " own defense rolls (1d20 + armor); remove it")
         elif not ctx.party_side:
             # The cause is the missing party mark, not the threshold: removing it would change
-            # the model (RULES 3: a party rolls its own defense against attack_threshold).
+            # the model (rules §3: a party rolls its own defense against attack_threshold).
             idle("attack_threshold", "no side has `party: true`, so nobody rolls a defense"
                                        " against this attack_threshold and every attack rolls"
                                        " against its target's defense_threshold instead; if"
@@ -219,7 +219,7 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     if (rules != "d20" and RIDING in (fields.get("skills") or {}) and not ctx.mounted
             and ctx.group_check != RIDING):
         found.append(Unused(("skills", RIDING), (
-            "does nothing: only a rider rolls riding (from the saddle, RULES 6), and this stat"
+            "does nothing: only a rider rolls riding (from the saddle, rules §6), and this stat"
             " block has no mount; give it one (mount: {use: ...}), or remove it")))
     found += unused_with_one_enemy(ctx, fields)
     found += unused_ranges(ctx, fields)
@@ -239,8 +239,8 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
         if fields["load"] <= capacity:  # only the kilos over capacity tire (sim.rules.d100)
             idle("load", f"does nothing: {fields['load']:g} kg is within its carrying capacity"
                            f" (force / 2 + 20 = {capacity:g} kg), and only a load over it adds"
-                           " fatigue (RULES 3); raise it, or remove it")
-    if rules == "d100":  # thrown tells a thrown weapon from a bow: only with a range (RULES 2)
+                           " fatigue (rules §3); raise it, or remove it")
+    if rules == "d100":  # thrown tells a thrown weapon from a bow: only with a range (rules §2)
         found += [Unused(("weapons", i, "thrown"), "does nothing: only a weapon with a range is"
                          " thrown (a half-action) or shot (a bow, a full action); give it"
                          " range: METRES")
@@ -341,7 +341,7 @@ def unused_conventions(rules: str, options: Any, given: Iterable[str], field: Fi
         elif options.unconscious_rider == "falls" and not field.rider_wounded:
             idle("unconscious_rider", "a rider falls unconscious with HP left only from a"
                                         " serious wound (one blow of half its maximum HP,"
-                                        " RULES 3), and no enemy blow here reaches half a"
+                                        " rules §3), and no enemy blow here reaches half a"
                                         " rider's; at 0 HP it slides out either way")
         if not options.critical_pierces and not field.armored:
             idle("critical_pierces", "nobody here has armor for a critical hit to pierce")

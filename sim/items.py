@@ -1,4 +1,4 @@
-"""Items (RULES.md §8): healing potions drunk or poured into a downed ally, and the policy.
+"""Items (rules §8): healing potions drunk or poured into a downed ally, and the policy.
 
 Drinking or giving is a half-action in d100 and the turn's action elsewhere
 (``ActionEconomy.item_turn_cost``). The default policy, before attacking:
@@ -40,7 +40,7 @@ def use_items(table: Table, fighter: Fighter, allies: Sequence[Fighter], cost: i
 
 def heal_ceiling(fighter: Fighter) -> int:
     """The HP healing can bring it to: its maximum, less the HP paid for spells, which
-    cannot be healed today (RULES.md §3, §7)."""
+    cannot be healed today (rules §3, §7)."""
     return fighter.max_hp - fighter.unhealable
 
 
@@ -90,7 +90,7 @@ def use_item(table: Table, actor: Fighter, item: Item, target: Fighter, wake: Wa
 
 
 def revive(fighter: Fighter, wake: Wake) -> None:
-    """Back in the fight; a serious wound's knock-out ends, its weakness stays (RULES.md §3)."""
+    """Back in the fight; a serious wound's knock-out ends, its weakness stays (rules §3)."""
     knock_outs = [e for e in fighter.effects if e.name == UNCONSCIOUS]
     for effect in knock_outs:
         effect.end("potion")

@@ -17,15 +17,15 @@ from sim.errors import Problem
 RULE_SYSTEMS = ("d20", "d100", "2d10", "d10")
 TARGET_POLICIES = ("random", "weakest", "strongest", "focus")
 DEFAULT_TARGET = "random"
-DEFAULT_POTION_AT = 0.33  # RULES.md §8: drink at or below a third of maximum HP
-# RULES.md §7 (d20, seed 003): after a long rest, re-roll the hit dice to set HP when the HP
+DEFAULT_POTION_AT = 0.33  # rules §8: drink at or below a third of maximum HP
+# rules §7 (d20, seed 003): after a long rest, re-roll the hit dice to set HP when the HP
 # are below the roll's mean (below_mean), every time (always) or never.
 REROLL_POLICIES = ("below_mean", "always", "never")
 DEFAULT_REROLL = "below_mean"
 # Aspects "evoking resistance or healing" (seed 003): one heroism die on that re-roll, +1d6 HP.
 REST_ASPECTS = ("resistance", "healing")
-MELEE_REACH_M = 2.0  # RULES.md §2: melee needs a gap of at most 2 m
-HUMAN_MOVEMENT_M = 8.0  # RULES.md §2: 8 m per move
+MELEE_REACH_M = 2.0  # rules §2: melee needs a gap of at most 2 m
+HUMAN_MOVEMENT_M = 8.0  # rules §2: 8 m per move
 INITIATIVE_GIFT = "initiative"  # the gift that rolls 1d8 for initiative and group ties
 
 
@@ -51,7 +51,7 @@ class Weapon:
     # Derived once: how far it strikes, in metres (read on every weapon choice at a distance).
     reach: float = attrs.field(init=False, eq=False, repr=False)
     # Derived once: a bow or a crossbow, a ranged weapon that is neither thrown nor a spell,
-    # whatever its ``hands`` (RULES.md §2: in d100 a full action, and it tires).
+    # whatever its ``hands`` (rules §2: in d100 a full action, and it tires).
     bow: bool = attrs.field(init=False, eq=False, repr=False)
     # Derived once: an attack with it is a half-action in d100 (one-handed, thrown or not).
     half_action: bool = attrs.field(init=False, eq=False, repr=False)
@@ -67,7 +67,7 @@ class Weapon:
 
 @attrs.frozen
 class Item:
-    """An item a stat block carries (RULES.md §8): a healing potion by default."""
+    """An item a stat block carries (rules §8): a healing potion by default."""
 
     heal: Dice
     name: str = "healing potion"
@@ -134,10 +134,10 @@ class Combatant:
     movement: float = HUMAN_MOVEMENT_M
     # The scenario entry it was made from (its path, e.g. `sides[1].members[0]`): the
     # members of one entry (`count: 3`) are one kind, and terror frightens once per kind
-    # (RULES 3). Empty: a kind of its own.
+    # (rules §3). Empty: a kind of its own.
     kind: str = ""
     tactics: Tactics | None = None  # overrides the side's tactics, key by key
-    items: tuple[Item, ...] = ()  # potions (RULES.md §8)
+    items: tuple[Item, ...] = ()  # potions (rules §8)
     # d100 (seed 002)
     characteristics: Mapping[str, int] = attrs.field(factory=dict, eq=False)
     skills: Mapping[str, int] = attrs.field(factory=dict, eq=False)
@@ -189,9 +189,9 @@ class Side:
 
 @attrs.frozen
 class Options:
-    """Optional rules of RULES.md, all off (or at their default) unless the scenario says."""
+    """Optional rules of the rules (docs/rules), all off (or at their default) unless the scenario says."""
 
-    destiny_points: int = 0  # > 0: 0 HP kills party members, with that many saves (RULES 5)
+    destiny_points: int = 0  # > 0: 0 HP kills party members, with that many saves (rules §5)
     spirit: bool = False
     outnumbered_at: int = 3
     attacks_per_turn: int | None = None  # d100: cap on attacks in one turn (None: no cap)
@@ -199,16 +199,16 @@ class Options:
     wound_divisor: int = 2  # morale: a wound of k damage costs floor(k / divisor) tokens
     flee_at: float | None = None  # rout: a side below this fraction of able members flees
     difficulty: int = 10  # d10: the difficulty of a check nothing else sets
-    # The Conventions of RULES.md, each a default a scenario may set aside (README, Conventions).
-    tie_succeeds: bool = True  # d10: a total equal to the difficulty succeeds (RULES 1)
-    move_and_attack: bool = False  # 2d10, d10: a turn may move, then attack, as d20 (RULES 2)
-    terror_per: str = "kind"  # d20: terror frightens once per kind of creature, or per body (RULES 3)
-    critical_pierces: bool = True  # d100: a critical hit ignores armor (RULES 3)
-    critical_ignores_defense: bool = True  # d100: a critical hit cannot be parried (RULES 3)
-    fumble_ends_turn: bool = True  # d100: a critical failure on an attack ends the turn (RULES 3)
+    # The Conventions (docs/rules/conventions.md), each a default a scenario may set aside.
+    tie_succeeds: bool = True  # d10: a total equal to the difficulty succeeds (rules §1)
+    move_and_attack: bool = False  # 2d10, d10: a turn may move, then attack, as d20 (rules §2)
+    terror_per: str = "kind"  # d20: terror frightens once per kind of creature, or per body (rules §3)
+    critical_pierces: bool = True  # d100: a critical hit ignores armor (rules §3)
+    critical_ignores_defense: bool = True  # d100: a critical hit cannot be parried (rules §3)
+    fumble_ends_turn: bool = True  # d100: a critical failure on an attack ends the turn (rules §3)
     defense_per: str = "attack"  # d100: a defense roll against every attack, or once a round
     despair_disadvantage: bool = True  # morale: a despairing combatant rolls at disadvantage
-    despair_again: bool = False  # morale: a despairing combatant may despair again (RULES 4)
+    despair_again: bool = False  # morale: a despairing combatant may despair again (rules §4)
     unconscious_rider: str = "slides"  # d100: slides out unhurt, or falls (riding check, 1d10)
 
 

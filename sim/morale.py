@@ -1,4 +1,4 @@
-"""Morale tokens (RULES.md §4, seed 000): rerolls, despair, gains and losses, learning ticks.
+"""Morale tokens (rules §4, seed 000): rerolls, despair, gains and losses, learning ticks.
 
 On by default with the 2d10 system and with ``options: {morale: true}`` elsewhere.
 Morale listens to what happens and is never called by a rule system: every check
@@ -33,7 +33,7 @@ DESPAIRING = "despairing"
 
 def give_tokens(table: Table, fighter: Fighter) -> None:
     """Roll a combatant's tokens for this battle: its ``morale`` dice, else 2d6. Mounts take no
-    part in morale (RULES 4): they hold none, so never reroll (the engine gives them none).
+    part in morale (rules §4): they hold none, so never reroll (the engine gives them none).
 
     One starting with none is demoralized: ``announce_demoralized`` says so once
     ``battle_started`` is logged (it must stay the first line).
@@ -122,7 +122,7 @@ def tick_learning(table: Table, fighter: Fighter, skill: str) -> None:
 def fallen(table: Table, allies: Sequence[Fighter], fighter: Fighter, source: Fighter | None
            ) -> None:
     """A combatant dropped: its killer gains 2, each of its conscious allies (``allies``: its
-    side, itself included) loses 4. A mount is neither friend nor enemy here (RULES 4): its
+    side, itself included) loses 4. A mount is neither friend nor enemy here (rules §4): its
     fall gives and costs nothing."""
     if not fighter.counts:
         return

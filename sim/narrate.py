@@ -147,7 +147,7 @@ def _battle_ended(e: Event) -> str:
 
 
 def _rested(e: Event) -> str:
-    """A party member after one rest of a day (RULES 7): what came back."""
+    """A party member after one rest of a day (rules §7): what came back."""
     if e.get("fresh"):  # before its first fight: only the rest's morale token counts
         return f"  {e['actor']} rests before the first fight (+1 morale token, if morale is on)."
     if e.get("hp_rolled") is not None:

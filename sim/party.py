@@ -3,7 +3,7 @@
 The batch summary, ``sim compare`` and ``sim tune`` all count the same things
 per battle, so they read them from here: did the party win, did it die to the
 last member (TPK), how many of its members went down at some moment, and how
-many are dead at the end. Mounts never count (they make no TPK, see RULES 5).
+many are dead at the end. Mounts never count (they make no TPK, see rules §5).
 The difficulty verdict built on those counts lives here too (README, "Party metrics").
 """
 

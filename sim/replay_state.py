@@ -251,7 +251,7 @@ class BattleView:
             who.status = status
 
     def _battle_ended(self, event: Event) -> None:
-        """The fallen of a side that lost while one of it got away stay where they lie (RULES 5)."""
+        """The fallen of a side that lost while one of it got away stay where they lie (rules §5)."""
         for name in event.get("left_behind") or ():
             self._set_status({"target": name}, LEFT_BEHIND)
 

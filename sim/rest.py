@@ -1,4 +1,4 @@
-"""Rests and what the party carries between fights (RULES 7).
+"""Rests and what the party carries between fights (rules §7).
 
 Between steps the party keeps its HP, unhealable HP, PSY, fatigue, heroism
 dice, destiny points, morale tokens, spirit, social lost to fire, its dead and
@@ -30,7 +30,7 @@ from sim.yamlsrc import shorten
 
 @attrs.frozen
 class RestKind:
-    """What one hour of a kind of rest gives back (RULES 7)."""
+    """What one hour of a kind of rest gives back (rules §7)."""
 
     heal: dice.Dice  # plus the level, per hour
     unhealable_per_level: int  # unhealable HP recovered per hour, times the level
@@ -110,9 +110,9 @@ class Member:
     ever_down: bool = False
     morale_state: str | None = None
     learned: frozenset[str] = frozenset()
-    items: dict[str, int] | None = None  # items left (RULES.md §8), after its first fight
+    items: dict[str, int] | None = None  # items left (rules §8), after its first fight
     items_used: int = 0  # over the day
-    social_lost: int = 0  # social lost to fire (d100, RULES 6): it carries from fight to fight
+    social_lost: int = 0  # social lost to fire (d100, rules §6): it carries from fight to fight
     tokens_due: int = 0  # morale tokens of rests before its first fight, added once it rolls them
 
     @classmethod
@@ -141,7 +141,7 @@ class Member:
             fighter.spirit, fighter.max_spirit = self.spirit, self.max_spirit
         if self.items is not None:  # a potion drunk in one fight is gone in the next
             fighter.items = dict(self.items)
-        if self.status == BROKEN:  # what it dies of, should its side lose (RULES 3, 5)
+        if self.status == BROKEN:  # what it dies of, should its side lose (rules §3, 5)
             fighter.status, fighter.able, fighter.cause = BROKEN, False, self.cause
         elif self.hp == 0:
             fighter.status, fighter.able, fighter.cause = UNCONSCIOUS, False, self.cause
@@ -162,7 +162,7 @@ class Member:
         status = fighter.status
         if status == UNCONSCIOUS and fighter.hp > 0:
             # A serious-wound knock-out ends with the fight: it wakes weakened, as in the fight,
-            # and stays so until a good or intensive rest (RULES 3, 7).
+            # and stays so until a good or intensive rest (rules §3, 7).
             status = ACTIVE
             self.weakened = True
         self.status = status
@@ -178,7 +178,7 @@ class Member:
 
 def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool = True,
          rest_dice: bool = False) -> dict[str, Any] | None:
-    """One rest of ``hours`` hours for one member (RULES 7), by its system's seed; with
+    """One rest of ``hours`` hours for one member (rules §7), by its system's seed; with
     ``report``, the ``rested`` event's fields (built only when a log wants them).
     ``rest_dice``: unhealable HP come back with the healing dice of good and intensive
     rests, not at the rates by level. Before its first fight a member is as its stat block
@@ -242,7 +242,7 @@ def _rest_by_hour(member: Member, rule: RestKind, hours: int, rng: random.Random
         gain = hour * level // 2 - (hour - 1) * level // 2 if rule.psy_halved else level
         member.psy = min(member.max_psy, member.psy + gain)
         # A rest takes off the fatigue of the fight, not the load's: that lasts while the load
-        # is carried ("over carrying capacity ... adds 1 fatigue", RULES 3).
+        # is carried ("over carrying capacity ... adds 1 fatigue", rules §3).
         floor = min(member.fatigue, member.load_fatigue)
         member.fatigue = max(floor, member.fatigue - rule.fatigue)
     if rule.cures_weakness:

@@ -147,7 +147,7 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
     for key in ("surprise", "options", "hazards", "timeline"):
         value = options_data(scenario.options) if key == "options" else plain(getattr(scenario, key))
         if key == "options":
-            # Every member is shown on its own, so each is a kind of its own (RULES 3): per
+            # Every member is shown on its own, so each is a kind of its own (rules §3): per
             # kind is per body there, and ``terror_per: body`` would be told idle.
             value.pop("terror_per", None)
         if value not in (None, {}, []):

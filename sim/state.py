@@ -16,7 +16,7 @@ DEAD = "dead"
 FLED = "fled"
 BROKEN = "broken"  # d20 spirit points at 0: out of the fight, alive unless its side loses
 # Unconscious or broken on a side that lost while a member of it got away (fled): alive at its
-# HP, where the fight left it; it takes no part in the day's later fights (RULES 5).
+# HP, where the fight left it; it takes no part in the day's later fights (rules §5).
 LEFT_BEHIND = "left_behind"
 
 
@@ -118,7 +118,7 @@ class Fighter:
         self.fixed_at_hand: bool
         self.fixed_reach: bool  # its reach is its stat block's (no spell, no shot that may fail)
         self.fatigues: bool
-        # Items (RULES.md §8): name -> how many are left. Battle state, not the spec's: a
+        # Items (rules §8): name -> how many are left. Battle state, not the spec's: a
         # day of several fights carries what is left over.
         self.items: dict[str, int] = {i.name: i.count for i in spec.items} if spec.items else {}
         self.items_used = 0

@@ -113,7 +113,7 @@ class _Party:
     tpk: int = 0
     deaths: list[int] = attrs.Factory(list)  # deaths[k]: battles ending with exactly k members dead
     downs: list[int] = attrs.Factory(list)  # downs[k]: battles in which exactly k members went down
-    left_behind: int = 0  # battles in which at least one member was left behind (RULES 5)
+    left_behind: int = 0  # battles in which at least one member was left behind (rules §5)
 
     def __attrs_post_init__(self) -> None:
         self.deaths = self.deaths or [0] * (len(self.members) + 1)
@@ -280,7 +280,7 @@ class Aggregate:
         return max(widths, default=0.0)
 
     def summary(self, header: dict[str, Any]) -> dict[str, Any]:
-        """The summary JSON (schema 1 of ARCHITECTURE.md), after ``header``'s keys."""
+        """The summary JSON (schema 1, docs/reference/summary.md), after ``header``'s keys."""
         n = self.battles
         out: dict[str, Any] = {"schema": 1, **header, "battles": n, "draws": self.draws}
         out["draw_rate"] = interval(self.draws, n)

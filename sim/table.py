@@ -38,7 +38,7 @@ class Table:
         self.t = 0.0
         self.surprising: str | None = None  # the surprise side, during round 1 only
         self.on_check: CheckListener | None = None
-        # Morale (RULES 4, Convention): a despairing combatant rolls every check at a
+        # Morale (rules §4, Convention): a despairing combatant rolls every check at a
         # disadvantage and cannot despair again; the options ``despair_disadvantage: false``
         # and ``despair_again: true`` set these aside. Read only once a fighter despairs
         # (``who.despairing and ...``), so they cost nothing otherwise.

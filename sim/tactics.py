@@ -132,7 +132,7 @@ def reach_now(fighter: Fighter) -> float:
 
 def affordable(fighter: Fighter, weapon: Weapon) -> bool:
     """A spell is cast on PSY, or on HP while what it leaves the caster stays above twice the
-    cost: nobody burns themselves out on purpose (RULES.md §3)."""
+    cost: nobody burns themselves out on purpose (rules §3)."""
     cost = weapon.psy
     return not cost or fighter.psy >= cost or fighter.hp - (cost - fighter.psy) > 2 * cost
 
@@ -163,7 +163,7 @@ def choose_weapon(fighter: Fighter, gap: float) -> tuple[Weapon, int] | None:
 def approach_gap(fighter: Fighter) -> float | None:
     """The gap a fighter closes to: its longest reach among the weapons it can still use (a
     ranged fighter stops at its range and shoots, a melee fighter closes to contact,
-    RULES.md §2). None when it can use none at any distance: it stays out of reach."""
+    rules §2). None when it can use none at any distance: it stays out of reach."""
     best = None
     for weapon, _ in fighter.arsenal:
         gap = 0.0 if weapon.range is None else weapon.range  # melee: close to contact

@@ -43,7 +43,7 @@ RULE_SKILLS: dict[str, tuple[str, ...]] = {
 GROUP_CHECK_SKILLS = (*sorted(MOVEMENT_ARTS), "perception")
 # The purposes of the checks a d20 combatant rolls (sim.rules.d20, sim.effects): its attacks
 # and defenses, terror, physique (fire, drowning, falls) and force (poison); with the group
-# checks, and its weapons' names and skills, what an aspect can match (RULES 3).
+# checks, and its weapons' names and skills, what an aspect can match (rules §3).
 D20_PURPOSES = ("attack", "defense", "terror", "physique", "force")
 
 

@@ -1,4 +1,4 @@
-"""Adventuring days (RULES 7): what carries over through a day, the end of a day, its batch."""
+"""Adventuring days (rules §7): what carries over through a day, the end of a day, its batch."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ class TestCarryOver:
         pytest.fail("the hedge mage never cast before a rest")
 
     def test_load_fatigue_outlasts_a_rest(self, tmp_path):
-        """Encumbrance (RULES 3, d100): the sellsword's 60 kg, 5 over her capacity, cost her 1
+        """Encumbrance (rules §3, d100): the sellsword's 60 kg, 5 over her capacity, cost her 1
         fatigue in every fight; an 8-hour good rest takes off the fatigue of her swings, not her
         load's, so her first blow of the second fight is at -5 as in the first."""
         body = ("name: Load day\nrules: d100\nparty:\n  name: heroes\n  members:\n"
@@ -100,7 +100,7 @@ class TestCarryOver:
             assert first["modifier"] == -5
 
     def test_items_carry_over(self, tmp_path):
-        """Items (RULES.md §8): a potion drunk in one fight is gone in the next; the day's row
+        """Items (rules §8): a potion drunk in one fight is gone in the next; the day's row
         counts the items used over the day."""
         party = PARTY.replace("{use: knight, name: Sir Bors}",
                               "{use: knight, name: Sir Bors, items: [{heal: 2d4, count: 3}],"
@@ -142,7 +142,7 @@ class TestCarryOver:
 
     def test_nobody_rides_a_mount_still_down(self, tmp_path):
         """A mount stabilised at 0 HP after a won fight carried its rider into the next one: the
-        rider was seated on it and rolled riding (RULES 6: nobody rides an unconscious mount).
+        rider was seated on it and rolled riding (rules §6: nobody rides an unconscious mount).
         The rider now starts that fight on foot."""
         body = ("name: D\nrules: d100\nparty:\n  name: knights\n  members:\n"
                 "    - {use: knight, name: Sir Bors, mount: {use: warhorse, hp: 4}}\n"
@@ -413,7 +413,7 @@ class TestDayReplay:
 
 
 class TestRestBeforeTheFirstFight:
-    """A rest before the day's first fight counts (RULES 7): a ``rested`` event for each
+    """A rest before the day's first fight counts (rules §7): a ``rested`` event for each
     member, and +1 morale token on top of those the first fight rolls."""
 
     BODY = ("name: Early rest\nrules: d20\n" + PARTY + "steps:\n"

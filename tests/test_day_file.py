@@ -1,4 +1,4 @@
-"""Day files (RULES 7): bad day files get file:line:col messages where the value was written."""
+"""Day files (rules §7): bad day files get file:line:col messages where the value was written."""
 
 from __future__ import annotations
 
@@ -226,7 +226,7 @@ class TestDayFile:
         assert line.endswith("name: must not contain control characters (got 'a\\x1b[2Jb')")
 
     def test_level_outside_d20_only_for_a_resting_party(self, tmp_path):
-        """Outside d20 only a day's rests read `level` (RULES 7: 1d4+level HP an hour...): a
+        """Outside d20 only a day's rests read `level` (rules §7: 1d4+level HP an hour...): a
         d100 party member's level is kept in a day with a rest, a warning in one without."""
         party = "party:\n  name: heroes\n  members:\n    - {use: knight, name: Bo, level: 4}\n"
         steps = ("steps:\n  - encounter:\n      name: E\n      sides:\n        - name: outlaws\n"
@@ -244,7 +244,7 @@ class TestDayFile:
 
 
 class TestUnhealableRecovery:
-    """A day's ``options: {unhealable_recovery: level_rates | rest_dice}`` (RULES 7)."""
+    """A day's ``options: {unhealable_recovery: level_rates | rest_dice}`` (rules §7)."""
 
     GOOD_REST = ("steps[1].rest.kind=good",)
 

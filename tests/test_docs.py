@@ -85,3 +85,15 @@ class TestStandsAlone:
             text = page.read_text(encoding="utf-8")
             for pointer in ("../shared", "RULES.md", "ARCHITECTURE.md"):
                 assert pointer not in text, (page.relative_to(REPO), pointer)
+
+    def test_no_pointer_to_the_spec_files_in_code_or_data(self):
+        """The code, the scenarios, the bestiary and the benchmarks cite the docs' rules by
+        section ("rules §6"), not the spec files they were written from."""
+        files = [path for folder in ("sim", "scenarios", "bestiary", "benchmarks", ".ci")
+                 for path in sorted((REPO / folder).rglob("*")) if path.is_file()
+                 and path.suffix in ("", ".py", ".yaml", ".md", ".html", ".js", ".css")]
+        for path in files:
+            text = path.read_text(encoding="utf-8")
+            for pointer in ("../shared", "RULES.md", "ARCHITECTURE.md", "RULES 1", "RULES 2", "RULES 3",
+                            "RULES 4", "RULES 5", "RULES 6", "RULES 7", "RULES 8"):
+                assert pointer not in text, (path.relative_to(REPO), pointer)

@@ -1,4 +1,4 @@
-"""Hazards and ongoing effects of seed 002 as event timelines (RULES.md §6, §2 ticks, timeline)."""
+"""Hazards and ongoing effects of seed 002 as event timelines (rules §6, §2 ticks, timeline)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ INITIATIVE = (4, 6)  # the party's group initiative die, each round: the party a
 
 
 class TestFire:
-    """Fire: catching fire, burning ticks, putting it out, social lost (RULES.md §6, fire)."""
+    """Fire: catching fire, burning ticks, putting it out, social lost (rules §6, fire)."""
 
     def test_ignite_failure_sets_burning(self, scripted) -> None:
         """Fire: touched by fire, a failed physique check sets the target burning."""
@@ -132,7 +132,7 @@ class TestFire:
 
 
 class TestAsphyxia:
-    """Asphyxia and drowning: checks at -10 a turn down to -50, then 1d6 a turn (RULES.md §6)."""
+    """Asphyxia and drowning: checks at -10 a turn down to -50, then 1d6 a turn (rules §6)."""
 
     def test_trapped_swimmer_timeline(self) -> None:
         """Drowning: physique at 60, 50, 40, 30, 20, 10, 10 on successive exposed turns until the
@@ -203,7 +203,7 @@ class TestAsphyxia:
 
     @pytest.mark.parametrize(("gap", "rescued"), [(2.0, 1), (2.5, 0), (3.0, 0)])
     def test_rescue_only_within_2_m(self, scripted, gap: float, rescued: int) -> None:
-        """Rescue (RULES.md §6): only an ally within 2 m can pull a drowning fighter out."""
+        """Rescue (rules §6): only an ally within 2 m can pull a drowning fighter out."""
         spec = swimmer_scenario(Hazard("water", ("Swimmer",), escape="none"),
                                 friend={"weapons": ()})
         b = battle(spec)
@@ -252,7 +252,7 @@ class TestAsphyxia:
 
 
 class TestPoison:
-    """Poison: a force check at contact, then each turn until it succeeds (RULES.md §6)."""
+    """Poison: a force check at contact, then each turn until it succeeds (rules §6)."""
 
     def test_contact_failure_hurts_and_lingers(self, scripted) -> None:
         """Poison: a failed force check at contact deals 1d4 (armor-piercing) and the poison lingers."""
@@ -308,7 +308,7 @@ class TestPoison:
 
 
 class TestExplosion:
-    """Explosion: 3d6+4 by default to each combatant in the blast, armor applies (RULES.md §6)."""
+    """Explosion: 3d6+4 by default to each combatant in the blast, armor applies (rules §6)."""
 
     def test_default_blast_from_timeline(self) -> None:
         """Explosion: a scripted `explode` on a side deals 3d6+4 (default) minus armor to each member."""
@@ -344,7 +344,7 @@ class TestExplosion:
 
 
 class TestFall:
-    """Fall: 1d6 per full 3 m, a physique success saves 1d6 under 6 m, armor-piercing (RULES.md §6)."""
+    """Fall: 1d6 per full 3 m, a physique success saves 1d6 under 6 m, armor-piercing (rules §6)."""
 
     @pytest.mark.parametrize(
         ("height", "faces", "amount"),
@@ -373,7 +373,7 @@ class TestFall:
 
 
 class TestTicks:
-    """Effects tick at the start of their owner's turn, even unconscious (RULES.md §2)."""
+    """Effects tick at the start of their owner's turn, even unconscious (rules §2)."""
 
     def test_tick_opens_the_owner_turn(self) -> None:
         """Ticks: each burning tick comes right after the owner's `turn_started`, before it acts."""
@@ -394,7 +394,7 @@ class TestTicks:
                                                                        log[i]["t"])
 
     def test_every_tick_is_logged(self, scripted) -> None:
-        """RULES 6: every tick is logged, a quiet one too: holding its breath in smoke (the
+        """rules §6: every tick is logged, a quiet one too: holding its breath in smoke (the
         physique checks pass, no damage), each of its turns still logs `effect_ticked`."""
         b = battle(duo())
         a = b.fighters[0]
@@ -454,7 +454,7 @@ class TestTicks:
 
 
 class TestHazardRules:
-    """What every hazard of RULES.md §6 shares: armor-piercing damage, one effect at a time."""
+    """What every hazard of rules §6 shares: armor-piercing damage, one effect at a time."""
 
     @staticmethod
     def _armored() -> tuple[Battle, object]:
@@ -522,7 +522,7 @@ class TestHazardRules:
         assert started[0].get("kind") == (None if kind == "fire" else kind)
 
     def test_every_poisoned_hit_is_checked(self, scripted) -> None:
-        """Poison (RULES 6: "hit by a poison weapon: a force check"): a fighter already poisoned
+        """Poison (rules §6: "hit by a poison weapon: a force check"): a fighter already poisoned
         checks each new dose; a failure deals its 1d4 at once, a success nothing. Its one
         ``poisoned`` effect goes on (no second one ticking beside it)."""
         b, target = self._armored()
@@ -560,7 +560,7 @@ class TestHazardRules:
 
 
 class TestSeriousWoundWaking:
-    """A serious wound knocks out for 1d4 turns, then weakens (RULES.md §3, d100)."""
+    """A serious wound knocks out for 1d4 turns, then weakens (rules §3, d100)."""
 
     @staticmethod
     def _knocked_out(hp: int) -> tuple[Battle, object]:
@@ -586,7 +586,7 @@ class TestSeriousWoundWaking:
 
     @pytest.mark.parametrize("rounds", [1, 3])
     def test_serious_wound_from_its_own_tick_lasts_its_rounds(self, rounds: int) -> None:
-        """Serious wound (RULES 3, d100): a fire tick at the start of its turn that knocks it
+        """Serious wound (rules §3, d100): a fire tick at the start of its turn that knocks it
         out for N rounds costs N of its turns, that one included (not N + 1)."""
         spec = attrs.evolve(duo(a={"hp": 10, "characteristics": {"physique": 40}}, max_rounds=6),
                             timeline=(Scripted(round=1, do="ignite", targets=("A",)),))

@@ -1,4 +1,4 @@
-"""The event log contract (ARCHITECTURE.md): fields, rules of check_rolled, bytes, golden log."""
+"""The event log contract (docs/reference/log.md): fields, rules of check_rolled, bytes, golden log."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ class TestDeterminism:
         assert random.random() == expected
 
 
-# The values ARCHITECTURE.md's event table lists for these fields: nothing else may appear.
+# The values docs/reference/log.md's event table lists for these fields: nothing else may appear.
 CONTRACT_VALUES = {
     ("damage_dealt", "kind"): {"weapon", "fire", "poison", "drowning", "fall", "explosion", "spell"},
     ("resource_spent", "resource"): {"heroism", "morale", "destiny", "psy"},
@@ -106,7 +106,7 @@ class TestContract:
 
 
 def check_obeys_its_rule(event: dict) -> None:
-    """RULES.md §1 for the system named in a check_rolled event."""
+    """rules §1 for the system named in a check_rolled event."""
     if event["system"] in ("d20", "d100"):  # one die is kept
         assert event["kept"] in event["dice"]
     if event["system"] == "d20":  # roll over: kept + modifier = total > target

@@ -442,7 +442,7 @@ class TestBrowser:
 
 
 class TestLeftBehind:
-    """Left behind is not dead (RULES.md §5): the page says so where it happens."""
+    """Left behind is not dead (rules §5): the page says so where it happens."""
 
     def test_left_behind_in_the_page(self, tmp_path: pathlib.Path) -> None:
         """A rout that leaves fallen heroes behind: the verdict, the outcome table and the

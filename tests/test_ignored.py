@@ -57,7 +57,7 @@ def option_fields(c: Checker) -> dict:
                         "attacks_per_turn", "difficulty", *CONVENTION_OPTIONS)}
 
 
-# The options that set a Convention of RULES.md aside (README, Conventions).
+# The options that set a Convention of the rules (docs/rules) aside (README, Conventions).
 CONVENTION_OPTIONS = ("tie_succeeds", "move_and_attack", "terror_per", "critical_pierces",
                       "critical_ignores_defense", "fumble_ends_turn", "defense_per",
                       "unconscious_rider")

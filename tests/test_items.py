@@ -1,4 +1,4 @@
-"""Items (RULES.md §8): healing potions drunk or poured into a downed ally, and the policy."""
+"""Items (rules §8): healing potions drunk or poured into a downed ally, and the policy."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ class TestDrinking:
             assert events(b.log, "attack_resolved") == [], rules
 
     def test_d20_drinking_replaces_the_attack_not_the_move(self) -> None:
-        """Items (d20, RULES 2, 8): drinking takes the attack's place, never the move: a hurt
+        """Items (d20, rules §2, 8): drinking takes the attack's place, never the move: a hurt
         hero 10 m from the monster moves, then drinks, and does not attack."""
         b = hurt_hero("d20")
         hero, monster = b.fighters
@@ -164,7 +164,7 @@ class TestDrinking:
 
 
 class TestGiving:
-    """Giving a potion to a downed ally within 2 m (RULES.md §8)."""
+    """Giving a potion to a downed ally within 2 m (rules §8)."""
 
     @staticmethod
     def pair(rules: str = "d20", gap: float = 0.0) -> Battle:
@@ -214,7 +214,7 @@ class TestGiving:
         """Items: a move that ends within 2 m of a downed ally is followed by the potion, not an
         attack, where the turn has the half-action for it (d100; the audit found Aria in
         wyvern_crag move 8 m next to Greta, down, and strike the wyvern with her potions in
-        hand). In d20 the move leaves the turn's action (move, then the action: RULES 2, 8),
+        hand). In d20 the move leaves the turn's action (move, then the action: rules §2, 8),
         which the potion takes; in 2d10 the move is the turn."""
         b = self.pair(rules, gap=8.0)
         medic, down, monster = b.fighters
@@ -243,7 +243,7 @@ class TestGiving:
 
 
 class TestWholeBattle:
-    """A whole d20 battle with potions against the exact numbers of RULES.md §2, §3, §5, §8."""
+    """A whole d20 battle with potions against the exact numbers of rules §2, §3, §5, §8."""
 
     HERO_HP, OGRE_HP, POTIONS = 10, 15, 2
 

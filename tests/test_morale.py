@@ -1,4 +1,4 @@
-"""Morale tokens of seed 000, one test (or class) per rule of RULES.md §4 (and the rout convention)."""
+"""Morale tokens of seed 000, one test (or class) per rule of rules §4 (and the rout convention)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ N = 20_000
 
 
 class TestTokens:
-    """Each combatant starts each battle with 2d6 morale tokens (RULES.md §4)."""
+    """Each combatant starts each battle with 2d6 morale tokens (rules §4)."""
 
     def test_2d6_per_combatant_in_listed_order(self) -> None:
         """Tokens: 2d6 rolled for each combatant at set-up, in listed order."""
@@ -83,7 +83,7 @@ class TestTokens:
 
 
 class TestReroll:
-    """A failed check is rerolled once; a token is spent only if the reroll fails too (RULES.md §4)."""
+    """A failed check is rerolled once; a token is spent only if the reroll fails too (rules §4)."""
 
     def test_reroll_succeeds_costs_nothing(self, scripted) -> None:
         """Morale reroll: a failed check rerolled into a success spends no token."""
@@ -165,7 +165,7 @@ class TestReroll:
 
 
 class TestGainsAndLosses:
-    """Exploit +1, kill +2, disaster -1, an ally falls -4, wound -floor(k / 2) (RULES.md §4)."""
+    """Exploit +1, kill +2, disaster -1, an ally falls -4, wound -floor(k / 2) (rules §4)."""
 
     def test_exploit_gains_one(self, scripted) -> None:
         """Gains: an exploit (Q > 7) gives +1 token."""
@@ -296,7 +296,7 @@ class TestGainsAndLosses:
 
     def test_spell_price_is_no_wound(self) -> None:
         """Losses: "wound -floor(k / 2) with k the damage of the hit": the HP a caster pays
-        for a spell with no PSY left (RULES 3) are no hit, so no token is lost; paying to 0 HP
+        for a spell with no PSY left (rules §3) are no hit, so no token is lost; paying to 0 HP
         is still a fall (its ally loses 4, nobody gains a kill)."""
         b = battle(quality(side("heroes", fighter("Hero", hp=5), fighter("Ally"), party=True),
                            side("monsters", fighter("Monster"))))
@@ -317,7 +317,7 @@ class TestGainsAndLosses:
 
 
 class TestMounts:
-    """Mounts take no part in morale (RULES 4, seed 000): a mount going down is neither the
+    """Mounts take no part in morale (rules §4, seed 000): a mount going down is neither the
     fall of a friend nor of an enemy, and mounts hold no tokens."""
 
     def _mounted(self) -> Battle:
@@ -353,7 +353,7 @@ class TestMounts:
 
 
 class TestWoundsOfAnyKind:
-    """Any HP lost is a wound (RULES 4): fire, poison, drowning, falls and explosions cost
+    """Any HP lost is a wound (rules §4): fire, poison, drowning, falls and explosions cost
     floor(k / 2) tokens as a weapon's blow does."""
 
     @pytest.mark.parametrize("kind", ["weapon", "fire", "poison", "drowning", "fall", "explosion"])
@@ -377,7 +377,7 @@ class TestWoundsOfAnyKind:
 
 
 class TestDemoralized:
-    """At 0 tokens the combatant is demoralized (RULES.md §4)."""
+    """At 0 tokens the combatant is demoralized (rules §4)."""
 
     def test_reaching_zero_demoralizes(self) -> None:
         """Demoralized: losing the last tokens starts `demoralized`."""
@@ -416,7 +416,7 @@ class TestDemoralized:
 
 
 class TestDespair:
-    """A demoralized combatant may reroll by despair: +1 token, or despairing (RULES.md §4)."""
+    """A demoralized combatant may reroll by despair: +1 token, or despairing (rules §4)."""
 
     def test_despair_success_gains_a_token(self, scripted) -> None:
         """Despair: a failed check rerolled by despair into a success gains 1 token and ends
@@ -517,7 +517,7 @@ class TestDespair:
 
 
 class TestDespairOptions:
-    """The despair Convention set aside (RULES 4): ``morale: {despair_disadvantage: false}``
+    """The despair Convention set aside (rules §4): ``morale: {despair_disadvantage: false}``
     and ``morale: {despair_again: true}``."""
 
     @staticmethod
@@ -575,7 +575,7 @@ class TestDespairOptions:
 
 
 class TestLearning:
-    """Every exploit or disaster ticks the learning box of the skill used (RULES.md §4)."""
+    """Every exploit or disaster ticks the learning box of the skill used (rules §4)."""
 
     @pytest.mark.parametrize(("faces", "ticked"), [
         (((1, 10), (1, 10)), True),  # exploit
@@ -684,7 +684,7 @@ class TestRout:
 
 
 class TestSummary:
-    """The batch summary reports demoralized, despairing and learning per combatant (RULES.md §4)."""
+    """The batch summary reports demoralized, despairing and learning per combatant (rules §4)."""
 
     def test_summary_fields(self, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
         """Batch summary: `demoralized`, `despairing` and `learning` per combatant, as intervals."""

@@ -174,7 +174,7 @@ class TestStoryOrder:
 
 
 class TestLeftBehindNarrated:
-    """Left behind is not dead (RULES.md §5): the end of the story names the left behind."""
+    """Left behind is not dead (rules §5): the end of the story names the left behind."""
 
     def test_left_behind_named_at_the_end(self) -> None:
         end = {"event": "battle_ended", "round": 3, "t": 2.5, "winner": "m", "rounds": 3,

@@ -89,7 +89,7 @@ def notation_texts(draw) -> str:
 
 
 class TestDiceNotation:
-    """Dice notation (RULES.md §1 rolls, ARCHITECTURE.md notation) for any expression."""
+    """Dice notation (rules §1 rolls, docs/reference/scenario.md notation) for any expression."""
 
     @given(expressions(), st.integers(0, 2**32))
     def test_roll_between_min_and_max(self, expression, seed: int) -> None:
@@ -183,7 +183,7 @@ def _quality_rule(e: dict) -> None:
 
 
 def _chain_value(chain: list[int]) -> int:
-    """open_d10 as RULES.md §1 states it: 10 rolls again, 1 flips the sign and rolls again."""
+    """open_d10 as rules §1 states it: 10 rolls again, 1 flips the sign and rolls again."""
     sign, total = 1, 0
     for i, die in enumerate(chain):
         total += sign * die
@@ -328,7 +328,7 @@ seeds = st.integers(0, 2**63 - 1)
 
 
 class TestChecks:
-    """Every `check_rolled` obeys its system's rule (RULES.md §1), for every system."""
+    """Every `check_rolled` obeys its system's rule (rules §1), for every system."""
 
     @given(st.sampled_from(RULE_SYSTEMS), seeds, st.integers(-100, 100), st.sampled_from([-1, 0, 1]),
            st.sampled_from(["physique", "force", "mental", "riding", "stealth", "melee", "defense"]))
@@ -369,7 +369,7 @@ UNARMED_DUEL = yaml.safe_dump({"name": "unarmed", "rules": "d20", "max_rounds": 
 
 
 class TestBattles:
-    """What every battle of every system keeps true (RULES.md §2, §5)."""
+    """What every battle of every system keeps true (rules §2, §5)."""
 
     @given(scenario_texts(), seeds)
     def test_hp_stay_between_zero_and_max(self, workdir, scenario, seed) -> None:

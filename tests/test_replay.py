@@ -614,7 +614,7 @@ class TestHostileLogs:
 @pytest.fixture(scope="module")
 def day_log(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     """The events of one day of scenarios/days/marsh_road.yaml (rests, fights, deaths). Seed 1:
-    since blowpipes became full actions (RULES 2) seed 3's party loses its first fight."""
+    since blowpipes became full actions (rules §2) seed 3's party loses its first fight."""
     log = tmp_path_factory.mktemp("day") / "day.jsonl"
     assert cli.main(["run", str(MARSH), "--seed", "1", "--log", str(log)]) == 0
     return [json.loads(line) for line in log.read_text().splitlines()]

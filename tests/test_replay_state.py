@@ -230,7 +230,7 @@ class TestEffectsAndResources:
 
 
 class TestItems:
-    """Potions in the replay (RULES.md §8)."""
+    """Potions in the replay (rules §8)."""
 
     def test_item_used_heals_wakes_and_counts_down(self) -> None:
         """item_used sets the target's HP, wakes it, and leaves the actor's items count."""

@@ -150,7 +150,7 @@ class TestScreen:
 
 
 def test_items_left_are_shown() -> None:
-    """Items (RULES.md §8): a combatant's potions left show beside its other resources."""
+    """Items (rules §8): a combatant's potions left show beside its other resources."""
     from sim.replay_state import CombatantView
     from sim.replay_ui import combatant_text
 

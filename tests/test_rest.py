@@ -1,4 +1,4 @@
-"""Rests and carry-over (RULES 7): each kind of rest, and what a member hands over to a fight."""
+"""Rests and carry-over (rules §7): each kind of rest, and what a member hands over to a fight."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def member(level: int = 2, **fields) -> Member:
 
 
 class TestRestArithmetic:
-    """One hour of each kind of rest, against its exact distribution (RULES 7)."""
+    """One hour of each kind of rest, against its exact distribution (rules §7)."""
 
     @pytest.mark.parametrize(("kind", "faces"), [
         ("quick", [1, 2, 3, 4]), ("calm", [1, 2, 3, 4, 5, 6]), ("good", [1, 2, 3, 4, 5, 6]),
@@ -103,7 +103,7 @@ class TestRestArithmetic:
 
     @pytest.mark.parametrize("kind", ["calm", "good", "intensive"])
     def test_fatigue_never_below_what_the_load_gives(self, kind):
-        """Fatigue from a load over carrying capacity (RULES 3, d100) lasts while the load is
+        """Fatigue from a load over carrying capacity (rules §3, d100) lasts while the load is
         carried: a rest takes off the fatigue of the fight, not the load's."""
         m = member(level=3, hp=100, fatigue=5, load_fatigue=2)
         rest(m, kind, 8, random.Random(2))
@@ -166,7 +166,7 @@ class TestHandOver:
 
     def test_load_fatigue_is_taken_back(self):
         """A d100 fighter over its carrying capacity (force 40: 40 kg; 46 kg is 2 started 5 kg)
-        leaves the fight with the load's fatigue noted, the floor of its rests (RULES 3, 7)."""
+        leaves the fight with the load's fatigue noted, the floor of its rests (rules §3, 7)."""
         spec = d100(side("h", fighter("A", hp=30, characteristics={"force": 40}, load=46),
                          party=True), side("m", fighter("M")))
         a = battle(spec).fighters[0]
@@ -203,7 +203,7 @@ class TestHandOver:
         assert (after.hp, after.status, after.able) == (0, "unconscious", False)
 
     def test_a_serious_wound_still_out_at_the_end_wakes_weakened(self):
-        """Serious wound (RULES 3, 7): knocked out with HP left when a won fight ends, the member
+        """Serious wound (rules §3, 7): knocked out with HP left when a won fight ends, the member
         wakes after it, weakened until a good or intensive rest, as it would have in the fight."""
         before, after = self.fighters()
         before.hp, before.status, before.able = 9, "unconscious", False
@@ -219,7 +219,7 @@ class TestHandOver:
 
     def test_a_broken_mind_carries_its_cause(self):
         """A mind broken in an earlier fight enters the next one broken, out of the fight, and
-        keeps its cause (terror): it dies of it if its side loses (RULES 3, 5)."""
+        keeps its cause (terror): it dies of it if its side loses (rules §3, 5)."""
         m = member(hp=30, status=BROKEN, cause="terror")
         spec = fighter("M")
         f = Fighter(spec, side("heroes", spec, party=True), 0, 30, 0.0)
@@ -246,7 +246,7 @@ def assert_matches(seen: Counter, exact: dict, n: int) -> None:
 
 
 class TestRestPerSystem:
-    """Rests follow each system's own seed (RULES 7): d20 by seed 003, the others by 002."""
+    """Rests follow each system's own seed (rules §7): d20 by seed 003, the others by 002."""
 
     @pytest.mark.parametrize("kind", ["quick", "calm", "good", "intensive"])
     def test_rest_d20_heals_nothing_by_the_hour(self, kind):
@@ -325,7 +325,7 @@ class TestRestPerSystem:
 
 
 class TestSocialCarries:
-    """Social lost to fire carries from fight to fight of a day (RULES 7)."""
+    """Social lost to fire carries from fight to fight of a day (rules §7)."""
 
     def test_social_lost_to_fire_carries(self):
         spec = d100(side("h", fighter("A", hp=30), party=True), side("m", fighter("M")))
@@ -338,7 +338,7 @@ class TestSocialCarries:
 
 
 class TestLeftBehindInADay:
-    """Left behind is not dead (RULES 5), but the member is no longer with the party: it takes
+    """Left behind is not dead (rules §5), but the member is no longer with the party: it takes
     no part in the day's later fights."""
 
     def test_left_behind_member_leaves_the_party(self):

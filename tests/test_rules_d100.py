@@ -1,4 +1,4 @@
-"""The d100 system of seed 002, one test (or class) per rule of RULES.md §1, §2, §3, §5 and §6 (mounts)."""
+"""The d100 system of seed 002, one test (or class) per rule of rules §1, §2, §3, §5 and §6 (mounts)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ CLAWS = Weapon(name="claws", damage=dice.parse("1d4"))
 
 
 class TestCheck:
-    """Roll-under d100 checks: target, success, margin and degree (RULES.md §1, d100)."""
+    """Roll-under d100 checks: target, success, margin and degree (rules §1, d100)."""
 
     def test_system_is_registered(self) -> None:
         """`rules: d100` names this system."""
@@ -173,7 +173,7 @@ class TestCheck:
         assert (result.dice, result.kept, result.success) == ((20, 70), 70, False)
 
     def test_check_rolled_event(self, scripted) -> None:
-        """check_rolled (ARCHITECTURE.md): system d100, dice, total = the roll, target = score + modifier."""
+        """check_rolled (docs/reference/log.md): system d100, total = the roll, target = score + modifier."""
         b = battle(duel100(hero={"skills": {"riding": 45}}))
         b.fighters[0].fatigue = 1
         scripted(b, (37, 100))
@@ -189,7 +189,7 @@ class TestCheck:
 
 
 class TestCheckDistribution:
-    """Exact probabilities of the d100 check, criticals included (RULES.md §1, d100)."""
+    """Exact probabilities of the d100 check, criticals included (rules §1, d100)."""
 
     @pytest.mark.parametrize("target", [0, 3, 40, 97, 120])
     def test_success_probability(self, target: int) -> None:
@@ -224,7 +224,7 @@ class TestCheckDistribution:
 
 
 class TestActionEconomy:
-    """One action or two half-actions per turn (RULES.md §2, d100 action economy)."""
+    """One action or two half-actions per turn (rules §2, d100 action economy)."""
 
     def test_one_handed_in_reach_attacks_twice(self, scripted) -> None:
         """Action economy: a one-handed attack is a half-action, so a fighter in reach attacks twice."""
@@ -244,7 +244,7 @@ class TestActionEconomy:
 
     @pytest.mark.parametrize("hands", [1, 2])
     def test_ranged_not_thrown_is_a_bow_whatever_its_hands(self, scripted, hands: int) -> None:
-        """RULES 2: a weapon with a range that is not thrown is a bow or crossbow, a full
+        """rules §2: a weapon with a range that is not thrown is a bow or crossbow, a full
         action with its fatigue, whatever ``hands`` says: ``{shortbow, range: 30}`` shoots
         once a turn and tires."""
         shortbow = Weapon(name="shortbow", damage=dice.parse("1d6"), range=30, hands=hands)
@@ -271,7 +271,7 @@ class TestActionEconomy:
         assert [e["weapon"] for e in events(b.log, "attack_resolved")] == ["darts", "darts"]
 
     def test_thrown_one_handed_weapons_are_half_actions(self, scripted) -> None:
-        """Action economy (RULES.md §2): a one-handed thrown weapon (the fire-raiser's firepot)
+        """Action economy (rules §2): a one-handed thrown weapon (the fire-raiser's firepot)
         is a half-action: two throws a turn from 10 m, like two one-handed blows."""
         firepot = Weapon(name="firepot", damage=dice.parse("1d4"), range=10, thrown=True, fire=True,
                          area=True)
@@ -342,7 +342,7 @@ class TestActionEconomy:
 
 
 class TestDistance:
-    """Positions on a line, melee reach, ranged weapons, riders (RULES.md §2, distance)."""
+    """Positions on a line, melee reach, ranged weapons, riders (rules §2, distance)."""
 
     def test_melee_closes_to_reach(self, scripted) -> None:
         """Distance: a melee fighter moves toward its target until in reach (2 m), then attacks."""
@@ -376,7 +376,7 @@ class TestDistance:
 
 
 class TestAttackAndDefense:
-    """Attack under the weapon skill, one defense roll, criticals and fumbles (RULES.md §3, d100)."""
+    """Attack under the weapon skill, one defense roll, criticals and fumbles (rules §3, d100)."""
 
     def test_hit_cancelled_by_defense(self, scripted) -> None:
         """Attack: a hit is cancelled by a successful defense roll under the target's defense skill."""
@@ -421,7 +421,7 @@ class TestAttackAndDefense:
 
     def test_critical_pierces_option(self, scripted) -> None:
         """critical_pierces: false: a critical hit takes armor off like any hit (still
-        undefended): the reading RULES 3's Convention set aside."""
+        undefended): the reading rules §3's Convention set aside."""
         b, hero, foe = _critical_duel(critical_pierces=False)
         rng = scripted(b, (4, 100), (6, 8))
         b.attack(hero, foe, hero.spec.weapons[0])
@@ -563,7 +563,7 @@ class TestAttackAndDefense:
 
 
 class TestSeriousWound:
-    """Serious wound: one instance of at least half max HP (RULES.md §3, d100)."""
+    """Serious wound: one instance of at least half max HP (rules §3, d100)."""
 
     def test_failure_knocks_out_then_weakens(self, scripted) -> None:
         """Serious wound: failed physique check, unconscious for 1d4 of its turns, then weakened."""
@@ -633,7 +633,7 @@ class TestSeriousWound:
 
 
 class TestSpells:
-    """Spells cost PSY, then HP that cannot be healed (RULES.md §3, d100)."""
+    """Spells cost PSY, then HP that cannot be healed (rules §3, d100)."""
 
     def test_psy_paid_then_unhealable_hp(self, scripted) -> None:
         """Spells: PSY is spent first (`resource_spent` psy); what PSY cannot pay costs unhealable HP."""
@@ -679,7 +679,7 @@ class TestSpells:
 
 
 class TestUnconsciousAndDeath:
-    """Unconsciousness and death under d100 (RULES.md §5)."""
+    """Unconsciousness and death under d100 (rules §5)."""
 
     def test_losing_side_unconscious_die(self) -> None:
         """Death: when every member of a side is unconscious, that side loses and they die."""
@@ -728,7 +728,7 @@ class TestUnconsciousAndDeath:
 
 
 class TestMountedCombat:
-    """Riding checks, saddle falls and mounts as combatants (RULES.md §6, mounted combat)."""
+    """Riding checks, saddle falls and mounts as combatants (rules §6, mounted combat)."""
 
     def test_riding_check_before_each_attack(self, scripted) -> None:
         """Mounted combat: a rider rolls riding before each attack from the saddle."""
@@ -896,7 +896,7 @@ class TestMountedCombat:
 
     def test_unconscious_rider_falls_option(self, scripted) -> None:
         """unconscious_rider: falls: a rider knocked out by a serious wound falls as if thrown:
-        riding check, failure 1d10 armor-piercing (the reading RULES 6's Convention set aside)."""
+        riding check, failure 1d10 armor-piercing (the reading rules §6's Convention set aside)."""
         b = battle(mounted(knight={"hp": 20}, unconscious_rider="falls"))
         knight, horse, foe = b.fighters
         rng = scripted(b, (90, 100), (1, 4), (60, 100), (6, 10))
@@ -982,7 +982,7 @@ class TestMountedCombat:
 
 
 class TestMoreRules:
-    """d100 rules whose edges the mutation run found untested (RULES.md §3, §6)."""
+    """d100 rules whose edges the mutation run found untested (rules §3, §6)."""
 
     @pytest.mark.parametrize(("weapon", "skill"), [
         (Weapon("bolt", dice.parse("1d6"), range=20, psy=1), "magic"),
@@ -1063,7 +1063,7 @@ class TestMoreRules:
 
 
 class TestGroupAction:
-    """Group action (RULES.md §3, the seed-003 rule d100 borrows): a majority of successes;
+    """Group action (rules §3, the seed-003 rule d100 borrows): a majority of successes;
     a tie rolls 1d6, 4+ succeeds."""
 
     @staticmethod
@@ -1108,7 +1108,7 @@ def duel100(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scen
 
 
 def succeeds(roll: int, target: int) -> bool:
-    """RULES.md §1 d100, stated independently: 01-05 always, 96-100 never, else roll <= target."""
+    """rules §1 d100, stated independently: 01-05 always, 96-100 never, else roll <= target."""
     return roll <= 5 or (roll <= target and roll < 96)
 
 

@@ -1,4 +1,4 @@
-"""The d20 system of seed 003, one test (or class) per rule of RULES.md §1 and §3."""
+"""The d20 system of seed 003, one test (or class) per rule of rules §1 and §3."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:
 
 
 class TestCheckDistribution:
-    """Exact distributions of the d20 check against icepool (RULES.md §1, d20)."""
+    """Exact distributions of the d20 check against icepool (rules §1, d20)."""
 
     @pytest.mark.parametrize(
         ("advantage", "die"),
@@ -64,7 +64,7 @@ class TestCheckDistribution:
 
 
 class TestCheck:
-    """Checks, targets and degrees of the d20 system (RULES.md §1, d20)."""
+    """Checks, targets and degrees of the d20 system (rules §1, d20)."""
 
     def test_tie_fails(self, scripted) -> None:
         """Success iff total > target: a total equal to the target fails."""
@@ -139,7 +139,7 @@ class TestCheck:
 
 
 class TestAttackAndDefense:
-    """Player-facing attack and defense rolls (RULES.md §3, d20)."""
+    """Player-facing attack and defense rolls (rules §3, d20)."""
 
     def test_party_attacks_against_defense_threshold(self, scripted) -> None:
         """Attack by a party member: 1d20 + level + weapon bonus > target.defense_threshold."""
@@ -187,7 +187,7 @@ def SWORD_OF(f):
 
 
 class TestDamage:
-    """Damage: the weapon's die, +1d4 once on surprise or criticals, no armor (RULES.md §3)."""
+    """Damage: the weapon's die, +1d4 once on surprise or criticals, no armor (rules §3)."""
 
     def test_plain_hit_rolls_weapon_die_only(self, scripted) -> None:
         """Damage is the weapon's die; armor does not reduce it in this system."""
@@ -293,7 +293,7 @@ class TestDamage:
 
 
 class TestMounts:
-    """Mounted combat under d20 (RULES.md §6): d20 stat blocks have no force."""
+    """Mounted combat under d20 (rules §6): d20 stat blocks have no force."""
 
     def test_riding_adds_nothing(self) -> None:
         """A d20 riding success adds no damage: the mount has no force to lend."""
@@ -302,7 +302,7 @@ class TestMounts:
 
 
 class TestOutnumbered:
-    """Outnumbered (RULES.md §3): after 3 different attackers, later rolls favour the attacker."""
+    """Outnumbered (rules §3): after 3 different attackers, later rolls favour the attacker."""
 
     def test_fourth_attack_in_round_has_advantage(self) -> None:
         """Once outnumbered_at (3) enemies attacked a combatant this round, the next
@@ -335,7 +335,7 @@ class TestOutnumbered:
 
 
 class TestHeroism:
-    """Heroism dice (RULES.md §3): spent after a failure a d6 can still turn around."""
+    """Heroism dice (rules §3): spent after a failure a d6 can still turn around."""
 
     def test_spent_when_short_by_five_or_less(self, scripted) -> None:
         """A failed roll short by 5 or less spends one die and adds 1d6 to the total."""
@@ -410,7 +410,7 @@ class TestHeroism:
         assert D20_RULES.check(b.table, hero, "stealth").bonus == 5
 
     def test_aspects_default_to_all(self, scripted) -> None:
-        """Without `aspects` every roll concerns the combatant (RULES 3: default all): a
+        """Without `aspects` every roll concerns the combatant (rules §3: default all): a
         climbing check short by 4 spends a heroism die."""
         b = battle(duel(hero={"level": 0, "heroism": 1}))
         hero = b.fighters[0]
@@ -469,7 +469,7 @@ class TestHeroism:
 
 
 class TestGroupActions:
-    """Group action (RULES.md §3): a majority succeeds; a tie rolls 1d6 (1d8 with the gift)."""
+    """Group action (rules §3): a majority succeeds; a tie rolls 1d6 (1d8 with the gift)."""
 
     def _members(self, gift: bool = False):
         gifts = ("initiative",) if gift else ()
@@ -511,7 +511,7 @@ class TestGroupActions:
 
 
 class TestSpiritAndTerror:
-    """Spirit points option (RULES.md §3): terror costs spirit; at 0 the mind is broken."""
+    """Spirit points option (rules §3): terror costs spirit; at 0 the mind is broken."""
 
     def test_starting_spirit_is_level_d12_plus_3(self) -> None:
         """Start: 1d12+3 at level 1, +1d12 per level after."""
@@ -588,7 +588,7 @@ class TestSpiritAndTerror:
 
     def test_broken_mind_dies_if_its_side_loses(self, scripted) -> None:
         """A broken mind is out like an unconscious body: when its side loses (no able member
-        left, RULES 5), it dies, of terror."""
+        left, rules §5), it dies, of terror."""
         b = battle(duel(hero={"spirit": dice.parse(3)}, monster={"terror": dice.parse(5)},
                         spirit=True))
         b.table.round = 1
@@ -627,7 +627,7 @@ class TestSpiritAndTerror:
         assert sources <= {(m, c) for m in "AB" for c in ("ghoul 1", "wraith")}
 
     def test_terror_per_body_option(self) -> None:
-        """terror_per: body: every body frightens each party member, the reading RULES 3's
+        """terror_per: body: every body frightens each party member, the reading rules §3's
         Convention set aside: three ghouls of one stat block and the wraith, four checks each."""
         ghouls = [fighter(f"ghoul {i}", terror=dice.parse(1), kind="ghoul") for i in (1, 2, 3)]
         b = battle(scenario(side("heroes", fighter("A", spirit=dice.parse(50)),
@@ -680,7 +680,7 @@ class TestSpiritAndTerror:
 
 
 class TestHitPoints:
-    """HP as dice rolled each battle (RULES.md §5, d20)."""
+    """HP as dice rolled each battle (rules §5, d20)."""
 
     def test_hp_dice_rolled_per_battle(self) -> None:
         """`hp: 3d8` is rolled anew for every battle, within 3..24, mean 13.5."""

@@ -1,4 +1,4 @@
-"""The open-ended d10 system of seed 001, one test (or class) per rule of RULES.md §1 and §3."""
+"""The open-ended d10 system of seed 001, one test (or class) per rule of rules §1 and §3."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ N_CHECK = 20_000
 
 
 class TestOpenD10:
-    """open_d10(): add sign x die; 10 rolls again, 1 flips the sign and rolls again (RULES.md §1)."""
+    """open_d10(): add sign x die; 10 rolls again, 1 flips the sign and rolls again (rules §1)."""
 
     @pytest.mark.parametrize(
         ("faces", "total"),
@@ -71,7 +71,7 @@ class TestOpenD10:
 
 
 class TestOpenD10Distribution:
-    """The exact open-ended d10 law, enumerated to depth 6, against sampling (RULES.md §1)."""
+    """The exact open-ended d10 law, enumerated to depth 6, against sampling (rules §1)."""
 
     def test_enumeration_mass(self) -> None:
         """Enumeration: chains of at most 6 dice leave (2/10)^6 open and give the seed's examples."""
@@ -124,7 +124,7 @@ class TestOpenD10Distribution:
 
 
 class TestCheck:
-    """total = attribute + skill + open d10 against a difficulty; ties succeed (RULES.md §1, d10)."""
+    """total = attribute + skill + open d10 against a difficulty; ties succeed (rules §1, d10)."""
 
     def test_system_is_registered(self) -> None:
         """`rules: d10` names the open-ended d10 system."""
@@ -221,7 +221,7 @@ class TestCheck:
 
 
 class TestAttack:
-    """Attack: open d10 + attribute + weapon skill against the target's defense (RULES.md §3, d10)."""
+    """Attack: open d10 + attribute + weapon skill against the target's defense (rules §3, d10)."""
 
     def test_attack_total(self, scripted) -> None:
         """d10 attack: open d10 + attribute + weapon skill against target defense; a tie hits."""
@@ -300,7 +300,7 @@ def d10(*sides, **kwargs) -> Scenario:
 
 
 class TestScores:
-    """d10 scores (RULES.md §1): an attribute alone, or a skill on physique."""
+    """d10 scores (rules §1): an attribute alone, or a skill on physique."""
 
     @pytest.mark.parametrize(("what", "score"), [
         ("physique", 7), ("strength", 9), ("force", 9), ("agility", 3), ("climbing", 7 + 2),
@@ -322,7 +322,7 @@ class TestScores:
 
 
 class TestAttackSkills:
-    """d10 attack (RULES.md §3): open d10 + attribute + weapon skill."""
+    """d10 attack (rules §3): open d10 + attribute + weapon skill."""
 
     @pytest.mark.parametrize(("weapon", "skill", "score"), [
         (Weapon("bow", dice.parse("1d6"), range=30, hands=2), "ranged", 3 + 4),
@@ -360,7 +360,7 @@ class TestAttackSkills:
 
 
 class TestMountBonus:
-    """Mounted combat in d10 (RULES 6): riding adds floor(mount force / 10), force being strength."""
+    """Mounted combat in d10 (rules §6): riding adds floor(mount force / 10), force being strength."""
 
     @pytest.mark.parametrize(("strength", "bonus"), [(9, 0), (12, 1), (20, 2), (1, 0)])
     def test_a_tenth_of_the_mount_strength(self, strength: int, bonus: int) -> None:
@@ -377,7 +377,7 @@ def duel10(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Scena
 
 def chains(depth: int = DEPTH) -> list[tuple[int, tuple[int, ...], Fraction]]:
     """Every finished chain of at most ``depth`` dice, as (value, dice, probability), built
-    from RULES.md §1 alone: add sign x die; 10 again, same sign; 1 flips the sign; else stop."""
+    from rules §1 alone: add sign x die; 10 again, same sign; 1 flips the sign; else stop."""
     out: list[tuple[int, tuple[int, ...], Fraction]] = []
 
     def walk(prefix: tuple[int, ...], sign: int, total: int) -> None:
@@ -421,7 +421,7 @@ def within(observed: int, n: int, p: float, sigmas: float = 4.0) -> bool:
 
 
 class TestConventionOptions:
-    """The d10 Conventions a scenario may set aside: ties (RULES 1) and one action (RULES 2)."""
+    """The d10 Conventions a scenario may set aside: ties (rules §1) and one action (rules §2)."""
 
     @pytest.mark.parametrize(("face", "ties", "success"), [
         (6, True, True), (6, False, False), (7, False, True), (5, True, False)])

@@ -1,4 +1,4 @@
-"""The 2d10 quality system of seed 000, one test (or class) per rule of RULES.md §1 and §3."""
+"""The 2d10 quality system of seed 000, one test (or class) per rule of rules §1 and §3."""
 
 from __future__ import annotations
 
@@ -19,11 +19,11 @@ from tests.builders import battle, events, fighter, scenario, side
 QUALITY = Quality()
 N = 20_000
 BANDS = (CRITICAL_FAILURE, FAILURE, SUCCESS, CRITICAL_SUCCESS)
-DIE_FOR = {0: 10, 1: 8, -1: 12}  # RULES.md §1: 2d10, 2d8 with advantage, 2d12 with disadvantage
+DIE_FOR = {0: 10, 1: 8, -1: 12}  # rules §1: 2d10, 2d8 with advantage, 2d12 with disadvantage
 
 
 class TestCheck:
-    """Q = SR - R with R = 2d10: success iff Q >= 0, margin = Q (RULES.md §1, 2d10)."""
+    """Q = SR - R with R = 2d10: success iff Q >= 0, margin = Q (rules §1, 2d10)."""
 
     def test_system_is_registered(self) -> None:
         """`rules: 2d10` names the quality system."""
@@ -100,7 +100,7 @@ class TestCheck:
         assert (result.modifier, result.target, result.margin) == (step, 15 + step, 13 + step)
 
     def test_check_rolled_event(self, scripted) -> None:
-        """check_rolled (ARCHITECTURE.md, roll-under): total = R, target = SR, margin = Q."""
+        """check_rolled (docs/reference/log.md, roll-under): total = R, target = SR, margin = Q."""
         b = battle(duel2d10(hero={"characteristics": {"physique": 7}, "skills": {"riding": 2}}))
         scripted(b, (3, 10), (8, 10))
         QUALITY.check(b.table, b.fighters[0], "riding", 20)
@@ -112,7 +112,7 @@ class TestCheck:
 
 
 class TestCheckDistribution:
-    """Exact band probabilities of 2d10, 2d8 and 2d12 against sampled checks (RULES.md §1)."""
+    """Exact band probabilities of 2d10, 2d8 and 2d12 against sampled checks (rules §1)."""
 
     @pytest.mark.parametrize("advantage", [0, 1, -1])
     @pytest.mark.parametrize("sr", [5, 11, 15])
@@ -137,7 +137,7 @@ class TestCheckDistribution:
 
 
 class TestAttack:
-    """Attack SR = combat + weapon skill - target defense; hit iff Q >= 0 (RULES.md §3, 2d10)."""
+    """Attack SR = combat + weapon skill - target defense; hit iff Q >= 0 (rules §3, 2d10)."""
 
     def test_attack_sr(self, scripted) -> None:
         """2d10 attack: SR = combat + weapon skill - target defense; Q = 0 hits."""
@@ -203,13 +203,13 @@ class TestAttack:
         assert (damage["amount"], damage["dice"]) == (3 + 4 + 1 + 6, [3, 4, 6])
 
     def test_exploit_constant_damage_adds_the_constant_again(self, scripted) -> None:
-        """2d10 damage (RULES 3): an exploit with constant damage (``damage: 4``) adds that
+        """2d10 damage (rules §3): an exploit with constant damage (``damage: 4``) adds that
         constant again; a plain hit deals it once."""
         hits = self._hits(scripted, "4", (1, 10), (1, 10), (6, 10), (7, 10), attacks=2)  # Q 7: a hit
         assert [d["amount"] for d in hits] == [8, 4]
 
     def test_exploit_adds_the_largest_weapon_die(self, scripted) -> None:
-        """2d10 damage (RULES 3): an exploit adds the largest die of the damage, 1d8 for 1d4+1d8."""
+        """2d10 damage (rules §3): an exploit adds the largest die of the damage, 1d8 for 1d4+1d8."""
         damage = self._hits(scripted, "1d4+1d8", (1, 10), (1, 10), (2, 4), (3, 8), (7, 8))[0]
         assert (damage["amount"], damage["dice"]) == (12, [2, 3, 7])
 
@@ -269,7 +269,7 @@ class TestAttack:
     @pytest.mark.parametrize(("move_and_attack", "attacks"), [(False, 0), (True, 1)])
     def test_move_and_attack_option(self, scripted, move_and_attack: bool, attacks: int) -> None:
         """move_and_attack: true: a fighter 6 m away moves, then attacks in the same turn (as
-        d20, the reading RULES 2's Convention set aside); by default the move is its turn."""
+        d20, the reading rules §2's Convention set aside); by default the move is its turn."""
         b = battle(duel2d10(hero={"characteristics": {"combat": 12}}, foe={"hp": 40},
                             distance=6, move_and_attack=move_and_attack))
         rng = scripted(b, *([(5, 10), (5, 10), (1, 8)] if attacks else []))
@@ -287,7 +287,7 @@ class TestAttack:
 
 
 class TestArmor:
-    """Armor absorbs `armor` points of damage (RULES.md §3, 2d10)."""
+    """Armor absorbs `armor` points of damage (rules §3, 2d10)."""
 
     @pytest.mark.parametrize(("face", "armor", "amount"), [(6, 0, 6), (6, 2, 4), (3, 3, 0), (2, 5, 0)])
     def test_armor_absorbs(self, scripted, face: int, armor: int, amount: int) -> None:
@@ -326,7 +326,7 @@ def quality(*sides, **kwargs) -> Scenario:
 
 
 class TestScores:
-    """2d10 SR (RULES.md §1): a characteristic alone, or a skill on physique."""
+    """2d10 SR (rules §1): a characteristic alone, or a skill on physique."""
 
     @pytest.mark.parametrize(("what", "sr"), [
         ("physique", 8), ("force", 8), ("mental", 5), ("social", 5), ("combat", 5),
@@ -343,7 +343,7 @@ class TestScores:
 
 
 class TestMountBonus:
-    """Mounted combat in 2d10 (RULES 6): riding adds floor(mount force / 10)."""
+    """Mounted combat in 2d10 (rules §6): riding adds floor(mount force / 10)."""
 
     @pytest.mark.parametrize(("characteristics", "bonus"), [
         ({"force": 9, "physique": 14}, 0), ({"force": 12, "physique": 4}, 1), ({"physique": 13}, 1), ({}, 0)])
@@ -360,7 +360,7 @@ def duel2d10(hero: dict | None = None, foe: dict | None = None, **kwargs) -> Sce
 
 
 def band_of(q: int) -> str:
-    """RULES.md §1 2d10 degrees, stated independently of sim.rules.quality."""
+    """rules §1 2d10 degrees, stated independently of sim.rules.quality."""
     if q < -7:
         return CRITICAL_FAILURE
     if q < 0:

@@ -17,7 +17,7 @@ from sim.show import options_data, plain
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 # Examples with a terror creature given count: at a time: shown one by one, each member is a
-# kind of its own and frightens on its own (RULES 3), so their battles differ.
+# kind of its own and frightens on its own (rules §3), so their battles differ.
 TERROR_BY_COUNT = frozenset({"haunted_crypt.yaml"})
 
 BESTIARY = """\

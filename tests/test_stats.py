@@ -358,7 +358,7 @@ class TestHeadline:
 
 
 class TestItemsUsed:
-    """Items used are counted per combatant in the summary (RULES.md §8)."""
+    """Items used are counted per combatant in the summary (rules §8)."""
 
     def test_items_used_counted_in_the_summary(self) -> None:
         """Summary: `items_used.mean` per combatant is the mean number of items it used."""
@@ -392,7 +392,7 @@ BEHIND = f(0, "left_behind", None, True)
 
 
 class TestLeftBehind:
-    """Left behind is not dead (RULES.md §5): counted per member and for the party, beside
+    """Left behind is not dead (rules §5): counted per member and for the party, beside
     someone dies, and said by the headline and the tables where it happens."""
 
     def _summary(self) -> dict:

@@ -1,4 +1,4 @@
-"""Target and weapon choice policies (ARCHITECTURE.md tactics: random, weakest, strongest, focus)."""
+"""Target and weapon choice policies (docs/reference/scenario.md: random, weakest, strongest, focus)."""
 
 from __future__ import annotations
 

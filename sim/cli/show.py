@@ -30,7 +30,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def rest_note(day: Day, step: Rest) -> str:
-    """What a rest does in this day's system (RULES 7), as comment lines: d20 heals nothing by
+    """What a rest does in this day's system (rules §7), as comment lines: d20 heals nothing by
     the hour, and a long rest re-rolls hit dice by each member's ``tactics.reroll_hp``."""
     if day.rules != "d20":
         return ""

@@ -213,7 +213,7 @@ class Dice:
     @property
     def die_sides(self) -> int | None:
         """Faces of the expression's largest die (``2d6+1`` -> 6, ``1d4+1d8`` -> 8), None
-        without dice: the "one more weapon die" an exploit adds (RULES.md §3, 2d10)."""
+        without dice: the "one more weapon die" an exploit adds (rules §3, 2d10)."""
         return max((t.sides for t in self._terms if isinstance(t, Roll)), default=None)
 
     @functools.cached_property

@@ -99,7 +99,7 @@ class Battle(Clock, Turns, Combat, Status):
         self.enemies_cache: dict[str, list[Fighter]] = {}
         self._ever_down: set[str] = set()
         self.destiny_left = options.destiny_points
-        self._destiny = self.destiny_left > 0  # 0 HP is lethal for party members (RULES 5)
+        self._destiny = self.destiny_left > 0  # 0 HP is lethal for party members (rules §5)
         self._rider_falls = options.unconscious_rider == "falls"  # see Status._unseat
         # Stalemate: able fighters with a weapon (kept by _set_status), and the last scripted round.
         self._armed = 0
@@ -127,7 +127,7 @@ class Battle(Clock, Turns, Combat, Status):
                 if fighter.items:
                     self._special = True  # potions are weighed before every turn
                 prepare(table, fighter)
-                if self.morale_on and fighter.counts:  # mounts hold no tokens (RULES 4)
+                if self.morale_on and fighter.counts:  # mounts hold no tokens (rules §4)
                     give_tokens(table, fighter)
                 if carry is not None:
                     carry(fighter)  # may leave it down (0 HP) or broken from before
@@ -169,7 +169,7 @@ class Battle(Clock, Turns, Combat, Status):
         """Seat every rider on its mount (listed right after it): they move as one. In a day's
         fight, a rider or a mount still down from the last one (stabilised at 0 HP, or a broken
         mind) is not seated: nobody rides an unconscious mount, and an unconscious rider is out
-        of the saddle (RULES 6; before, the rider rode its 0-HP horse and rolled riding on it)."""
+        of the saddle (rules §6; before, the rider rode its 0-HP horse and rolled riding on it)."""
         by_name = {f.name: f for f in self.fighters}
         for rider in self.fighters:
             if rider.spec.mount is not None:

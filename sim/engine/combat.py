@@ -28,7 +28,7 @@ class Combat:
         Outnumbered (d20): once ``outnumbered_at`` different enemies attacked the
         target this round, later attacks on it that round are favoured. Returns
         True when the attack ends the attacker's turn: a fumble, or a caster out cold from
-        paying. A fall from the saddle loses the attack, not the turn (RULES 6): the
+        paying. A fall from the saddle loses the attack, not the turn (rules §6): the
         turn goes on with what it has left, unless the fall knocked the rider out.
         """
         table = self.table
@@ -159,10 +159,10 @@ class Combat:
                 "armor_piercing": armor_piercing, "hp_before": before, "hp_after": after,
                 "dice": list(dice), "bonus": bonus,
             })
-            if cost:  # the HP a caster pays for a spell (RULES 3), told apart from a spell's harm
+            if cost:  # the HP a caster pays for a spell (rules §3), told apart from a spell's harm
                 log[-1]["cost"] = True
         if amount > 0 and self.morale_on and not cost:
-            # RULES 4: a wound of k costs floor(k / 2) tokens, the blow that drops it included,
+            # rules §4: a wound of k costs floor(k / 2) tokens, the blow that drops it included,
             # to a combatant conscious when hit (not to a body already down). HP paid for a
             # spell are a price, not a hit: no wound.
             wounded(self.table, target, amount, self.scenario.options.wound_divisor)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from sim.state import Fighter
 
 # Alive but out of the fight: they die if their side loses with none of its members away, and
-# are left behind if one got away (RULES 3 broken minds, RULES 5).
+# are left behind if one got away (rules §3 broken minds, rules §5).
 OUT_OF_THE_FIGHT = (UNCONSCIOUS, BROKEN)
 
 
@@ -25,12 +25,12 @@ class Status:
     able members, the enemies cache, destiny points, the stalemate counters, the end."""
 
     def _drop(self, fighter: Fighter, cause: str, source: Fighter | None) -> None:
-        """At 0 HP: unconscious (RULES 5). With destiny points a party member (a player
+        """At 0 HP: unconscious (rules §5). With destiny points a party member (a player
         character, not its horse) dies outright unless the party spends a point to keep it
         alive, unconscious; everyone else follows the normal rule.
 
         One already knocked out by a serious wound (d100) fell then: its allies lost their
-        tokens and its knocker got the kill (RULES 4). Reaching 0 HP while out is no second
+        tokens and its knocker got the kill (rules §4). Reaching 0 HP while out is no second
         fall: no morale change, no second ``knocked_out``; destiny still rules its fate."""
         fell_before = fighter.status == UNCONSCIOUS
         fighter.cause = cause
@@ -56,7 +56,7 @@ class Status:
         self._unseat(fighter, "mount fell")
 
     def _unseat(self, fighter: Fighter, why: str) -> None:
-        """Out of the fight in the saddle, or under a rider (RULES 6, mounted combat): a rider
+        """Out of the fight in the saddle, or under a rider (rules §6, mounted combat): a rider
         slides off unhurt (or, ``unconscious_rider: falls``, one knocked out with HP left
         falls as if thrown); a mount
         throws its rider (riding check, failure 1d10)."""
@@ -87,7 +87,7 @@ class Status:
                 spirit_before=before, spirit_after=member.spirit,
             )
         if member.spirit == 0 and member.able:
-            member.cause = "terror"  # what it dies of if its side loses (RULES 3, 5)
+            member.cause = "terror"  # what it dies of if its side loses (rules §3, 5)
             self._set_status(member, BROKEN)
             if self.log is not None:
                 self.emit("effect_started", target=member.name, effect="broken")
@@ -95,7 +95,7 @@ class Status:
     def set_unconscious(self, fighter: Fighter, cause: str, source: Fighter | None = None) -> None:
         """Knocked out with HP left (a serious wound): out of the fight until it wakes.
         It has fallen all the same: knocked out in the stats, a blow to its allies' morale,
-        and a kill for ``source``, who dealt the wound (RULES 4), as a blow to 0 HP is."""
+        and a kill for ``source``, who dealt the wound (rules §4), as a blow to 0 HP is."""
         fighter.cause = cause  # what it dies of if its side loses while it is out
         self._set_status(fighter, UNCONSCIOUS)
         self._ever_down.add(fighter.name)
@@ -108,7 +108,7 @@ class Status:
 
     def wake(self, fighter: Fighter) -> None:
         """Back in the fight after a knock-out that left it HP. A destiny point spent on it
-        saved it once: should it fall again, that save no longer keeps it alive (RULES 5)."""
+        saved it once: should it fall again, that save no longer keeps it alive (rules §5)."""
         fighter.saved = False
         self._set_status(fighter, ACTIVE)
 
@@ -164,7 +164,7 @@ class Status:
     def _finish(self, winner: str | None, stopped: str | None = None) -> None:
         """Log the end. A losing side's fallen (unconscious members and broken minds) die when
         none of its members got away (unless saved by destiny); when one fled, they are left
-        behind, alive at their HP (RULES 5: death is final only when every character is
+        behind, alive at their HP (rules §5: death is final only when every character is
         down). ``stopped`` says why a draw came before any side won: stalemate or max_rounds."""
         self.ended = True
         self.winner = winner

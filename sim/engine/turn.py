@@ -1,5 +1,5 @@
 """A turn and its action economy: standing up, leaving a hazard, rescues, potions, routs,
-then moving and attacking within the turn's budget of half-actions (RULES.md §2).
+then moving and attacking within the turn's budget of half-actions (rules §2).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class Turns:
                     budget -= economy.run_cost if run else economy.move_cost  # type: ignore[operator]
                     if fighter.items and budget > 0:
                         # The move may have brought it within 2 m of a downed ally: the policy
-                        # pours before attacking (RULES 8), with what the turn has left: d100's
+                        # pours before attacking (rules §8), with what the turn has left: d100's
                         # other half-action, d20's action (move, then the action); in 2d10
                         # and d10 the move was the turn.
                         budget = use_items(self.table, fighter, self._by_side[fighter.side],
@@ -88,7 +88,7 @@ class Turns:
             budget -= cost
             if ended or (attacks >= economy.max_attacks and not economy.move_after_attack):
                 return  # a fumble, or the turn is over (d20): draw no die, touch no target
-            if fighter.prone:  # thrown from the saddle (RULES 6): the attack is lost, not the
+            if fighter.prone:  # thrown from the saddle (rules §6): the attack is lost, not the
                 if budget < economy.stand_cost:  # turn; standing up is a half-action
                     return
                 budget -= economy.stand_cost
@@ -136,7 +136,7 @@ class Turns:
                 moves += 1
         if not fighter.counts:
             return budget, moves  # a mount neither rescues nor helps anyone up
-        # Only an ally free of the hazards can pull another out (RULES 6, rescue); only hazards
+        # Only an ally free of the hazards can pull another out (rules §6, rescue); only hazards
         # and a timeline put anyone where it needs pulling out.
         if (self._perils and budget == economy.budget and not self._trapped(fighter)
                 and self._rescue(fighter)):
@@ -207,7 +207,7 @@ class Turns:
         """Run (a full action, twice the movement) when one move would not reach the target:
         when it falls short of where the fighter stops, unless it ends within reach of a
         weapon the other half-action can strike with (melee reaches 2 m short of contact,
-        RULES.md §2: from 10 m a human moves 8 m and strikes rather than run 10 m)."""
+        rules §2: from 10 m a human moves 8 m and strikes rather than run 10 m)."""
         economy = self.economy
         run_cost = economy.run_cost
         if run_cost is None or budget < run_cost or moves:

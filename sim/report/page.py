@@ -174,7 +174,7 @@ def _rounds_table(summary: Summary) -> Table:
 
 
 def _people_table(summary: Summary) -> Table:
-    behind = anyone_left_behind(summary)  # a column only where someone was (RULES 5)
+    behind = anyone_left_behind(summary)  # a column only where someone was (rules §5)
     head = ("combatant", "side", "dies (95% CI)", "goes down (95% CI)", "knocked out, survives (95% CI)",
             *(("left behind (95% CI)",) if behind else ()),
             "causes of death", "HP left: mean (p10 / p50 / p90)")

@@ -51,7 +51,7 @@ def headline(summary: dict[str, Any]) -> str:
 
 
 def left_behind(party: dict[str, Any]) -> dict[str, float] | None:
-    """The party's "someone is left behind" interval when it happened in some battle (RULES 5:
+    """The party's "someone is left behind" interval when it happened in some battle (rules §5:
     alive where the fight left them, their side gone); None otherwise, or in a summary written
     before it existed."""
     behind = party.get("left_behind")
@@ -98,7 +98,7 @@ def outcome_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def item_rows(summary: dict[str, Any]) -> list[tuple[str, str]]:
-    """(name, items used per battle) of those who used any (RULES.md §8)."""
+    """(name, items used per battle) of those who used any (rules §8)."""
     return [(name, f"{c['items_used']['mean']:.2f}") for name, c in summary["combatants"].items()
             if c.get("items_used", {}).get("mean")]
 
@@ -142,7 +142,7 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
 
 
 def _items_table(summary: dict[str, Any]) -> Table | None:
-    """Items (potions) used per battle by those who used any (RULES.md §8); None if nobody."""
+    """Items (potions) used per battle by those who used any (rules §8); None if nobody."""
     rows = item_rows(summary)
     if not rows:
         return None

@@ -159,7 +159,7 @@ def _outcome(events: list[Event]) -> str:
     if last.get("event") != "battle_ended":
         return "unfinished"
     head = f"{last['winner']} win" if last.get("winner") else "draw"
-    behind = last.get("left_behind")  # RULES 5: alive where they fell, their side gone
+    behind = last.get("left_behind")  # rules §5: alive where they fell, their side gone
     left = f"; left behind: {', '.join(map(str, behind))}" if isinstance(behind, list) and behind else ""
     return f"{head} after {last.get('rounds')} round(s){left}"
 

@@ -30,7 +30,7 @@ CRITICAL_FAILURE = "critical_failure"
 FAILURE = "failure"
 SUCCESS = "success"
 CRITICAL_SUCCESS = "critical_success"
-GROUP_TIE_SUCCESS = 4  # a tied group action succeeds on 4+ (RULES.md §3, seed 003)
+GROUP_TIE_SUCCESS = 4  # a tied group action succeeds on 4+ (rules §3, seed 003)
 
 
 # The three result records below are NamedTuples rather than frozen attrs classes:
@@ -39,7 +39,7 @@ GROUP_TIE_SUCCESS = 4  # a tied group action succeeds on 4+ (RULES.md §3, seed 
 
 
 class CheckResult(NamedTuple):
-    """The outcome of one check, as RULES.md §1 defines its fields."""
+    """The outcome of one check, as rules §1 defines its fields."""
 
     dice: tuple[int, ...]
     kept: int
@@ -78,7 +78,7 @@ class DamageResult(NamedTuple):
 
 @attrs.frozen
 class ActionEconomy:
-    """What a turn allows, in half-action units (RULES.md §2, action economy)."""
+    """What a turn allows, in half-action units (rules §2, action economy)."""
 
     budget: int
     move_cost: int
@@ -91,10 +91,10 @@ class ActionEconomy:
     run_cost: int | None = None  # d100: run (2 x Movement) is a full action
     spell_cost: int = 2
     stand_cost: int = 1  # standing up after a fall
-    # Drinking a potion or giving an item (RULES.md §8): a half-action in d100; None, the
+    # Drinking a potion or giving an item (rules §8): a half-action in d100; None, the
     # whole turn (the turn's action in d20, 2d10 and d10).
     item_cost: int | None = None
-    # d20 (RULES.md §2, §8): a drink or a gift takes the attack's place, never the move: the
+    # d20 (rules §2, §8): a drink or a gift takes the attack's place, never the move: the
     # fighter moves first (if it means to), then uses the item instead of attacking.
     item_after_move: bool = False
 
@@ -107,7 +107,7 @@ class ActionEconomy:
         """Half-actions an attack with this weapon uses."""
         if weapon.psy:
             return self.spell_cost
-        if weapon.bow:  # a ranged weapon not thrown, whatever its hands (RULES.md §2)
+        if weapon.bow:  # a ranged weapon not thrown, whatever its hands (rules §2)
             return self.ranged_cost
         # A one-handed weapon, thrown or not (knives, darts, a firepot), is a half-action.
         return self.two_handed_cost if weapon.hands >= 2 else self.attack_cost
@@ -260,7 +260,7 @@ class BaseSystem:
         return majority_check(table, members, what, lambda m: self.check(table, m, what), 6)
 
 
-# One action a turn (move or attack): RULES.md §2, the 2d10 and d10 Convention.
+# One action a turn (move or attack): rules §2, the 2d10 and d10 Convention.
 ONE_ACTION = ActionEconomy(budget=1, move_cost=1, attack_cost=1, two_handed_cost=1,
                            ranged_cost=1, max_moves=1, max_attacks=1, move_after_attack=False,
                            spell_cost=1, stand_cost=1)
@@ -272,7 +272,7 @@ MOVE_THEN_ATTACK = ActionEconomy(budget=2, move_cost=1, attack_cost=1, two_hande
                                  ranged_cost=1, max_moves=1, max_attacks=1,
                                  move_after_attack=False)
 # d20 itself: the same turn, where drinking or giving an item is the attack's slot (seed 003:
-# "se déplacer et effectuer une attaque unique"; RULES.md §8: the move stays).
+# "se déplacer et effectuer une attaque unique"; rules §8: the move stays).
 D20_TURN = attrs.evolve(MOVE_THEN_ATTACK, item_cost=1, item_after_move=True)
 
 

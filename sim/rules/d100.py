@@ -1,4 +1,4 @@
-"""The d100 system of seed 002 (RULES.md §1, §3): roll under a skill, criticals, wounds, fatigue."""
+"""The d100 system of seed 002 (rules §1, §3): roll under a skill, criticals, wounds, fatigue."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def _degree(roll: int, success: bool) -> str:
 
 def load_fatigue(spec: Combatant) -> int:
     """Encumbrance: over force / 2 + 20 kg, each started 5 kg is 1 fatigue, for as long as the
-    load is carried (a rest takes off the fatigue of a fight, never this: RULES 3, 7)."""
+    load is carried (a rest takes off the fatigue of a fight, never this: rules §3, 7)."""
     force = spec.characteristics.get("force", DEFAULT_CHARACTERISTIC)
     over = spec.load - (force / 2 + 20)
     return math.ceil(over / 5) if over > 0 else 0
@@ -124,7 +124,7 @@ class D100(BaseSystem):
 
     def __init__(self, options: Options = Options()) -> None:  # noqa: B008 (frozen, shared)
         super().__init__(options)
-        # The Conventions of RULES 3 a scenario may set aside (read once, here).
+        # The Conventions of rules §3 a scenario may set aside (read once, here).
         self.critical_pierces = options.critical_pierces
         self.critical_ignores_defense = options.critical_ignores_defense
         self.fumble = FUMBLE if options.fumble_ends_turn else MISS
@@ -196,7 +196,7 @@ class D100(BaseSystem):
         ``defense_per: round`` gives the target one defense roll a round.
         """
         check = self.check(table, attacker, attack_skill(weapon), 0, advantage, purpose="attack")
-        if weapon.hands >= 2 or weapon.bow:  # a bow's fatigue, whatever its hands (RULES 2)
+        if weapon.hands >= 2 or weapon.bow:  # a bow's fatigue, whatever its hands (rules §2)
             tire(table, attacker, 1, "bow" if weapon.bow else "two-handed weapon")
         if check.degree == CRITICAL_FAILURE:
             return self.fumble

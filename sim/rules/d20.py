@@ -1,4 +1,4 @@
-"""The d20 system of seed 003 (RULES.md §1, §3): 1d20 + modifier > threshold, heroism dice."""
+"""The d20 system of seed 003 (rules §1, §3): 1d20 + modifier > threshold, heroism dice."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def roll_check(
     less, the most a d6 can make up, and only on a roll concerning an aspect.
     The d6 joins the modifier so that ``kept + modifier == total`` still holds.
     ``aspect`` is what the roll concerns when it is not its purpose: a morale reroll
-    concerns the aspect of the roll it repeats (RULES 3).
+    concerns the aspect of the roll it repeats (rules §3).
     """
     if who.despairing and table.despair_disadvantage:  # morale: despair's disadvantage
         advantage = -1 if advantage <= 0 else 0
@@ -266,7 +266,7 @@ class D20(BaseSystem):
     def _terror(self, table: Table, fighters: Sequence[Fighter], frighten: Frighten) -> None:
         """Each kind of terror creature (the members made from one stat block) frightens each
         party member once, in round 1 (it is seen then): a failed standard check loses the
-        kind's terror dice in spirit. Rolled per kind, not per body (RULES 3, Convention);
+        kind's terror dice in spirit. Rolled per kind, not per body (rules §3, Convention);
         ``terror_per: body`` makes every body a kind of its own."""
         per_body = self.options.terror_per == "body"
         kinds: dict[str, tuple[Fighter, Dice]] = {}  # kind -> its first able member, terror

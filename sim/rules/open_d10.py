@@ -1,4 +1,4 @@
-"""The open-ended d10 system of seed 001 (RULES.md §1, §3): attribute + skill + open d10."""
+"""The open-ended d10 system of seed 001 (rules §1, §3): attribute + skill + open d10."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from sim.state import Fighter
     from sim.table import Table
 
-MAX_CHAIN = 100  # a safety valve, never reached in practice (RULES.md §1)
+MAX_CHAIN = 100  # a safety valve, never reached in practice (rules §1)
 DEFAULT_ATTRIBUTE = 3  # an attribute the stat block leaves out (Convention)
 MARGIN_PER_DAMAGE = 5  # damage + floor(margin / 5)
 # The attribute a check leans on when its name is not an attribute itself.
@@ -144,5 +144,5 @@ class OpenD10(ScoreSystem):
                                   weapon.armor_piercing)
 
     def mount_bonus(self, mount: Fighter) -> int:
-        """RULES 6: a tenth of the mount's force (strength, this system's force), rounded down."""
+        """rules §6: a tenth of the mount's force (strength, this system's force), rounded down."""
         return attribute(mount, "strength") // 10

@@ -1,4 +1,4 @@
-"""The 2d10 quality system of seed 000 (RULES.md §1, §3): Q = SR - R, four bands, morale on."""
+"""The 2d10 quality system of seed 000 (rules §1, §3): Q = SR - R, four bands, morale on."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ class Quality(ScoreSystem):
                                   weapon.armor_piercing, extra_die=attack.critical)
 
     def mount_bonus(self, mount: Fighter) -> int:
-        """RULES 6: a tenth of the mount's force, rounded down (its physique for a mount
+        """rules §6: a tenth of the mount's force, rounded down (its physique for a mount
         without force)."""
         return characteristic(mount, "force" if "force" in mount.spec.characteristics
                               else "physique") // 10

@@ -102,7 +102,7 @@ def _heal(c: Checker, value: object, path: Path) -> Any:
 
 
 def _items(c: Checker, value: object, path: Path) -> Any:
-    """``items: [{name, heal: DICE, count}]`` (RULES.md §8); names are unique in a block."""
+    """``items: [{name, heal: DICE, count}]`` (rules §8); names are unique in a block."""
     listed = c.sequence(value, path)
     if listed is INVALID:
         return INVALID
@@ -176,7 +176,7 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
         seeds: dict[str, Callable[[object, Path], Any]] = {
             scores: lambda v, p: _scores(c, v, p, None, 30),
             "skills": lambda v, p: _scores(c, v, p, None, 30),
-            # 2d10: "defense 0..10 read on the difficulty ladder" (RULES 3); d10: a difficulty.
+            # 2d10: "defense 0..10 read on the difficulty ladder" (rules §3); d10: a difficulty.
             "defense": lambda v, p: c.integer(v, p, 0, QUALITY_DEFENSE if c.rules == "2d10"
                                               else 40),
         }

@@ -202,7 +202,7 @@ def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
             mount_name = None
             if m.mount is not None:
                 mount_name = f"{m.mount.get('name', 'mount')} of {name}"
-            # One scenario entry is one kind of creature (RULES 3 terror): the `count:` members
+            # One scenario entry is one kind of creature (rules §3 terror): the `count:` members
             # of an entry share it; two entries are two kinds, even of one bestiary entry.
             spec = Combatant(**{**fields, "name": name, "side": side,
                                 "kind": format_path(m.path), "mount": mount_name})

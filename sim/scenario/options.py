@@ -1,5 +1,5 @@
 """The scenario's ``options:`` (morale, destiny, spirit, attacks per turn, rout, difficulty,
-and the keys that set a Convention of RULES.md aside).
+and the keys that set a Convention of the rules (docs/rules) aside).
 
 Options another rule system reads are warned about, saying why (see sim.ignored).
 """
@@ -58,7 +58,7 @@ def read_options(c: Checker, value: object, path: Path) -> Any:
         "attacks_per_turn": lambda v, p: _attacks_per_turn(c, v, p),
         "flee_at": lambda v, p: c.number(v, p, 0, 1),  # one no side can reach: sim.ignored
         "difficulty": lambda v, p: c.integer(v, p, -50, 100),
-        # The Conventions a scenario may set aside (RULES 1 to 6; README, Conventions).
+        # The Conventions a scenario may set aside (rules §1 to 6; README, Conventions).
         "tie_succeeds": c.boolean,
         "move_and_attack": c.boolean,
         "terror_per": lambda v, p: c.choice(v, p, TERROR_PER),
@@ -67,7 +67,7 @@ def read_options(c: Checker, value: object, path: Path) -> Any:
         "fumble_ends_turn": c.boolean,
         "defense_per": lambda v, p: c.choice(v, p, DEFENSE_PER),
         "unconscious_rider": lambda v, p: c.choice(v, p, UNCONSCIOUS_RIDER),
-        "unhealable_recovery": c.idle("only a day's rests read it (RULES 7): set it in the"
+        "unhealable_recovery": c.idle("only a day's rests read it (rules §7): set it in the"
                                         " day file's options"),
     }, ignored.SYSTEM_OPTIONS, ignored.OPTION_WHY))
     if fields is INVALID:

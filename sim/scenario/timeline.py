@@ -87,7 +87,7 @@ def _harmless(c: Checker, fields: dict[str, Any], where: Path) -> Any:
     do nothing at all (neither rolls a check first): a warning at its key."""
     height, damage = fields.get("height"), fields.get("damage")
     if fields["do"] == "fall" and height is not None and height < FALL_DIE_M:
-        c.warn((*where, "height"), f"a fall deals 1d6 per full {FALL_DIE_M} m (RULES 6), so"
+        c.warn((*where, "height"), f"a fall deals 1d6 per full {FALL_DIE_M} m (rules §6), so"
                                    f" {height:g} m deals none")
     if fields["do"] == "explode" and damage is not None and damage.max < 1:
         c.warn((*where, "damage"), f"it deals at most {damage.max}, and an explosion hurts"

@@ -139,7 +139,7 @@ def _where_written(unused: ignored.Unused, written: frozenset[str]) -> ignored.U
 
 def _rider_wounded(sides: Sequence[Side]) -> bool:
     """Whether one blow of an enemy can reach half a rider's maximum HP (its HP dice at their
-    lowest), a d100 serious wound that knocks it out with HP left (RULES 3): the most a
+    lowest), a d100 serious wound that knocks it out with HP left (rules §3): the most a
     weapon deals, armor aside (a critical pierces it), with its bonus and its wielder's
     riding bonus. Hazards and the timeline are left to the caller (``scripted``)."""
     mounts = {m.name: m for side in sides for m in side.members if m.rider is not None}

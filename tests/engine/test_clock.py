@@ -1,4 +1,4 @@
-"""The round clock and initiative (RULES.md §2): rounds, turn times, group initiative,
+"""The round clock and initiative (rules §2): rounds, turn times, group initiative,
 surprise, and effects ticking at their owner's turn."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tests.engine.helpers import Counting, brawl
 
 
 class TestRoundClock:
-    """Rounds as SimPy time, turns at fractional times in initiative order (RULES.md §2)."""
+    """Rounds as SimPy time, turns at fractional times in initiative order (rules §2)."""
 
     def test_round_r_starts_at_r_minus_1(self) -> None:
         """Round r starts at t = r - 1 and every turn of it lies strictly inside (r-1, r)."""
@@ -112,7 +112,7 @@ class TestRoundClock:
 
 
 class TestInitiative:
-    """Group initiative (RULES.md §2), rolled every round."""
+    """Group initiative (rules §2), rolled every round."""
 
     def test_party_rolls_d6_every_round(self) -> None:
         """The party rolls 1d6 each round; 4+ acts first, otherwise the other side."""
@@ -207,7 +207,7 @@ class TestInitiative:
 
 
 class TestSurprise:
-    """Surprise round (RULES.md §2): only the surprising side acts in round 1."""
+    """Surprise round (rules §2): only the surprising side acts in round 1."""
 
     def test_only_surprising_side_acts_in_round_one(self) -> None:
         """Round 1 has no initiative roll, only goblin turns, and surprise attacks."""
@@ -267,7 +267,7 @@ class TestSurprise:
 
 
 class TestTurnTimes:
-    """Turns happen at fractional times inside their round, in initiative order (RULES.md §2)."""
+    """Turns happen at fractional times inside their round, in initiative order (rules §2)."""
 
     def test_turn_times_with_ticking_effects(self) -> None:
         """With effects ticking, each turn still lies strictly inside (r - 1, r), in order, and
@@ -309,7 +309,7 @@ class TestTurnTimes:
 
 
 class TestOngoingEffects:
-    """Ongoing effects tick as SimPy processes at the start of their owner's turn (RULES.md §2)."""
+    """Ongoing effects tick as SimPy processes at the start of their owner's turn (rules §2)."""
 
     def test_ticks_at_owner_turn_even_unconscious(self) -> None:
         """An effect ticks at the start of each of the owner's turns, unconscious or not."""

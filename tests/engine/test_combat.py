@@ -72,7 +72,7 @@ class TestAreaWeapons:
 
 
 class TestWoundsThroughDamage:
-    """What a hit sets off, through the engine's damage (RULES.md §4 wounds)."""
+    """What a hit sets off, through the engine's damage (rules §4 wounds)."""
 
     def test_one_damage_costs_a_token_with_divisor_one(self) -> None:
         """Morale: a wound of k damage costs floor(k / divisor): 1 damage, divisor 1, 1 token."""
@@ -96,7 +96,7 @@ class TestWoundsThroughDamage:
 
 
 class TestSpellPrice:
-    """Spells cost PSY; with no PSY left, HP that cannot be healed today (RULES.md §3, d100)."""
+    """Spells cost PSY; with no PSY left, HP that cannot be healed today (rules §3, d100)."""
 
     def test_unhealable_hp_add_up_over_casts(self, scripted) -> None:
         """Each cast PSY cannot pay adds its price to the unhealable HP (2, then 3 more), paid
@@ -116,7 +116,7 @@ class TestSpellPrice:
 
 
 class TestRidingFromTheSaddle:
-    """Mounted combat (RULES.md §6): a rider attacking from the saddle first rolls riding."""
+    """Mounted combat (rules §6): a rider attacking from the saddle first rolls riding."""
 
     def test_riding_is_rolled_against_the_plain_skill(self, scripted) -> None:
         """The riding check has no modifier: 51 against riding 50 fails, so the blow lands

@@ -1,4 +1,4 @@
-"""Status and victory (RULES.md §5): unconsciousness and death, destiny points, the end of a
+"""Status and victory (rules §5): unconsciousness and death, destiny points, the end of a
 battle, waking, stalemates."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tests.engine.helpers import Counting, unarmed
 
 
 class TestUnconsciousAndDeath:
-    """Unconsciousness and death (RULES.md §5)."""
+    """Unconsciousness and death (rules §5)."""
 
     def test_zero_hp_is_unconscious_not_below(self) -> None:
         """HP never go below 0; at 0 a combatant is knocked out."""
@@ -62,7 +62,7 @@ class TestUnconsciousAndDeath:
 
 
 class TestDestinyPoints:
-    """Destiny points option (RULES.md §5)."""
+    """Destiny points option (rules §5)."""
 
     def test_zero_hp_kills_a_party_member_outright(self) -> None:
         """With the option on, a party member reaching 0 HP with no point left dies at once."""
@@ -90,7 +90,7 @@ class TestDestinyPoints:
 
     def test_a_save_lasts_one_fall(self) -> None:
         """A point saves a character once: woken again (a potion), then knocked out by a
-        serious wound, it dies with the unconscious if its side loses (RULES 5)."""
+        serious wound, it dies with the unconscious if its side loses (rules §5)."""
         spec = scenario(side("h", fighter("A"), party=True), side("m", fighter("M")),
                         destiny_points=1)
         b = battle(spec)
@@ -120,7 +120,7 @@ class TestDestinyPoints:
 
 
 class TestEndOfBattle:
-    """Victory, draws and who dies at the end (RULES.md §2, §5)."""
+    """Victory, draws and who dies at the end (rules §2, §5)."""
 
     def test_battle_ended_by_an_effect_tick_ends_once(self) -> None:
         """A tick that drops the last member of a side ends the battle, with one `battle_ended`."""
@@ -178,7 +178,7 @@ class TestEndOfBattle:
 
 
 class TestWaking:
-    """A knocked-out fighter that wakes counts again for victory (RULES.md §2 victory)."""
+    """A knocked-out fighter that wakes counts again for victory (rules §2 victory)."""
 
     def test_woken_fighter_stands_for_its_side(self) -> None:
         """Knocked out, then awake: its side stands again; knocked out again: its side falls."""
@@ -329,7 +329,7 @@ class TestStalemate:
 
 
 class TestBrokenMind:
-    """Spirit points (RULES.md §3, d20): at 0 spirit the mind is broken, out of the fight."""
+    """Spirit points (rules §3, d20): at 0 spirit the mind is broken, out of the fight."""
 
     def test_a_broken_mind_is_logged_as_such(self) -> None:
         """Terror that empties a fighter's spirit is logged (spirit before and after), then the
@@ -347,7 +347,7 @@ class TestBrokenMind:
 
 
 class TestSeriousWound:
-    """A serious wound (RULES.md §3, d100) knocks a fighter out with HP left: it has fallen."""
+    """A serious wound (rules §3, d100) knocks a fighter out with HP left: it has fallen."""
 
     @staticmethod
     def _wounded(scripted, **options: object):
@@ -371,7 +371,7 @@ class TestSeriousWound:
         assert (hero.hp, hero.status) == (10, "unconscious")
 
     def test_the_wound_is_its_dealers_kill(self, scripted) -> None:
-        """Morale (RULES 4, kill an enemy +2): a serious wound's knock-out is a fall, so the one
+        """Morale (rules §4, kill an enemy +2): a serious wound's knock-out is a fall, so the one
         who dealt the wound gains 2 tokens, as for a blow to 0 HP."""
         b, *_ = self._wounded(scripted, morale_on=True)
         kills = [(e["actor"], e["delta"]) for e in events(b.log, "morale_changed")
@@ -379,7 +379,7 @@ class TestSeriousWound:
         assert kills == [("M", 2)]
 
     def test_dies_of_its_wound_if_its_side_loses(self, scripted) -> None:
-        """Out with HP left, it dies if its side loses (RULES 5), of what knocked it out."""
+        """Out with HP left, it dies if its side loses (rules §5), of what knocked it out."""
         b, hero, friend, m = self._wounded(scripted)
         b.deal_damage(friend, 99, m, "weapon")
         assert b._decided() and b.winner == "m"
@@ -388,7 +388,7 @@ class TestSeriousWound:
         assert hero.cause == "weapon"
 
     def test_its_allies_lose_morale(self, scripted) -> None:
-        """Morale (RULES.md §4): an ally knocked out by a serious wound has fallen all the
+        """Morale (rules §4): an ally knocked out by a serious wound has fallen all the
         same: each conscious ally loses 4 tokens."""
         b, *_ = self._wounded(scripted, morale_on=True)
         fell = [(e["actor"], e["delta"]) for e in events(b.log, "morale_changed")
@@ -397,7 +397,7 @@ class TestSeriousWound:
 
 
 class TestLeftBehind:
-    """Left behind is not dead (RULES.md §5): death is final only when every member of a side
+    """Left behind is not dead (rules §5): death is final only when every member of a side
     is down; the fallen of a side that lost while one of it got away live, where they lie."""
 
     def _routed(self, **options: object):
@@ -443,7 +443,7 @@ class TestLeftBehind:
         assert b.log[-1]["dead"] == ["A", "B"] and "left_behind" not in b.log[-1]
 
     def test_left_behind_a_fled_mount_saves_nobody(self) -> None:
-        """Only a member who got away counts (a mount is no member, RULES 5): a riderless
+        """Only a member who got away counts (a mount is no member, rules §5): a riderless
         horse that bolted leaves its side's unconscious to die."""
         spec = scenario(side("h", fighter("A"), fighter("Horse", rider="Nobody"), party=True),
                         side("m", fighter("M", hp=999)))

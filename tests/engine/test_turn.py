@@ -1,4 +1,4 @@
-"""A turn and its action economy (RULES.md §2): distance and moves, half-actions, positions."""
+"""A turn and its action economy (rules §2): distance and moves, half-actions, positions."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.engine.helpers import Counting, unarmed
 
 
 class TestDistance:
-    """Positions on one line, 8 m moves, 2 m melee reach, ranged weapons (RULES.md §2)."""
+    """Positions on one line, 8 m moves, 2 m melee reach, ranged weapons (rules §2)."""
 
     def test_melee_closes_then_attacks(self) -> None:
         """At 20 m, a melee fighter moves 8 m a turn and attacks only within 2 m."""
@@ -71,7 +71,7 @@ def _positions_before(log: list[dict], until: dict) -> dict[str, float]:
 
 
 class TestActionEconomy:
-    """d20 action economy (RULES.md §2): move, then a single attack."""
+    """d20 action economy (rules §2): move, then a single attack."""
 
     def test_no_move_after_attack(self) -> None:
         """A d20 fighter never moves after attacking in the same turn, and attacks once."""
@@ -112,7 +112,7 @@ class TestActionEconomy:
 
 
 class TestWhoActs:
-    """RULES 2: a combatant acts on its turn if it is conscious, present and not stunned."""
+    """rules §2: a combatant acts on its turn if it is conscious, present and not stunned."""
 
     @pytest.mark.parametrize("state", ["able", "unconscious", "fled", "stunned"])
     def test_acts_only_if_conscious_present_and_not_stunned(self, state: str) -> None:
@@ -135,7 +135,7 @@ class TestWhoActs:
 
 
 class TestPositions:
-    """Where sides start (RULES.md §2 distance)."""
+    """Where sides start (rules §2 distance)."""
 
     def test_without_party_first_side_at_zero(self) -> None:
         """Without a party side, the first listed side stands at 0 and the others at distance."""
@@ -145,7 +145,7 @@ class TestPositions:
 
 
 class TestD100Turn:
-    """d100 half-actions (RULES.md §2): strike, then move; walk, then throw."""
+    """d100 half-actions (rules §2): strike, then move; walk, then throw."""
 
     @staticmethod
     def _strike_and_go(scripted, n_at: float, **options: object):
@@ -234,7 +234,7 @@ class TestD100Turn:
 
 
 class TestRout:
-    """Rout (RULES.md §4, option flee_at): a side below the fraction flees at its turns."""
+    """Rout (rules §4, option flee_at): a side below the fraction flees at its turns."""
 
     def test_a_fleeing_rider_rides_away_on_its_mount(self) -> None:
         """A rider who flees is carried away by its mount: both have fled (both logged), and
@@ -255,7 +255,7 @@ class TestRout:
 
 
 class TestMovement:
-    """Movement (RULES.md §2 distance): metres per move."""
+    """Movement (rules §2 distance): metres per move."""
 
     def test_movement_zero_never_moves(self) -> None:
         """A fighter whose Movement is 0 stays where it stands: no move is logged, even with
@@ -267,7 +267,7 @@ class TestMovement:
 
 
 class TestRescue:
-    """Rescue (RULES.md §6): an able ally within 2 m pulls a trapped fighter out (a full action)."""
+    """Rescue (rules §6): an able ally within 2 m pulls a trapped fighter out (a full action)."""
 
     @staticmethod
     def _trapped(scripted, *zones: tuple[str, str], poisoned: bool = False):
@@ -328,7 +328,7 @@ class TestRescue:
 
 
 class TestLeavingAZone:
-    """Leaving a hazard zone with `escape: move` is a move (RULES.md §2, §6)."""
+    """Leaving a hazard zone with `escape: move` is a move (rules §2, §6)."""
 
     @pytest.mark.parametrize(("rules", "x_after"), [("d20", 0.0), ("d100", 8.0), ("2d10", 0.0)])
     def test_leaving_a_zone_spends_a_move(self, rules: str, x_after: float) -> None:
@@ -371,7 +371,7 @@ class TestLeavingAZone:
 
 
 class TestStandingUp:
-    """Standing up after a fall, or helping an ally up, costs a half-action (RULES.md §6)."""
+    """Standing up after a fall, or helping an ally up, costs a half-action (rules §6)."""
 
     @pytest.mark.parametrize(("rules", "attacks"), [("d20", 1), ("2d10", 0)])
     def test_standing_up_takes_its_share_of_the_turn(self, rules: str, attacks: int) -> None:
@@ -404,7 +404,7 @@ class TestStandingUp:
 
 
 class TestMountedMoves:
-    """A ridden mount moves with its rider (RULES.md §2 distance, §6 mounted combat)."""
+    """A ridden mount moves with its rider (rules §2 distance, §6 mounted combat)."""
 
     def test_a_ridden_mount_does_not_walk_on_its_own(self) -> None:
         """A mount whose rider is still in the saddle does not walk toward a distant enemy on

@@ -25,7 +25,7 @@ class TestHp:
 
 
 class TestTacticsAndItems:
-    """The keys of issue 9: `tactics.weapons`, `tactics.potion_at` and `items` (RULES.md §8)."""
+    """The keys of issue 9: `tactics.weapons`, `tactics.potion_at` and `items` (rules §8)."""
 
     def test_unknown_weapon_in_member_tactics(self, arena):
         """`tactics.weapons` naming no weapon of the stat block: file:line:col and did you mean."""
@@ -130,7 +130,7 @@ class TestTacticsAndItems:
                            "  - name: goblins", "      - {name: Brom, hp: 9}\n  - name: goblins"))
 
 class TestDefense:
-    """``defense`` of 2d10 and d10 stat blocks (RULES.md §3)."""
+    """``defense`` of 2d10 and d10 stat blocks (rules §3)."""
 
     QUALITY = ("rules: 2d10\nsides:\n  - name: heroes\n    party: true\n    members:\n"
                "      - {name: A, hp: 10, defense: DEF, weapons: [{name: s, damage: 1d6}]}\n"

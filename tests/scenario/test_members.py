@@ -68,7 +68,7 @@ class TestUseAndCount:
         assert all(str(m.hp) == "2d6" for m in members)
 
     def test_terror_kind_is_the_scenario_entry(self, arena):
-        """Terror once per kind of creature (RULES 3): the members of one `use:` entry or one
+        """Terror once per kind of creature (rules §3): the members of one `use:` entry or one
         `count:` entry share a kind; another entry, even of the same bestiary entry, is another."""
         scenario = arena.load(variant(
             "      - {use: goblin, count: 2}\n",

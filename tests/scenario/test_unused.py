@@ -26,7 +26,7 @@ class TestKeysThatDoNothing:
 
     def test_riding_without_a_mount(self, arena):
         """d100, 2d10, d10: ``skills: {riding: 50}`` on a fighter with no mount was accepted
-        and never rolled (only a rider rolls riding, RULES 6); refused where written, kept
+        and never rolled (only a rider rolls riding, rules §6); refused where written, kept
         on a rider and as a bestiary entry's (``mount: null`` beside ``use:``)."""
         arena.write("rules: d100\ncreatures:\n"
                     "  horse: {hp: 30, skills: {melee: 40}, weapons: [{name: hooves, damage: 1d8}]}\n"
@@ -49,7 +49,7 @@ class TestKeysThatDoNothing:
 
     def test_a_load_within_carrying_capacity(self, arena):
         """d100: ``load: 30`` with force 60 (capacity 60 / 2 + 20 = 50 kg) was accepted and
-        added no fatigue (only the kilos over capacity tire, RULES 3); refused, and a load
+        added no fatigue (only the kilos over capacity tire, rules §3); refused, and a load
         over it kept."""
         text = ("name: T\nrules: d100\nsides:\n  - name: a\n    party: true\n    members:\n"
                 "      - {name: Tam, hp: 20, characteristics: {force: 60}, load: LOAD,"
@@ -175,7 +175,7 @@ class TestKeysThatMatter:
         assert goblin.terror == dice.parse("1d4")
 
     def test_terror_without_spirit_is_a_warning(self, arena):
-        """RULES 3: a creature with terror in a scenario without `spirit: true` frightens
+        """rules §3: a creature with terror in a scenario without `spirit: true` frightens
         nobody: a warning (the fight plays; --strict refuses it)."""
         problems = arena.warnings(variant("{use: goblin, count: 2}",
                                           "{use: goblin, count: 2, terror: 1d4}"))
@@ -233,7 +233,7 @@ class TestKeysThatMatter:
     def test_heroism_of_a_creature_that_rolls_a_check(self, arena):
         """d20: a creature facing only the party rolls nothing in combat, yet its heroism helps
         the checks something makes it roll: a party weapon's fire, a second non-party side it
-        attacks, its side's surprise group check (RULES 3: heroism after a failed roll)."""
+        attacks, its side's surprise group check (rules §3: heroism after a failed roll)."""
         creature = "{use: goblin, count: 2, heroism: 2}"
         fire = variant("{name: sword, damage: 1d8}", "{name: sword, damage: 1d8, fire: true}",
                        "{use: goblin, count: 2}", creature)
