@@ -36,7 +36,7 @@ from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.serve.compose import NotAForm, check_form, from_yaml, to_yaml
 from sim.serve.jobs import Busy, Job, Jobs
 from sim.serve.plays import CHUNK, Execution, play_batch, play_compare, play_tune
-from sim.serve.workspace import Workspace, input_problems
+from sim.serve.workspace import Workspace, input_problems, input_warnings, problem_data
 from sim.show import bestiary, entry_line, plain
 from sim.tune import parse_target, parse_vary
 
@@ -51,9 +51,11 @@ PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src
 class BadRequest(Exception):
     """A request the API cannot take: 400 with its message (and a scenario's problems)."""
 
-    def __init__(self, message: str, problems: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, message: str, problems: list[dict[str, Any]] | None = None,
+                 warnings: list[dict[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.problems = problems or []
+        self.warnings = warnings or []
 
 
 @attrs.define
@@ -74,7 +76,7 @@ class Server:
         try:
             return self.workspace.load(text, folder, overrides or [])
         except InputError as exc:
-            raise BadRequest("the scenario has problems", input_problems(exc)) from None
+            raise BadRequest("the scenario has problems", input_problems(exc), input_warnings(exc)) from None
 
     # -- the work of each kind of job ------------------------------------------------
 
@@ -178,7 +180,8 @@ def _handled(handler: Callable[..., Any]) -> Callable[[Request], Any]:
         try:
             return await handler(request)
         except BadRequest as exc:
-            return JSONResponse({"error": str(exc), "problems": exc.problems}, status_code=400)
+            return JSONResponse({"error": str(exc), "problems": exc.problems, "warnings": exc.warnings},
+                                status_code=400)
         except Busy as exc:
             return JSONResponse({"error": str(exc)}, status_code=429)
     return wrapped
@@ -213,9 +216,10 @@ def routes(server: Server) -> list[Any]:
         try:
             subject = await run_in_threadpool(server.scenario, body, folder)
         except BadRequest as exc:
-            return JSONResponse({"ok": False, "problems": exc.problems or [{"text": str(exc)}]})
+            return JSONResponse({"ok": False, "problems": exc.problems or [{"text": str(exc)}],
+                                 "warnings": exc.warnings})
         return JSONResponse({"ok": True, "kind": "day" if isinstance(subject, Day) else "scenario",
-                             "problems": []})
+                             "problems": [], "warnings": [problem_data(w) for w in subject.warnings]})
 
     async def api_compose(request: Request) -> Response:
         body = await _body(request)

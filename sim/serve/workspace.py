@@ -59,9 +59,11 @@ class Workspace:
         path = folder / POSTED
         path.write_text(text, encoding="utf-8")
         try:
-            return load_input(path, self.bestiary, [*self._day_files(text), *overrides])
+            subject = load_input(path, self.bestiary, [*self._day_files(text), *overrides])
         except ScenarioError as exc:
-            raise ScenarioError([self.named(p, path) for p in exc.problems]) from None
+            raise ScenarioError([self.named(p, path) for p in exc.problems],
+                                [self.named(w, path) for w in exc.warnings]) from None
+        return attrs.evolve(subject, warnings=tuple(self.named(w, path) for w in subject.warnings))
 
     @staticmethod
     def named(problem: Problem, path: pathlib.Path) -> Problem:
@@ -100,6 +102,11 @@ def problem_data(problem: Problem) -> dict[str, Any]:
     """A problem as the API answers it."""
     return {"file": problem.file, "line": problem.line, "col": problem.col,
             "path": problem.path, "message": problem.message, "text": str(problem)}
+
+
+def input_warnings(exc: InputError) -> list[dict[str, Any]]:
+    """The warnings a refused scenario had besides its problems (one reading fixes all)."""
+    return [problem_data(w) for w in exc.warnings] if isinstance(exc, ScenarioError) else []
 
 
 def input_problems(exc: InputError) -> list[dict[str, Any]]:

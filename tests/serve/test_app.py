@@ -65,7 +65,7 @@ def test_bestiary_search_and_a_bad_rules_name(client) -> None:
 
 def test_validate_names_the_line_of_each_problem(client) -> None:
     good = client.post("/api/validate", json={"scenario": scenario_text(WOLF_FORD)}).json()
-    assert good == {"ok": True, "kind": "scenario", "problems": []}
+    assert good == {"ok": True, "kind": "scenario", "problems": [], "warnings": []}
     text = scenario_text(WOLF_FORD).replace("distance: 30", "distanse: 30")
     bad = client.post("/api/validate", json={"scenario": text}).json()
     assert bad["ok"] is False
@@ -207,3 +207,17 @@ def test_parse_says_why_the_form_cannot_show_a_scenario(client) -> None:
     answer = client.post("/api/parse", json={"scenario": scenario_text("burning_barn.yaml")}).json()
     assert answer["form"] is None
     assert answer["why"]
+
+
+def test_valid_data_a_fight_leaves_idle_is_a_warning_beside_its_line(client) -> None:
+    """Another system's option: the scenario is ok, with a warning that names its line, and
+    the batch's summary keeps it (as sim batch's does)."""
+    idle = "options: {tie_succeeds: true}"
+    text = scenario_text(WOLF_FORD).replace("\ndistance: 30\n", f"\ndistance: 30\n{idle}\n")
+    answer = client.post("/api/validate", json={"scenario": text}).json()
+    assert answer["ok"] is True and answer["warnings"]
+    assert all(w["file"] == "encounter.yaml" and w["line"] > 0 for w in answer["warnings"])
+    assert [w["path"] for w in answer["warnings"]] == ["options.tie_succeeds"]
+    assert answer["warnings"][0]["line"] == text.splitlines().index(idle) + 1
+    summary = client.post("/api/batch", json={"scenario": text, "n": 20}).json()
+    assert summary["warnings"] == [w["text"] for w in answer["warnings"]]
