@@ -41,14 +41,22 @@ async function api(method, path, body) {
 
 // -- the form --------------------------------------------------------------------------
 
+// The form a rule system starts with: the classic party of four and a pack of wolves where
+// the bestiary has them (a medium fight in d20), else its first heroes and first monster.
+const STARTING_PARTY = ["fighter", "priest", "rogue", "ranger"];
+const STARTING_FOE = "wolf";
+
 function defaultForm(rules) {
-  const heroes = state.entries.filter((e) => e.group === "heroes").slice(0, 4);
-  const foes = state.entries.filter((e) => e.group !== "heroes").slice(0, 1);
+  const heroes = state.entries.filter((e) => e.group === "heroes");
+  const named = STARTING_PARTY.filter((name) => heroes.some((e) => e.name === name));
+  const party = named.length === STARTING_PARTY.length ? named : heroes.slice(0, 4).map((e) => e.name);
+  const others = state.entries.filter((e) => e.group !== "heroes");
+  const foe = others.some((e) => e.name === STARTING_FOE) ? STARTING_FOE : (others[0] || {}).name;
   return {
-    rules, name: "Encounter", distance: 0, surprise: "", party_name: "party", foes_name: "opposition", foes_index: 1,
-    options: { morale: rules === "2d10", destiny_points: 0, spirit: false },
-    party: heroes.map((e) => ({ use: e.name, name: "", count: 1 })),
-    foes: foes.map((e) => ({ use: e.name, name: "", count: 3 })),
+    rules, name: "Encounter", distance: 0, surprise: "", party_name: "party", foes_name: "opposition",
+    foes_index: 1, options: { morale: rules === "2d10", destiny_points: 0, spirit: false },
+    party: party.map((use) => ({ use, name: "", count: 1 })),
+    foes: foe ? [{ use: foe, name: "", count: 4 }] : [],
   };
 }
 
@@ -307,7 +315,9 @@ function showBatch(job) {
   $("battles").textContent = job.status === "done"
     ? `${summary.battles} battles, seed ${summary.seed}: final figures.`
     : `${summary.battles} of ${job.total} battles so far; the intervals narrow as more finish.`;
-  const rows = HEADLINE.filter(([key]) => party[key]).map(([key, label]) => {
+  // "Left behind" only where it happened, as the terminal's headline says it.
+  const shown = ([key]) => party[key] && (key !== "left_behind" || party[key].p > 0);
+  const rows = HEADLINE.filter(shown).map(([key, label]) => {
     const tr = el("tr");
     const figure = party[key];
     tr.append(el("th", label), el("td", pct(figure.p)), el("td", `${pct(figure.lo)} to ${pct(figure.hi)}`));
