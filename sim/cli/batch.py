@@ -21,6 +21,7 @@ from sim.batch import (
     default_out,
     load_run_scenario,
     open_run,
+    runner_of,
     spec_from_manifest,
     start_run,
 )
@@ -32,7 +33,6 @@ from sim.cli.common import (
     battle_progress,
     check_bestiary_dirs,
     check_execution_options,
-    runner_of,
     say_line,
     tell_warnings,
     warn,

@@ -14,14 +14,13 @@ from collections.abc import Sequence
 
 import attrs
 
-from sim.batch import Runner, kept_pool
+from sim.batch import Runner, kept_pool, runner_of
 from sim.cli.args import COMPARE_N, battles_asked, cap_reached
 from sim.cli.common import (
     EXIT_OK,
     battle_progress,
     check_bestiary_dirs,
     check_execution_options,
-    runner_of,
     say_line,
     tell_warnings,
     warn,

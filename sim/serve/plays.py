@@ -15,8 +15,7 @@ from typing import Any
 import attrs
 
 from sim.batch import Batch, BatchSpec, LogPlan, Runner, kept_pool, start_run
-from sim.batch.weigh import Work
-from sim.cli.common import runner_of
+from sim.batch.weigh import Work, runner_of
 from sim.compare import compare
 from sim.day_file import Day
 from sim.model import Scenario
