@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from sim.jsonin import JSONLimitError, parse_json
+from sim.io.jsonin import JSONLimitError, parse_json
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, MutableMapping

@@ -19,8 +19,8 @@ import secrets
 from typing import Any
 
 from sim.errors import InputError
-from sim.infile import NotRegularFileError, open_regular
-from sim.jsonin import JSONLimitError, parse_json
+from sim.io.infile import NotRegularFileError, open_regular
+from sim.io.jsonin import JSONLimitError, parse_json
 from sim.yamlsrc import shorten
 
 MAX_INT = 2**63 - 1  # seeds, counts and indices: what an int64 Parquet column holds
@@ -37,7 +37,7 @@ def read_regular(path: pathlib.Path, limit: int) -> bytes:
     """A regular file's bytes, at most ``limit``; anything else (FIFO, device, folder) is refused
     without blocking. OSError for what the OS refuses; InputError for the rest."""
     try:
-        handle = open_regular(path)  # the one non-blocking opener of inputs (sim.infile)
+        handle = open_regular(path)  # the one non-blocking opener of inputs (sim.io.infile)
     except NotRegularFileError as exc:
         msg = f"{path}:0:0: (document): not a regular file"
         raise InputError(msg) from exc

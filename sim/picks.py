@@ -7,9 +7,9 @@ import collections
 import pathlib
 from collections.abc import Iterator, Sequence
 
-from sim.arrow import load_arrow
 from sim.batch import BATTLES, RunFolder, load_run_scenario
 from sim.errors import InputError
+from sim.io.arrow import load_arrow
 from sim.party import party_side
 
 PICKS = ("worst", "median", "best")

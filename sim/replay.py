@@ -13,7 +13,7 @@ from sim.day import run_any
 from sim.day_file import Day, load_input
 from sim.errors import InputError
 from sim.events import SCHEMA, missing_fields, read_jsonl
-from sim.infile import open_regular_text
+from sim.io.infile import open_regular_text
 from sim.manifest import read_regular
 from sim.replay_state import STARTING_RESOURCES
 from sim.scenario import IMPLEMENTED_SYSTEMS

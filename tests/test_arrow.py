@@ -1,4 +1,4 @@
-"""How pyarrow is loaded (sim.arrow): without numpy in sim's own processes, whole elsewhere,
+"""How pyarrow is loaded (sim.io.arrow): without numpy in sim's own processes, whole elsewhere,
 and what is stored or shown the same either way."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class TestLoad:
     def test_own_process_loads_pyarrow_without_numpy(self) -> None:
         """In a process of sim's own, pyarrow and its Parquet writer load without numpy, and
         numpy can still be imported afterwards (the report's plots use it)."""
-        done = python("import sys\nfrom sim.arrow import load_arrow, own_process\n"
+        done = python("import sys\nfrom sim.io.arrow import load_arrow, own_process\n"
                       "own_process(); load_arrow()\n"
                       "import pyarrow as pa, pyarrow.parquet\n"
                       "print('numpy' in sys.modules, pa.array([1, 2]).to_pylist())\n"
@@ -57,14 +57,14 @@ class TestLoad:
     def test_a_program_importing_sim_keeps_its_pyarrow_whole(self) -> None:
         """A program (or a test) that uses sim as a library gets pyarrow with numpy: its
         ``to_numpy`` (and pandas) work."""
-        done = python("from sim.arrow import load_arrow\nload_arrow()\n"
+        done = python("from sim.io.arrow import load_arrow\nload_arrow()\n"
                       "import pyarrow as pa\nprint(pa.array([1, 2]).to_numpy().tolist())\n")
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "[1, 2]"
 
     def test_numpy_loaded_first_is_used(self) -> None:
         """Where numpy is already loaded, pyarrow loads with it, even in sim's own process."""
-        done = python("import numpy\nfrom sim.arrow import load_arrow, own_process\n"
+        done = python("import numpy\nfrom sim.io.arrow import load_arrow, own_process\n"
                       "own_process(); load_arrow()\n"
                       "import pyarrow as pa\nprint(pa.array([3]).to_numpy().tolist())\n")
         assert done.returncode == 0, done.stderr

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from sim.infile import NotRegularFileError, open_regular, open_regular_text
+from sim.io.infile import NotRegularFileError, open_regular, open_regular_text
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "tests" / "data" / "golden"

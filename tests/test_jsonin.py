@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sim.jsonin import JSONLimitError, parse_json
+from sim.io.jsonin import JSONLimitError, parse_json
 
 
 class TestParseJson:

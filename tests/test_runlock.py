@@ -10,7 +10,7 @@ import pytest
 
 from sim import cli
 from sim.errors import InputError
-from sim.runlock import LOCK, RunLock
+from sim.io.runlock import LOCK, RunLock
 from tests.batch.helpers import journal_records
 from tests.cli.helpers import PROBLEM_LINE
 from tests.processes import group_alive, run_sim, start_sim, wait_until

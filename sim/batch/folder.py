@@ -20,7 +20,6 @@ from typing import Any
 
 import attrs
 
-from sim.arrow import load_arrow
 from sim.batch import journal
 from sim.batch.battles_file import BATTLES
 from sim.batch.tables import (
@@ -32,9 +31,10 @@ from sim.batch.tables import (
     part_table,
 )
 from sim.errors import InputError, RunAborted
-from sim.infile import open_regular
+from sim.io.arrow import load_arrow
+from sim.io.infile import open_regular
+from sim.io.runlock import RunLock
 from sim.manifest import check_manifest, manifest_text, read_json
-from sim.runlock import RunLock
 from sim.summary_file import check_run_summary
 
 MANIFEST = "manifest.json"

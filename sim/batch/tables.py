@@ -19,11 +19,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sim.arrow import load_arrow
 from sim.columns import BattleColumns, BattleRow
 from sim.day import StepResult
 from sim.day_file import MAX_STEPS
 from sim.day_stats import DayRow
+from sim.io.arrow import load_arrow
 from sim.scenario.limits import MAX_ROUNDS
 
 PART_KEY = b"combat-sim"  # the schema metadata key of a part's identity

@@ -41,8 +41,8 @@ from sim.cli.common import (
 from sim.cli.play import print_report
 from sim.day_file import load_input
 from sim.errors import InputError, RunAborted
+from sim.io.shutdown import StopSignals
 from sim.model import Scenario
-from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
 
 

@@ -28,11 +28,11 @@ from sim.cli.common import (
 from sim.compare import MAX_VARIANTS, compare, variant_names, widest_difference
 from sim.day_file import Day, Encounter, load_input
 from sim.errors import InputError, Problem, ScenarioError, warnings_of
+from sim.io.runlock import RunLock
+from sim.io.shutdown import StopSignals
 from sim.model import Scenario
 from sim.overrides import split_assignment
 from sim.paired import Variant
-from sim.runlock import RunLock
-from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
 from sim.tune import is_range, parse_target, parse_vary, tune
 from sim.yamlsrc import shorten

@@ -21,6 +21,7 @@ import attrs
 from sim import __version__
 from sim.batch import SUMMARY, RunFolder, load_run_scenario, write_atomic
 from sim.errors import InputError, RunAborted
+from sim.io.runlock import RunLock
 from sim.manifest import read_json
 from sim.report.plots import attrition_plot, figures, resources_plot
 from sim.report.render import environment, render
@@ -38,7 +39,6 @@ from sim.report.terminal import (
     unit,
 )
 from sim.report.viewer import viewer
-from sim.runlock import RunLock
 from sim.summary_file import check_run_summary
 
 REPORT = "report.html"
