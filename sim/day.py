@@ -18,11 +18,11 @@ from sim import __version__
 from sim.columns import FighterRow
 from sim.day_file import OPPOSITION, Day, Rest
 from sim.engine import Battle, run_battle
+from sim.engine.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
 from sim.model import Scenario
 from sim.party import went_down
 from sim.rest import Member, rest
 from sim.rules.d100 import load_fatigue
-from sim.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
 
 SCHEMA = 1
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from sim.tactics import weapon_order
+from sim.engine.tactics import weapon_order
 from sim.unread import Unused, weapon_aspects
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.engine.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS
 from sim.narrate import NARRATORS
-from sim.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS
 
 Event = dict[str, Any]
 
@@ -274,7 +274,7 @@ class BattleView:
                 who.status = ACTIVE
         elif effect in who.effects:
             who.effects.remove(effect)
-        if effect == MOUNTED:  # off the saddle is on the ground (sim.effects.throw_off)
+        if effect == MOUNTED:  # off the saddle is on the ground (sim.engine.effects.throw_off)
             who.prone = True
 
     def _set_prone(self, event: Event, key: str, prone: bool) -> None:

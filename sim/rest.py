@@ -20,11 +20,11 @@ import attrs
 
 from sim import dice
 from sim.dice import roll_die
+from sim.engine.morale import state_of
+from sim.engine.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS, Fighter
 from sim.model import REST_ASPECTS, Combatant, Tactics
-from sim.morale import state_of
 from sim.rules.d100 import load_fatigue
 from sim.scenario.checker import did_you_mean
-from sim.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS, Fighter
 from sim.yamlsrc import shorten
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import attrs
 
 from sim.columns import BattleColumns, BattleRow, FighterRow
+from sim.engine.state import LEFT_BEHIND
 from sim.party import PartyOutcome, difficulty, went_down
-from sim.state import LEFT_BEHIND
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # Why a battle ended without a winner (the summary's draws_by).

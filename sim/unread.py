@@ -28,7 +28,7 @@ class Unused:
     message: str
 
 
-RIDING = "riding"  # the check the engine rolls from the saddle (sim.engine, sim.effects)
+RIDING = "riding"  # the check the engine rolls from the saddle (sim.engine, sim.engine.effects)
 # Skills a rule of the system rolls, whatever the weapons: d100 defends with a skill (and
 # a d100 skill named after a characteristic stands in for it in that check); every system
 # but d20 rolls riding from the saddle.
@@ -41,7 +41,7 @@ RULE_SKILLS: dict[str, tuple[str, ...]] = {
 # bestiary entry may carry them for any scenario that asks; a scenario's own
 # `group_check` name is accepted too.
 GROUP_CHECK_SKILLS = (*sorted(MOVEMENT_ARTS), "perception")
-# The purposes of the checks a d20 combatant rolls (sim.rules.d20, sim.effects): its attacks
+# The purposes of the checks a d20 combatant rolls (sim.rules.d20, sim.engine.effects): its attacks
 # and defenses, terror, physique (fire, drowning, falls) and force (poison); with the group
 # checks, and its weapons' names and skills, what an aspect can match (rules §3).
 D20_PURPOSES = ("attack", "defense", "terror", "physique", "force")

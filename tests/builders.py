@@ -11,9 +11,9 @@ import attrs
 from sim import dice
 from sim.columns import BattleRow, FighterRow
 from sim.engine import Battle
+from sim.engine.state import Fighter
+from sim.engine.tactics import choose_target
 from sim.model import Combatant, Options, Scenario, Side, Surprise, Tactics, Weapon
-from sim.state import Fighter
-from sim.tactics import choose_target
 
 SWORD = Weapon(name="sword", damage=dice.parse("1d8"))
 

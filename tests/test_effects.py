@@ -6,8 +6,8 @@ import attrs
 import pytest
 
 from sim import dice
-from sim.effects import Burning, explode, expose, fall, ignite, poison, throw_off
 from sim.engine import Battle
+from sim.engine.effects import Burning, explode, expose, fall, ignite, poison, throw_off
 from sim.model import Hazard, Scenario, Scripted, Weapon
 from sim.rules.d100 import characteristic
 from tests.builders import ScriptedRandom, battle, d100, events, fighter, scenario, side, turn
@@ -564,7 +564,7 @@ class TestSeriousWoundWaking:
 
     @staticmethod
     def _knocked_out(hp: int) -> tuple[Battle, object]:
-        from sim.effects import KnockedOut
+        from sim.engine.effects import KnockedOut
 
         b = battle(duo(a={"hp": 20}))
         target = b.fighters[0]

@@ -10,7 +10,7 @@ import pytest
 
 from sim import dice
 from sim.engine import Battle, run_battle
-from sim.items import use_item
+from sim.engine.items import use_item
 from sim.model import Item, Tactics, Weapon
 from tests.builders import battle, d100, events, fighter, scenario, side
 
@@ -90,7 +90,7 @@ class TestDrinking:
         drinks exactly when hp / max_hp <= potion_at, read as fractions."""
         from fractions import Fraction
 
-        from sim.items import wants_to_drink
+        from sim.engine.items import wants_to_drink
 
         hero = hurt_hero().fighters[0]
         for hundredths in range(1, 100):
@@ -228,7 +228,7 @@ class TestGiving:
     def test_potion_ends_a_serious_wounds_knock_out(self) -> None:
         """Items (d100): a potion wakes an ally knocked out by a serious wound; the wound's
         weakness stays."""
-        from sim.effects import KnockedOut
+        from sim.engine.effects import KnockedOut
 
         spec = d100(side("h", fighter("Medic", hp=30, items=(POTION,)), fighter("Hurt", hp=20),
                          party=True), side("m", fighter("Monster", hp=30)))

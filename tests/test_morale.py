@@ -13,10 +13,10 @@ import pytest
 
 from sim import dice
 from sim.cli import main
-from sim.effects import Burning
 from sim.engine import Battle, run_battle
+from sim.engine.effects import Burning
+from sim.engine.morale import give_tokens
 from sim.model import Options, Scenario
-from sim.morale import give_tokens
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS
 from sim.rules.systems import system_for
 from tests.builders import ScriptedRandom, battle, duel, events, fighter, scenario, side, turn

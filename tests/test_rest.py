@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 
 from sim import dice
+from sim.engine.state import BROKEN, Fighter
 from sim.model import Tactics
 from sim.rest import REST_KINDS, Member, rest
-from sim.state import BROKEN, Fighter
 from tests.builders import battle, d100, fighter, scenario, side
 
 

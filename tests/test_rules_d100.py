@@ -11,11 +11,11 @@ import pytest
 
 from sim import dice
 from sim.engine import Battle
+from sim.engine.state import Fighter
 from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.d100 import D100, characteristic
 from sim.rules.systems import system_for
-from sim.state import Fighter
 from tests.builders import battle, d100, events, fighter, mounted, side, turn
 
 D100_RULES = D100()

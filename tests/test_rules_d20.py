@@ -10,8 +10,8 @@ import icepool
 import pytest
 
 from sim import dice
-from sim.effects import explode
 from sim.engine import run_battle
+from sim.engine.effects import explode
 from sim.model import Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.d20 import D20, roll_check

@@ -8,8 +8,8 @@ import attrs
 
 from sim import dice
 from sim.engine import Battle
+from sim.engine.tactics import approach_gap, choose_weapon
 from sim.model import Tactics, Weapon
-from sim.tactics import approach_gap, choose_weapon
 from tests.builders import battle, d100, fighter, scenario, side, target_of
 
 

@@ -20,8 +20,8 @@ from sim.model import Options, Weapon
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from sim.state import Fighter
-    from sim.table import Table
+    from sim.engine.state import Fighter
+    from sim.engine.table import Table
 
     # (member, spirit lost, the creature that frightened it): d20 terror, applied by the engine.
     Frighten = Callable[[Fighter, int, Fighter], None]

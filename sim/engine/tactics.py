@@ -9,9 +9,9 @@ from sim.rules.d100 import attack_score
 if TYPE_CHECKING:
     import random
 
+    from sim.engine.state import Fighter
     from sim.model import Combatant, Weapon
     from sim.rules import ActionEconomy
-    from sim.state import Fighter
 
 
 def _by_hp(enemy: Fighter) -> tuple[int, int]:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from sim.engine.state import Fighter
     from sim.rules import CheckResult
-    from sim.state import Fighter
 
     # (who, skill, result, again) -> the final result; ``again(purpose)`` rolls the check anew.
     CheckListener = Callable[[Fighter, str, CheckResult, Callable[[str], CheckResult]], CheckResult]
@@ -45,7 +45,7 @@ class Table:
         self.despair_disadvantage = True
         self.despair_again = False
         # The fighter whose ongoing effects are ticking at the start of its turn, else None:
-        # a serious wound dealt by such a tick costs that very turn (sim.effects.KnockedOut).
+        # a serious wound dealt by such a tick costs that very turn (sim.engine.effects.KnockedOut).
         self.ticking: Fighter | None = None
 
     def emit(self, event: str, **fields: object) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from sim.dice import roll_die
+from sim.engine.state import UNCONSCIOUS
 from sim.rules import flat_part
-from sim.state import UNCONSCIOUS
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     import simpy
 
     from sim.dice import Dice
+    from sim.engine.state import Fighter
+    from sim.engine.table import Table
     from sim.rules import CheckResult
-    from sim.state import Fighter
-    from sim.table import Table
 
 FALL_DIE_M = 3  # a fall deals 1d6 per full 3 m (rules §6)
 

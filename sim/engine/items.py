@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sim.engine.state import UNCONSCIOUS
 from sim.model import MELEE_REACH_M
-from sim.state import UNCONSCIOUS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from sim.engine.state import Fighter
+    from sim.engine.table import Table
     from sim.model import Item
-    from sim.state import Fighter
-    from sim.table import Table
 
     Wake = Callable[[Fighter], None]  # the engine's: back in the fight
 

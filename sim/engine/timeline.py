@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sim import dice
-from sim.effects import explode, expose, fall, ignite, poison
+from sim.engine.effects import explode, expose, fall, ignite, poison
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from sim.effects import Host
+    from sim.engine.effects import Host
+    from sim.engine.state import Fighter
     from sim.model import Scripted
-    from sim.state import Fighter
 
 DEFAULT_EXPLOSION = dice.parse("3d6+4")  # "un bricolage artisanal avec de la poudre noire"
 

@@ -18,8 +18,8 @@ from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, CheckResult
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from sim.state import Fighter
-    from sim.table import Table
+    from sim.engine.state import Fighter
+    from sim.engine.table import Table
 
 STARTING_TOKENS = dice.parse("2d6")
 EXPLOIT_GAIN = 1

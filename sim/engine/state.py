@@ -97,12 +97,12 @@ class Fighter:
         self.cause: str | None = None  # what knocked it out or killed it
         self.saved = False  # a destiny point kept it alive
         self.skip_turns = 0
-        self.effects: list = []  # sim.effects.OngoingEffect instances still running
+        self.effects: list = []  # sim.engine.effects.OngoingEffect instances still running
         self.attacked_by: set[str] = set()  # enemies who attacked it in attacked_round
         self.attacked_round = 0
         self.defended_round = -1  # d100, ``defense_per: round``: the round it last rolled defense
         self._turn_event: simpy.Event | None = None
-        # Read on every attack, derived once from the spec (see sim.tactics): the member's
+        # Read on every attack, derived once from the spec (see sim.engine.tactics): the member's
         # tactics override its side's key by key.
         tactics = side.tactics if spec.tactics is None else spec.tactics.over(side.tactics)
         self.policy = tactics.policy
@@ -111,7 +111,7 @@ class Fighter:
         self.reach = spec.reach
         # Weapons in order of preference with their cost in half-actions, the one used while
         # everyone stands together, its cost, whether it never changes (no spell, no tiring
-        # shot), and whether the system tires fighters (d100): set by sim.tactics.arm.
+        # shot), and whether the system tires fighters (d100): set by sim.engine.tactics.arm.
         self.arsenal: tuple[tuple[Weapon, int], ...]
         self.weapon_at_hand: Weapon | None
         self.cost_at_hand: int
