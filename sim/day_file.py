@@ -23,13 +23,13 @@ from sim.day_compose import compose
 from sim.day_options import idle_recovery, read_day_options
 from sim.errors import Problem, ScenarioError, errors_of, idle_message, warnings_of
 from sim.model import Combatant, Scenario, Side
-from sim.overrides import apply as apply_overrides
-from sim.overrides import blame
-from sim.overrides import parse_all as parse_overrides
 from sim.rest import read_rest
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
 from sim.scenario.checker import Checker, did_you_mean
 from sim.scenario.limits import MAX_DAY_TURNS
+from sim.scenario.overrides import apply as apply_overrides
+from sim.scenario.overrides import blame
+from sim.scenario.overrides import parse_all as parse_overrides
 from sim.scenario.sides import looks_as
 from sim.scenario.unused import morale_is_on
 from sim.yamlsrc import Path, Source, display_name, load_marked, load_yaml, shorten
@@ -69,7 +69,7 @@ class Day:
     sha256: str = ""
     bestiary: tuple[str, ...] = ()
     overrides: tuple[str, ...] = ()
-    # Valid data the day leaves idle, its encounters' included, each key once (sim.ignored).
+    # Valid data the day leaves idle, its encounters' included, each key once (sim.scenario.ignored).
     warnings: tuple[Problem, ...] = attrs.field(default=(), eq=False, repr=False)
 
     @property

@@ -270,7 +270,7 @@ class Scenario:
     sha256: str = ""
     bestiary: tuple[str, ...] = ()  # extra bestiary folders it was loaded with (absolute)
     overrides: tuple[str, ...] = ()  # the --set PATH=VALUE texts applied before validation
-    # Valid data this fight leaves idle (sim.ignored): told before the results, never played.
+    # Valid data this fight leaves idle (sim.scenario.ignored): told before the results, never played.
     warnings: tuple[Problem, ...] = attrs.field(default=(), eq=False, repr=False)
 
     @property

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from sim import ignored, unread
 from sim.model import RULE_SYSTEMS, Options, Weapon
+from sim.scenario import ignored, unread
 from sim.scenario.blocks import stat_fields, weapon_fields
 from sim.scenario.checker import Checker
 from sim.scenario.options import read_options
@@ -133,7 +133,7 @@ class TestAspects:
 
 
 class TestIdleOptions:
-    """Options the scenario's sides leave idle (sim.ignored.unused_options)."""
+    """Options the scenario's sides leave idle (sim.scenario.ignored.unused_options)."""
 
     def test_d10_difficulty_only_where_a_check_is_rolled(self):
         """d10: `difficulty` is what checks roll against; attacks roll against defense, so
@@ -157,7 +157,7 @@ class TestIdleOptions:
 
 class TestIdleConventionOptions:
     """Options setting a Convention aside where the sides give them nothing to change
-    (sim.ignored.unused_conventions); accepted where they can change the result."""
+    (sim.scenario.ignored.unused_conventions); accepted where they can change the result."""
 
     @pytest.mark.parametrize(("rules", "options", "given", "field", "idle"), [
         ("d20", Options(terror_per="body"), "terror_per", ignored.Field(terror_crowd=True), True),

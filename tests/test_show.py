@@ -13,7 +13,7 @@ from sim.dice import parse
 from sim.engine import run_battle
 from sim.model import Options, Weapon
 from sim.scenario import load_scenario
-from sim.show import options_data, plain
+from sim.scenario.show import options_data, plain
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 # Examples with a terror creature given count: at a time: shown one by one, each member is a

@@ -11,7 +11,7 @@ from sim.errors import InputError
 from sim.model import DEFAULT_REROLL
 from sim.rest import HEROISM_BACK_AFTER_HOURS
 from sim.scenario import IMPLEMENTED_SYSTEMS
-from sim.show import also_matching, bestiary, find_entry, listing, show_entry, show_scenario
+from sim.scenario.show import also_matching, bestiary, find_entry, listing, show_entry, show_scenario
 from sim.terminal import safe
 
 

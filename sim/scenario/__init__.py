@@ -12,7 +12,7 @@ points), ``checker`` (the Checker and its hints), ``limits``, ``blocks`` (stat
 blocks, weapons, items, tactics, mounts), ``bestiary``, ``members`` and ``sides``
 (``use:``, ``count:``, the roster), ``orders`` (weapon orders that change
 nothing), ``options``, ``timeline`` (surprise, hazards,
-timeline entries), ``unused`` (idle keys, through sim.ignored).
+timeline entries), ``unused`` (idle keys, through sim.scenario.ignored).
 """
 
 from sim.scenario.limits import (

@@ -33,11 +33,11 @@ from sim.day_file import Day
 from sim.errors import InputError, ScenarioError
 from sim.paired import Variant
 from sim.scenario import IMPLEMENTED_SYSTEMS
+from sim.scenario.show import bestiary, entry_line, plain
 from sim.serve.compose import NotAForm, check_form, from_yaml, to_yaml
 from sim.serve.jobs import Busy, Job, Jobs
 from sim.serve.plays import CHUNK, Execution, play_batch, play_compare, play_tune
 from sim.serve.workspace import Workspace, input_problems
-from sim.show import bestiary, entry_line, plain
 from sim.tune import parse_target, parse_vary
 
 HERE = pathlib.Path(__file__).parent

@@ -23,10 +23,10 @@ from typing import Any
 
 import attrs
 
-from sim.idle_fights import rolls_here, unused_piercing, unused_ranges, unused_with_one_enemy
 from sim.model import INITIATIVE_GIFT
 from sim.rules import d100
-from sim.unread import RIDING, Unused, unread_aspects
+from sim.scenario.idle_fights import rolls_here, unused_piercing, unused_ranges, unused_with_one_enemy
+from sim.scenario.unread import RIDING, Unused, unread_aspects
 
 # Stat keys that only some systems read (every other stat key is read by all four).
 SYSTEM_STAT_KEYS: dict[str, tuple[str, ...]] = {
@@ -191,7 +191,7 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
         elif fields.get("heroism") and fields.get("aspects") and not any(
                 rolls_here(ctx, name, fields) for name in fields["aspects"]) and not unread_aspects(
                 fields["aspects"], fields.get("weapons", ()), (ctx.group_check or "",)):
-            # (an aspect no roll can concern at all is told at the aspect, sim.unread)
+            # (an aspect no roll can concern at all is told at the aspect, sim.scenario.unread)
             idle("heroism", f"{NO_ASPECT_ROLLED} ({', '.join(fields['aspects'])}), so no"
                               " die is ever spent; name one of its rolls in aspects, or remove it")
         if not fields.get("heroism"):

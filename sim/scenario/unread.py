@@ -3,7 +3,7 @@
 A skill must be rolled by a weapon of its block, a rule of the system or a group check; a
 d20 aspect must name a roll the block can make. Both depend on the stat block alone (and
 the scenario's group check), so they are warnings wherever written, bestiary files
-included. ``sim.ignored`` holds the other idle keys.
+included. ``sim.scenario.ignored`` holds the other idle keys.
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ import yaml
 
 from sim.dice import Dice
 from sim.errors import Problem, ScenarioError, errors_of
-from sim.ignored import Context, unused_in_block
 from sim.model import Combatant, Options, Scenario, Side, Weapon
 from sim.scenario.bestiary import (
     BESTIARY_ENV,
@@ -22,6 +21,7 @@ from sim.scenario.bestiary import (
     rules_folder,
     where_searched,
 )
+from sim.scenario.ignored import Context, unused_in_block
 from sim.scenario.lookup import search
 from sim.scenario.unused import member_context
 from sim.terminal import quoted_text, safe, unsafe

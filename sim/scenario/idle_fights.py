@@ -1,8 +1,8 @@
-"""Keys the fight a scenario sets up leaves idle, for sim.ignored's stat block checks.
+"""Keys the fight a scenario sets up leaves idle, for sim.scenario.ignored's stat block checks.
 
 A target policy and an area against a single enemy, a weapon's range where nobody ever
 moves, and the rolls a d20 combatant makes here (which its aspects must name for its
-heroism to matter). Each takes the ``sim.ignored.Context`` of the block's side.
+heroism to matter). Each takes the ``sim.scenario.ignored.Context`` of the block's side.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from sim.engine.tactics import weapon_order
-from sim.unread import Unused, weapon_aspects
+from sim.scenario.unread import Unused, weapon_aspects
 
 if TYPE_CHECKING:
-    from sim.ignored import Context
+    from sim.scenario.ignored import Context
 
 
 def rolls_here(ctx: Context, aspect: str, fields: Mapping[str, Any]) -> bool:
