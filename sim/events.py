@@ -56,7 +56,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "helped_up": ("actor", "target"),
     "rescued": ("actor", "target"),
     "item_used": ("actor", "item", "target", "healed", "hp_before", "hp_after", "left"),
-    # A day's log (sim.day): its fights' events between these.
+    # A day's log (sim.day.play): its fights' events between these.
     "day_started": ("schema", "seed", "rules", "day", "version", "day_sha256", "party", "steps"),
     "encounter_started": ("step", "name"),
     "encounter_ended": ("step", "winner", "rounds"),

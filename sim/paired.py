@@ -24,11 +24,11 @@ from typing import Any
 import attrs
 
 from sim.batch import ChunkResult, ChunkTask, LogPlan, Runner
-from sim.columns import BattleRow
 from sim.errors import InputError
 from sim.model import Scenario
-from sim.party import party_indexes, party_outcome, party_side, went_down
-from sim.stats import Z95, interval
+from sim.tally.columns import BattleRow
+from sim.tally.party import party_indexes, party_outcome, party_side, went_down
+from sim.tally.stats import Z95, interval
 
 HEADLINE = ("party.win", "party.any_down", "party.any_death", "party.tpk")
 ROUNDS = "rounds.mean"

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from sim.batch import BATTLES, RunFolder, load_run_scenario
 from sim.errors import InputError
 from sim.io.arrow import load_arrow
-from sim.party import party_side
+from sim.tally.party import party_side
 
 PICKS = ("worst", "median", "best")
 
@@ -78,7 +78,7 @@ def _scores(folder: RunFolder, manifest: dict, party: str) -> Iterator[tuple[Sco
     for table in folder.battle_batches(["index", "combatants"], manifest):
         combatants = table.column("combatants").combine_chunks()
         flat = pc.list_flatten(combatants)
-        # Knocked out, not sim.party.went_down: the dead have the first key, and the score
+        # Knocked out, not sim.tally.party.went_down: the dead have the first key, and the score
         # has never counted a broken mind (a different pick on runs where minds break).
         status = flat.field("status")
         members = pa.table({

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 
 from sim import __version__
 from sim.batch import RunFolder, battle_seed, load_run_scenario
-from sim.day import run_any
-from sim.day_file import Day, load_input
+from sim.day.file import Day, load_input
+from sim.day.play import run_any
 from sim.errors import InputError
 from sim.events import SCHEMA, missing_fields, read_jsonl
 from sim.io.infile import open_regular_text

@@ -4,7 +4,7 @@
 it; both index it freely, so a hand-edited or damaged file (``"sides": {"a": 1}``, a missing
 ``rounds``) must be refused here, as one ``file:line:col`` line, not crash them later (nor
 make the report draw thousands of rows: no more combatants or steps than a run can have). The
-shape is that of ``sim.stats``'s summary; keys added since schema 1 began are optional, as
+shape is that of ``sim.tally.stats``'s summary; keys added since schema 1 began are optional, as
 the readers treat them (a summary written before ``party`` existed still reads).
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from sim.day_file import MAX_STEPS
+from sim.day.file import MAX_STEPS
 from sim.errors import InputError
 from sim.scenario import MAX_COMBATANTS
 from sim.yamlsrc import Path, format_path, shorten

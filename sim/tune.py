@@ -26,7 +26,7 @@ from sim.batch import Runner
 from sim.compare import unit
 from sim.errors import InputError
 from sim.paired import HEADLINE, Metrics, Progress, Variant, play, require_party
-from sim.stats import interval
+from sim.tally.stats import interval
 
 STEP = 250  # battles per undecided value per round (fixed, so results never depend on workers)
 MAX_VALUES = 100

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.columns import BattleColumns
+from sim.tally.columns import BattleColumns
 from tests.builders import ALIVE_ROW, BATTLE_ROWS, DEAD_ROW, OUT_ROW
 
 

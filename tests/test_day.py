@@ -7,8 +7,8 @@ import json
 import pytest
 
 from sim import cli
-from sim.day import run_day
-from sim.day_file import load_day
+from sim.day.file import load_day
+from sim.day.play import run_day
 from sim.engine import run_battle
 from sim.narrate import narrate
 from sim.replay_state import BattleView
@@ -469,7 +469,7 @@ class TestWhatIsLeftAtEachFight:
             destiny = [e["left"] for e in fights[0] if e["event"] == "resource_spent"
                        and e["resource"] == "destiny"]
             assert second.destiny_start == (destiny[-1] if destiny else 2)
-            # the dead are not in the next fight (sim.day._fighting): down are those at 0 HP, or dead
+            # the dead are not in the next fight (sim.day.play._fighting): down are those at 0 HP, or dead
             dead = len(day.members) - len(cast)
             assert second.potions_start == sum(sum((c.get("items") or {}).values()) for c in cast)
             assert second.down_start == dead + sum(c["hp"] == 0 for c in cast)

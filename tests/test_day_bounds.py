@@ -8,8 +8,8 @@ import pathlib
 import pytest
 
 from sim import cli
-from sim.day import run_any
-from sim.day_file import load_input
+from sim.day.file import load_input
+from sim.day.play import run_any
 from sim.events import StreamedLog, to_jsonl_bytes
 from sim.scenario.limits import MAX_DAY_TURNS
 from tests.day_files import SMALL_DAY, WARREN

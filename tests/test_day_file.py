@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sim import cli
-from sim.day import run_day
-from sim.day_file import load_day, load_input
+from sim.day.file import load_day, load_input
+from sim.day.play import run_day
 from sim.errors import ScenarioError
 from tests.day_files import AMBUSH, MARSH, PARTY, ROOT, WARREN, write_day
 

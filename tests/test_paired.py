@@ -7,7 +7,7 @@ import math
 import pytest
 
 from sim.paired import Moments, Paired
-from sim.stats import Z95
+from sim.tally.stats import Z95
 
 
 class TestMoments:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.party import PartyOutcome, party_outcome, went_down
+from sim.tally.party import PartyOutcome, party_outcome, went_down
 
 
 def row(status: str, knocked_out: bool = False) -> tuple:

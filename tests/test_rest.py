@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 
 from sim import dice
+from sim.day.rest import REST_KINDS, Member, rest
 from sim.engine.state import BROKEN, Fighter
 from sim.model import Tactics
-from sim.rest import REST_KINDS, Member, rest
 from tests.builders import battle, d100, fighter, scenario, side
 
 

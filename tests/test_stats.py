@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 from rich.console import Console
 
-from sim.party import DIFFICULTIES, difficulty
 from sim.report import difficulty_text, headline, pct, print_summary
-from sim.stats import Aggregate, interval, percentile, wilson
+from sim.tally.party import DIFFICULTIES, difficulty
+from sim.tally.stats import Aggregate, interval, percentile, wilson
 
 
 class TestWilson:
@@ -199,7 +199,7 @@ class TestPartyMetrics:
     def test_rows_counted_at_once_equal_a_tally_row_by_row(self) -> None:
         """add_rows (chunks counted column by column, fighter rows coded) counts exactly what a
         plain tally of each battle in turn does: every counter, with morale, learning, items
-        and draws (the tally below is written out here, independent of sim.stats)."""
+        and draws (the tally below is written out here, independent of sim.tally.stats)."""
         rng = random.Random(5)
         fighters = (ALIVE, DOWN_UP, DEAD, BROKEN, OUT, (3, "active", None, False, "despairing", (), 2),
                     (0, "dead", None, True, "demoralized", ("melee", "riding"), 1),

@@ -18,8 +18,8 @@ import attrs
 
 from sim.batch.chunk import LogPlan, battle_seed
 from sim.batch.runners import Runner, default_workers, make_runner
-from sim.day import run_any
-from sim.day_file import Day
+from sim.day.file import Day
+from sim.day.play import run_any
 from sim.events import to_jsonl_bytes
 from sim.model import Scenario
 

@@ -39,7 +39,7 @@ from sim.cli.common import (
     warn_problem,
 )
 from sim.cli.play import print_report
-from sim.day_file import load_input
+from sim.day.file import load_input
 from sim.errors import InputError, RunAborted
 from sim.io.shutdown import StopSignals
 from sim.model import Scenario

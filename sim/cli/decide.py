@@ -26,7 +26,7 @@ from sim.cli.common import (
     warn,
 )
 from sim.compare import MAX_VARIANTS, compare, variant_names, widest_difference
-from sim.day_file import Day, Encounter, load_input
+from sim.day.file import Day, Encounter, load_input
 from sim.errors import InputError, Problem, ScenarioError, warnings_of
 from sim.io.runlock import RunLock
 from sim.io.shutdown import StopSignals

@@ -10,7 +10,7 @@ import tempfile
 import attrs
 
 from sim.cli.common import EXIT_OK, check_bestiary_dirs
-from sim.day_file import load_input
+from sim.day.file import load_input
 from sim.errors import InputError, Problem, ScenarioError, option_problem
 from sim.scenario.bestiary import where_searched
 from sim.scenario.show import bestiary

@@ -22,8 +22,8 @@ from sim.cli.common import (
     say_line,
     tell_warnings,
 )
-from sim.day import run_any
-from sim.day_file import Day, is_day_file, load_day, load_input
+from sim.day.file import Day, is_day_file, load_day, load_input
+from sim.day.play import run_any
 from sim.errors import InputError, Problem, ScenarioError, strict
 from sim.events import StreamedLog, render
 from sim.model import Scenario

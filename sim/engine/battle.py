@@ -51,8 +51,8 @@ class Battle(Clock, Turns, Combat, Status):
         self.scenario = scenario
         self.seed = seed
         self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
-        # An adventuring day (sim.day; sim.rest.Member) hands over what its party carries from earlier
-        # fights and rests: called on each fighter once its pools are rolled.
+        # An adventuring day (sim.day.play; sim.day.rest.Member) hands over what its party carries
+        # from earlier fights and rests: called on each fighter once its pools are rolled.
         self._carry = carry
         options = scenario.options
         self.rules: RuleSystem = system_for(scenario.rules, options)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 if TYPE_CHECKING:
-    from sim.columns import FighterRow
+    from sim.tally.columns import FighterRow
 
 
 @attrs.frozen

@@ -61,7 +61,7 @@ def load_scenario(
 
 def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
                          overrides: tuple[str, ...] = (), rests: bool = False) -> Scenario:
-    """Validate loaded data into a Scenario (``source`` may be composed, see sim.day_file);
+    """Validate loaded data into a Scenario (``source`` may be composed, see sim.day.file);
     bestiary folders are searched from ``path``'s folder. ``rests``: an encounter of a day
     with rests, which read the party's ``level``. Valid keys the fight leaves idle are its
     ``warnings`` (each key once), and go with the ScenarioError when something is refused."""

@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 
 from sim.batch import BatchSpec
 from sim.compare import MAX_VARIANTS
-from sim.day_file import Day
+from sim.day.file import Day
 from sim.errors import InputError, ScenarioError
 from sim.paired import Variant
 from sim.scenario import IMPLEMENTED_SYSTEMS

@@ -17,7 +17,7 @@ import attrs
 from sim.batch import Batch, BatchSpec, LogPlan, Runner, kept_pool, start_run
 from sim.batch.weigh import Work, runner_of
 from sim.compare import compare
-from sim.day_file import Day
+from sim.day.file import Day
 from sim.model import Scenario
 from sim.paired import Variant
 from sim.serve.jobs import Job

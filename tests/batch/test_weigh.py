@@ -15,7 +15,7 @@ import sim.batch.weigh
 import sim.cli.common
 from sim import cli
 from sim.batch import BatchSpec, LogPlan, Work
-from sim.day_file import load_input
+from sim.day.file import load_input
 from sim.scenario import load_scenario
 from tests.batch.helpers import SKIRMISH, batch, comparable, cut_run, rows
 from tests.builders import duel

@@ -16,7 +16,7 @@ from sim.yamlsrc import Path, shorten
 
 DAY_OPTIONS = ("destiny_points", "unhealable_recovery")
 UNHEALABLE_RECOVERY = ("level_rates", "rest_dice")
-# The rests that give back unhealable HP under each reading (sim.rest.REST_KINDS).
+# The rests that give back unhealable HP under each reading (sim.day.rest.REST_KINDS).
 RECOVERING_RESTS = {"level_rates": ("calm", "good", "intensive"), "rest_dice": ("good", "intensive")}
 Fail = Callable[[Path, str], None]
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import attrs
 
-from sim.columns import BattleColumns, BattleRow, FighterRow
 from sim.engine.state import LEFT_BEHIND
-from sim.party import PartyOutcome, difficulty, went_down
+from sim.tally.columns import BattleColumns, BattleRow, FighterRow
+from sim.tally.party import PartyOutcome, difficulty, went_down
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # Why a battle ended without a winner (the summary's draws_by).

@@ -15,9 +15,9 @@ from typing import Any
 
 import attrs
 
-from sim.day import StepResult
-from sim.day_file import Day, describe_step
-from sim.stats import Aggregate, interval, percentile
+from sim.day.file import Day, describe_step
+from sim.day.play import StepResult
+from sim.tally.stats import Aggregate, interval, percentile
 
 # What the party has left as each fight begins, as StepResult and the summary name it.
 STARTS = ("hp_start", "heroism_start", "psy_start", "potions_start", "destiny_start", "fatigue_start",

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from sim.columns import FighterRow
     from sim.model import Scenario
+    from sim.tally.columns import FighterRow
 
 # Final statuses that mean the member went down at some moment: dead members
 # reached 0 HP first, a broken mind stays broken to the end of the battle, and the left
@@ -57,7 +57,7 @@ def went_down(fighter: FighterRow) -> bool:
 
 def party_outcome(winner: str | None, fighters: Sequence[FighterRow], party: str | None,
                   members: Sequence[int]) -> PartyOutcome:
-    """Read the party's fate off one battle's fighter rows (see ``sim.stats.FighterRow``)."""
+    """Read the party's fate off one battle's fighter rows (see ``sim.tally.stats.FighterRow``)."""
     downs = deaths = 0
     for index in members:
         fighter = fighters[index]

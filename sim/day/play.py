@@ -15,14 +15,14 @@ from typing import Any, NamedTuple
 import attrs
 
 from sim import __version__
-from sim.columns import FighterRow
-from sim.day_file import OPPOSITION, Day, Rest
+from sim.day.file import OPPOSITION, Day, Rest
+from sim.day.rest import Member, rest
 from sim.engine import Battle, run_battle
 from sim.engine.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
 from sim.model import Scenario
-from sim.party import went_down
-from sim.rest import Member, rest
 from sim.rules.d100 import load_fatigue
+from sim.tally.columns import FighterRow
+from sim.tally.party import went_down
 
 SCHEMA = 1
 

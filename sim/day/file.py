@@ -19,11 +19,11 @@ from typing import Any
 
 import attrs
 
-from sim.day_compose import compose
-from sim.day_options import idle_recovery, read_day_options
+from sim.day.compose import compose
+from sim.day.options import idle_recovery, read_day_options
+from sim.day.rest import read_rest
 from sim.errors import Problem, ScenarioError, errors_of, idle_message, warnings_of
 from sim.model import Combatant, Scenario, Side
-from sim.rest import read_rest
 from sim.scenario import IMPLEMENTED_SYSTEMS, load_scenario, scenario_from_source
 from sim.scenario.checker import Checker, did_you_mean
 from sim.scenario.limits import MAX_DAY_TURNS
@@ -64,7 +64,7 @@ class Day:
     party: str  # the party side's name
     steps: tuple[Encounter | Rest, ...]
     destiny_points: int = 0
-    unhealable_recovery: str = "level_rates"  # rules §7's Convention, or rest_dice (sim.day_options)
+    unhealable_recovery: str = "level_rates"  # rules §7's Convention, or rest_dice (sim.day.options)
     path: str = ""
     sha256: str = ""
     bestiary: tuple[str, ...] = ()
