@@ -11,7 +11,7 @@ import stat
 import pytest
 
 from sim import cli
-from sim.paired import HEADLINE
+from sim.decide.paired import HEADLINE
 
 ROOT = pathlib.Path(__file__).parent.parent
 AMBUSH = ROOT / "scenarios" / "road_ambush.yaml"

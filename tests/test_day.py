@@ -10,8 +10,8 @@ from sim import cli
 from sim.day.file import load_day
 from sim.day.play import run_day
 from sim.engine import run_battle
-from sim.narrate import narrate
-from sim.replay_state import BattleView
+from sim.replay.narrate import narrate
+from sim.replay.state import BattleView
 from sim.scenario import load_scenario
 from tests.day_files import AMBUSH, MARSH, PARTY, WARREN, write_day
 

@@ -97,7 +97,7 @@ def test_a_report_embeds_a_capped_sample(tmp_path: pathlib.Path, monkeypatch: py
 
 def test_batch_logs_are_rendered_as_they_come(tmp_path: pathlib.Path, held: list[int]) -> None:
     """A logged day of a batch was held as dicts, then rendered: each event is a line at once."""
-    from sim.replay import regenerate
+    from sim.replay.load import regenerate
     from tests.batch.helpers import batch
 
     batch(tmp_path, "run", str(WARREN), "-n", "3", "--seed", "5", "--workers", "1", "--logs", "all")

@@ -16,9 +16,9 @@ from markupsafe import escape
 
 from sim import cli
 from sim.errors import InputError
-from sim.picks import PICKS, pick_battles
-from sim.replay import regenerate
-from sim.replay_state import BattleView
+from sim.replay.load import regenerate
+from sim.replay.picks import PICKS, pick_battles
+from sim.replay.state import BattleView
 from sim.report import difficulty_text, explain, pct, viewer_states, write_report
 from sim.report.page import _verdict
 from sim.report.viewer import viewer_lines

@@ -13,7 +13,7 @@ SIM = pathlib.Path(__file__).resolve().parent.parent / "sim"
 MAX_LINES = 400  # "about 400": a module past this has a split by concept waiting
 # sim modules that may be imported inside a function, and why: never to dodge a cycle, only
 # to keep a heavy third-party library out of every `sim` start.
-LAZY = {"sim.replay_ui": "textual, about 0.6 s to import: only an interactive replay pays it",
+LAZY = {"sim.replay.ui": "textual, about 0.6 s to import: only an interactive replay pays it",
         "sim.report": "rich's console, Jinja2 and the report's helpers, about 25 ms to import: only"
                       " commands that print tables or write a page pay it (not `sim batch --json`)",
         "sim.serve": "Starlette and uvicorn, about 0.1 s to import: only `sim serve` pays it"}

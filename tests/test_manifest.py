@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from sim import cli
-from sim.manifest import manifest_text
+from sim.batch.manifest import manifest_text
 from tests.batch.helpers import cut_run, journal_records, write_journal
 
 DATA = pathlib.Path(__file__).parent / "data"

@@ -7,7 +7,7 @@ import re
 from typing import ClassVar
 
 from sim.engine import run_battle
-from sim.narrate import narrate
+from sim.replay.narrate import narrate
 from sim.scenario import load_scenario
 
 SKIRMISH = pathlib.Path(__file__).parent / "data" / "golden" / "skirmish.yaml"
@@ -37,7 +37,7 @@ class TestNarrate:
 
     def test_item_used(self) -> None:
         """Items: a potion drunk, or poured into an ally who wakes, is one line with the HP."""
-        from sim.narrate import NARRATORS
+        from sim.replay.narrate import NARRATORS
 
         drink = {"event": "item_used", "round": 2, "t": 1.5, "actor": "Aria",
                  "item": "healing potion", "target": "Aria", "healed": 5, "hp_before": 3,

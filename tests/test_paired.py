@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from sim.paired import Moments, Paired
+from sim.decide.paired import Moments, Paired
 from sim.tally.stats import Z95
 
 

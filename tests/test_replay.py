@@ -11,7 +11,7 @@ import pytest
 
 from sim import cli
 from sim.errors import InputError
-from sim.replay import event_problem, read_log, split_battles
+from sim.replay.load import event_problem, read_log, split_battles
 from tests.batch.helpers import batch, write_journal
 from tests.day_files import MARSH, WARREN
 
@@ -130,7 +130,7 @@ class TestSavedLogs:
     def test_items_of_another_shape_exit_2(self, tmp_path: pathlib.Path, day_log: list[dict],
                                            edit: str, problem: str) -> None:
         """A combatant's items, or an item_used's item, of another shape than sim writes were
-        read, and the step-by-step replay (sim.replay_state) crashed on them with a TypeError."""
+        read, and the step-by-step replay (sim.replay.state) crashed on them with a TypeError."""
         events = [json.loads(json.dumps(e)) for e in day_log]
         start = next(k for k, e in enumerate(events) if e["event"] == "battle_started")
         events[start]["combatants"][0]["items"] = {"healing potion": 1}
@@ -515,7 +515,7 @@ class TestPicks:
 
     def test_worst_is_a_party_loss_best_a_win(self, tmp_path: pathlib.Path, capsys) -> None:
         """The worst battle kills at least as many party members as the best one."""
-        from sim.picks import pick_battles
+        from sim.replay.picks import pick_battles
 
         out = tmp_path / "run"
         assert cli.main(["batch", str(SKIRMISH), "-n", "40", "--workers", "1", "--out", str(out),

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from sim.replay import read_log
-from sim.replay_state import BattleView
+from sim.replay.load import read_log
+from sim.replay.state import BattleView
 
 GOLDEN = pathlib.Path(__file__).parent / "data" / "golden" / "skirmish_seed1.jsonl"
 

@@ -10,9 +10,9 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from sim.replay import read_log
-from sim.replay_state import BattleView
-from sim.replay_ui import ReplayApp, hp_bar
+from sim.replay.load import read_log
+from sim.replay.state import BattleView
+from sim.replay.ui import ReplayApp, hp_bar
 
 GOLDEN = pathlib.Path(__file__).parent / "data" / "golden" / "skirmish_seed1.jsonl"
 
@@ -151,8 +151,8 @@ class TestScreen:
 
 def test_items_left_are_shown() -> None:
     """Items (rules §8): a combatant's potions left show beside its other resources."""
-    from sim.replay_state import CombatantView
-    from sim.replay_ui import combatant_text
+    from sim.replay.state import CombatantView
+    from sim.replay.ui import combatant_text
 
     text = combatant_text(CombatantView("Aria", "heroes", 7, 10, resources={"healing potion": 1}))
     assert "healing potion 1" in text.plain

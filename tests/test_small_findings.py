@@ -15,7 +15,7 @@ import yaml
 from sim import cli
 from sim.day.file import load_input
 from sim.day.play import run_any
-from sim.replay_ui import ReplayApp
+from sim.replay.ui import ReplayApp
 from tests.batch.helpers import journal_records
 from tests.day_files import SMALL_DAY, WARREN
 

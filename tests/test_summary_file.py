@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from sim import cli
-from sim.summary_file import check_summary
+from sim.batch.summary_file import check_summary
 from tests.cli.helpers import PROBLEM_LINE, REPO, run
 
 EXAMPLES = ("road_ambush.yaml", "toll_bridge_brawl.yaml", "days/goblin_warren.yaml")

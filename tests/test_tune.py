@@ -10,8 +10,8 @@ from fractions import Fraction
 import pytest
 
 from sim import cli
+from sim.decide.tune import STEP, parse_target, parse_vary
 from sim.errors import InputError
-from sim.tune import STEP, parse_target, parse_vary
 
 DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
 VARY = "sides[beast].members[Beast].defense_threshold"

@@ -22,6 +22,8 @@ import attrs
 
 from sim.batch import journal
 from sim.batch.battles_file import BATTLES
+from sim.batch.manifest import check_manifest, manifest_text, read_json
+from sim.batch.summary_file import check_run_summary
 from sim.batch.tables import (
     battles_problem,
     count_problem,
@@ -34,8 +36,6 @@ from sim.errors import InputError, RunAborted
 from sim.io.arrow import load_arrow
 from sim.io.infile import open_regular
 from sim.io.runlock import RunLock
-from sim.manifest import check_manifest, manifest_text, read_json
-from sim.summary_file import check_run_summary
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"

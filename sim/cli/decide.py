@@ -25,16 +25,16 @@ from sim.cli.common import (
     tell_warnings,
     warn,
 )
-from sim.compare import MAX_VARIANTS, compare, variant_names, widest_difference
 from sim.day.file import Day, Encounter, load_input
+from sim.decide.compare import MAX_VARIANTS, compare, variant_names, widest_difference
+from sim.decide.paired import Variant
+from sim.decide.tune import is_range, parse_target, parse_vary, tune
 from sim.errors import InputError, Problem, ScenarioError, warnings_of
 from sim.io.runlock import RunLock
 from sim.io.shutdown import StopSignals
 from sim.model import Scenario
-from sim.paired import Variant
 from sim.scenario.overrides import split_assignment
 from sim.terminal import quoted_text
-from sim.tune import is_range, parse_target, parse_vary, tune
 from sim.yamlsrc import shorten
 
 

@@ -17,8 +17,8 @@ from rich.table import Table
 
 from sim import __version__
 from sim.batch import write_atomic
+from sim.decide.paired import HEADLINE
 from sim.errors import InputError
-from sim.paired import HEADLINE
 from sim.report.plots import name_ticks, new_figure, percent_axis, plot_label, to_svg, wrapped_label
 from sim.report.render import render
 from sim.report.terminal import TableConsole

@@ -23,9 +23,9 @@ from typing import Any
 import attrs
 
 from sim.batch import Runner
-from sim.compare import unit
+from sim.decide.compare import unit
+from sim.decide.paired import HEADLINE, Metrics, Progress, Variant, play, require_party
 from sim.errors import InputError
-from sim.paired import HEADLINE, Metrics, Progress, Variant, play, require_party
 from sim.tally.stats import interval
 
 STEP = 250  # battles per undecided value per round (fixed, so results never depend on workers)

@@ -8,7 +8,17 @@ from typing import Any
 
 from sim.batch import Runner
 from sim.day.file import Day
-from sim.paired import HEADLINE, Metrics, Paired, Progress, Variant, common_members, feed, play, require_party
+from sim.decide.paired import (
+    HEADLINE,
+    Metrics,
+    Paired,
+    Progress,
+    Variant,
+    common_members,
+    feed,
+    play,
+    require_party,
+)
 
 STEP = 1000  # battles per variant between two --precision checks (fixed: results never depend
              # on the number of workers)

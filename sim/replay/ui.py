@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from sim.replay_state import BattleView, CheckView, CombatantView
+from sim.replay.state import BattleView, CheckView, CombatantView
 from sim.terminal import clean
 
 BAR_WIDTH = 10

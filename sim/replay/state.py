@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim.engine.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS
-from sim.narrate import NARRATORS
+from sim.replay.narrate import NARRATORS
 
 Event = dict[str, Any]
 

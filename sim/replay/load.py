@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 
 from sim import __version__
 from sim.batch import RunFolder, battle_seed, load_run_scenario
+from sim.batch.manifest import read_regular
 from sim.day.file import Day, load_input
 from sim.day.play import run_any
 from sim.errors import InputError
 from sim.events import SCHEMA, missing_fields, read_jsonl
 from sim.io.infile import open_regular_text
-from sim.manifest import read_regular
-from sim.replay_state import STARTING_RESOURCES
+from sim.replay.state import STARTING_RESOURCES
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.yamlsrc import MAX_BYTES, shorten
 
