@@ -149,3 +149,15 @@ def test_start_asks_numpy_for_one_blas_thread() -> None:
         result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                                 check=True, cwd=SIM.parent, env=run_env)
         assert result.stdout.strip() == expected
+
+
+def test_the_root_stays_small() -> None:
+    """At most about ten modules at the root of sim/: a concept lives in its layer's folder."""
+    assert len(list(SIM.glob("*.py"))) <= 10
+
+
+def test_every_package_says_what_it_owns_and_may_import() -> None:
+    """Each package's __init__ has a docstring naming what it may import."""
+    silent = [name for name, path in MODULES.items() if path.name == "__init__.py" and name != "sim"
+              and "import" not in (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "")]
+    assert silent == []

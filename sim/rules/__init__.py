@@ -6,6 +6,9 @@ log, clock) and reads or changes only the fighters it is given. It never calls
 morale: a check ends in ``table.on_check``, where morale listens when it is on.
 Modifiers passed to ``check`` are in d100 percent, as the seeds write them; each
 system converts them with its own ``scale``.
+
+May import: ``sim.model``, ``sim.dice`` and the layers below (a fighter's state and
+the table only for type checking); never the engine that calls them.
 """
 
 from __future__ import annotations
