@@ -12,7 +12,7 @@ import pytest
 
 from sim.io.infile import NotRegularFileError, open_regular, open_regular_text
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 GOLDEN = REPO / "tests" / "data" / "golden"
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 # A real process with a deadline: a regression that opens a FIFO blocking would hang

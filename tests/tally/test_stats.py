@@ -347,7 +347,7 @@ class TestHeadline:
             members = [DEAD] * dead + [DOWN_UP] * (down - dead) + [ALIVE] * (4 - down)
             agg.add(battle("orcs" if i < 130 else "heroes", *members, DEAD))
         summary = agg.summary({})
-        page = pathlib.Path(__file__).parent.parent / "docs" / "guide" / "reading-results.md"
+        page = pathlib.Path(__file__).parent.parent.parent / "docs" / "guide" / "reading-results.md"
         readme = page.read_text(encoding="utf-8")
         assert f"\n{headline(summary)}\n" in readme
         party = summary["party"]

@@ -15,7 +15,7 @@ from sim.replay.load import event_problem, read_log, split_battles
 from tests.batch.helpers import batch, write_journal
 from tests.day_files import MARSH, WARREN
 
-DATA = pathlib.Path(__file__).parent / "data"
+DATA = pathlib.Path(__file__).parent.parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
 
 

@@ -14,7 +14,7 @@ from sim.scenario.checker import Checker
 from sim.scenario.options import read_options
 from sim.yamlsrc import load_yaml_text
 
-README = pathlib.Path(__file__).resolve().parent.parent / "docs" / "reference" / "scenario.md"
+README = pathlib.Path(__file__).resolve().parent.parent.parent / "docs" / "reference" / "scenario.md"
 
 
 def readme_table(title: str) -> dict[str, dict[str, bool]]:

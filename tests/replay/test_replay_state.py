@@ -11,7 +11,7 @@ import pytest
 from sim.replay.load import read_log
 from sim.replay.state import BattleView
 
-GOLDEN = pathlib.Path(__file__).parent / "data" / "golden" / "skirmish_seed1.jsonl"
+GOLDEN = pathlib.Path(__file__).parent.parent / "data" / "golden" / "skirmish_seed1.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from tests.batch.helpers import journal_records
 from tests.cli.helpers import PROBLEM_LINE
 from tests.processes import group_alive, run_sim, start_sim, wait_until
 
-DATA = pathlib.Path(__file__).parent / "data"
+DATA = pathlib.Path(__file__).parent.parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
 
 

@@ -13,7 +13,7 @@ from sim import cli
 from sim.decide.tune import STEP, parse_target, parse_vary
 from sim.errors import InputError
 
-DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
+DUEL = pathlib.Path(__file__).parent.parent / "data" / "duel" / "duel.yaml"
 VARY = "sides[beast].members[Beast].defense_threshold"
 
 

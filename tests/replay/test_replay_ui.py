@@ -14,7 +14,7 @@ from sim.replay.load import read_log
 from sim.replay.state import BattleView
 from sim.replay.ui import ReplayApp, hp_bar
 
-GOLDEN = pathlib.Path(__file__).parent / "data" / "golden" / "skirmish_seed1.jsonl"
+GOLDEN = pathlib.Path(__file__).parent.parent / "data" / "golden" / "skirmish_seed1.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from sim.model import Options, Weapon
 from sim.scenario import load_scenario
 from sim.scenario.show import options_data, plain
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 # Examples with a terror creature given count: at a time: shown one by one, each member is a
 # kind of its own and frightens on its own (rules §3), so their battles differ.
 TERROR_BY_COUNT = frozenset({"haunted_crypt.yaml"})

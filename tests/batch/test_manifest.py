@@ -14,7 +14,7 @@ from sim import cli
 from sim.batch.manifest import manifest_text
 from tests.batch.helpers import cut_run, journal_records, write_journal
 
-DATA = pathlib.Path(__file__).parent / "data"
+DATA = pathlib.Path(__file__).parent.parent / "data"
 HOSTILE = DATA / "hostile"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
 SECRET = "TOP-SECRET"  # a line of tests/data/hostile/unrelated.txt: never to be printed

@@ -13,9 +13,9 @@ import pytest
 from sim import cli
 from sim.decide.paired import HEADLINE
 
-ROOT = pathlib.Path(__file__).parent.parent
+ROOT = pathlib.Path(__file__).parent.parent.parent
 AMBUSH = ROOT / "scenarios" / "road_ambush.yaml"
-DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
+DUEL = pathlib.Path(__file__).parent.parent / "data" / "duel" / "duel.yaml"
 WARREN = ROOT / "scenarios" / "days" / "goblin_warren.yaml"
 
 

@@ -18,7 +18,7 @@ from sim.rules.d20 import D20, roll_check
 from sim.scenario import load_scenario
 from tests.builders import SWORD, battle, duel, fighter, scenario, side
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 
 D20_RULES = D20()
 N = 40_000

@@ -316,7 +316,8 @@ class TestViewer:
         from sim.engine import run_battle
         from sim.scenario import load_scenario
 
-        scenario = load_scenario(pathlib.Path(__file__).parent.parent / "scenarios" / "mounted_charge.yaml")
+        scenarios = pathlib.Path(__file__).parent.parent.parent / "scenarios"
+        scenario = load_scenario(scenarios / "mounted_charge.yaml")
         for seed in range(40):
             _, events = run_battle(scenario, seed, log=True)
             states = viewer_states(events)
@@ -447,7 +448,7 @@ class TestLeftBehind:
     def test_left_behind_in_the_page(self, tmp_path: pathlib.Path) -> None:
         """A rout that leaves fallen heroes behind: the verdict, the outcome table and the
         who-falls table say "left behind", with the summary's intervals."""
-        raiders = pathlib.Path(__file__).parent.parent / "scenarios" / "raiders_rout.yaml"
+        raiders = pathlib.Path(__file__).parent.parent.parent / "scenarios" / "raiders_rout.yaml"
         out = tmp_path / "run"
         assert cli.main(["batch", str(raiders), "-n", "40", "--workers", "1", "--out", str(out),
                          "--json", "--no-progress"]) == 0

@@ -11,7 +11,7 @@ from sim import cli
 from sim.errors import ScenarioError
 from sim.scenario import load_scenario
 
-ROOT = pathlib.Path(__file__).parent.parent
+ROOT = pathlib.Path(__file__).parent.parent.parent
 AMBUSH = ROOT / "scenarios" / "road_ambush.yaml"
 
 

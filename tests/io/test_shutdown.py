@@ -16,7 +16,7 @@ from sim.batch.store import can_store_apart
 from tests.batch.helpers import journal_records
 from tests.processes import LIMIT_S, ROOT, group_alive, pool_workers, read_stream_until, start_sim, wait_until
 
-DATA = pathlib.Path(__file__).parent / "data"
+DATA = pathlib.Path(__file__).parent.parent / "data"
 SKIRMISH = DATA / "golden" / "skirmish.yaml"
 CHUNK = 300
 POOL = 5  # main, resource tracker, forkserver, 2 workers (the tests stop a pool at work;

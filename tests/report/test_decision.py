@@ -15,7 +15,7 @@ from rich.console import Console
 from sim import cli
 from sim.report import decision
 
-ROOT = pathlib.Path(__file__).parent.parent
+ROOT = pathlib.Path(__file__).parent.parent.parent
 AMBUSH = ROOT / "scenarios" / "road_ambush.yaml"
 
 

@@ -10,7 +10,7 @@ from sim.engine import run_battle
 from sim.replay.narrate import narrate
 from sim.scenario import load_scenario
 
-SKIRMISH = pathlib.Path(__file__).parent / "data" / "golden" / "skirmish.yaml"
+SKIRMISH = pathlib.Path(__file__).parent.parent / "data" / "golden" / "skirmish.yaml"
 
 
 class TestNarrate:
@@ -48,7 +48,7 @@ class TestNarrate:
         assert NARRATORS["item_used"](pour) == (
             "Aria pours a healing potion into Brom: +5 HP (0 -> 5); Brom wakes up, 0 left.")
 
-SCENARIOS = pathlib.Path(__file__).parent.parent / "scenarios"
+SCENARIOS = pathlib.Path(__file__).parent.parent.parent / "scenarios"
 
 
 def _hit(**fields: object) -> dict:
