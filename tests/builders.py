@@ -10,10 +10,11 @@ import attrs
 
 from sim import dice
 from sim.engine import Battle
+from sim.engine.outcome import FighterRow
 from sim.engine.state import Fighter
 from sim.engine.tactics import choose_target
 from sim.model import Combatant, Options, Scenario, Side, Surprise, Tactics, Weapon
-from sim.tally.columns import BattleRow, FighterRow
+from sim.tally.columns import BattleRow
 
 SWORD = Weapon(name="sword", damage=dice.parse("1d8"))
 

@@ -18,10 +18,10 @@ from sim import __version__
 from sim.day.file import OPPOSITION, Day, Rest
 from sim.day.rest import Member, rest
 from sim.engine import Battle, run_battle
+from sim.engine.outcome import FighterRow
 from sim.engine.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
 from sim.model import Scenario
 from sim.rules.d100 import load_fatigue
-from sim.tally.columns import FighterRow
 from sim.tally.party import went_down
 
 SCHEMA = 1

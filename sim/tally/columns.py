@@ -17,11 +17,10 @@ from collections.abc import Sequence
 
 import attrs
 
-# One battle as workers send it: (index, seed, winner, rounds, fighters), where each
-# fighter is (final hp, status, cause of death or None, knocked out and survived,
-# morale state at the end: demoralized / despairing / None, skills with a learning
-# tick, items used), in the scenario's combatant order.
-FighterRow = tuple[int, str, str | None, bool, str | None, tuple[str, ...], int]
+from sim.engine.outcome import FighterRow
+
+# One battle as workers send it: (index, seed, winner, rounds, fighters), each fighter
+# an engine.outcome.FighterRow, in the scenario's combatant order.
 BattleRow = tuple[int, int, str | None, int, tuple[FighterRow, ...]]
 
 

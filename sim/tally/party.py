@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from sim.engine.outcome import FighterRow
     from sim.model import Scenario
-    from sim.tally.columns import FighterRow
 
 # Final statuses that mean the member went down at some moment: dead members
 # reached 0 HP first, a broken mind stays broken to the end of the battle, and the left

@@ -11,8 +11,9 @@ from typing import Any
 
 import attrs
 
+from sim.engine.outcome import FighterRow
 from sim.engine.state import LEFT_BEHIND
-from sim.tally.columns import BattleColumns, BattleRow, FighterRow
+from sim.tally.columns import BattleColumns, BattleRow
 from sim.tally.party import PartyOutcome, difficulty, went_down
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
