@@ -13,7 +13,8 @@ blocks, weapons, items, tactics, mounts), ``bestiary``, ``members`` and ``sides`
 (``use:``, ``count:``, the roster), ``orders`` (weapon orders that change
 nothing), ``options``, ``timeline`` (surprise, hazards,
 timeline entries), ``unused`` (idle keys, through ``ignored``, ``idle_fights`` and
-``unread``: keys a system, an option or the fight leaves idle, skills no roll reads).
+``unread``: keys a system, an option or the fight leaves idle, skills no roll reads;
+``context`` holds what of the scenario they judge a block by).
 Beside them: ``overrides`` (``--set PATH=VALUE`` before validation), ``show`` (stat
 blocks as a GM reads them: ``sim show``, ``sim bestiary``) and ``starter`` (``sim new``).
 

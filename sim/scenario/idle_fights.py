@@ -2,7 +2,7 @@
 
 A target policy and an area against a single enemy, a weapon's range where nobody ever
 moves, and the rolls a d20 combatant makes here (which its aspects must name for its
-heroism to matter). Each takes the ``sim.scenario.ignored.Context`` of the block's side.
+heroism to matter). Each takes the ``sim.scenario.context.Context`` of the block's side.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sim.engine.tactics import weapon_order
 from sim.scenario.unread import Unused, weapon_aspects
 
 if TYPE_CHECKING:
-    from sim.scenario.ignored import Context
+    from sim.scenario.context import Context
 
 
 def rolls_here(ctx: Context, aspect: str, fields: Mapping[str, Any]) -> bool:

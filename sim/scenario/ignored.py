@@ -25,6 +25,7 @@ import attrs
 
 from sim.model import INITIATIVE_GIFT
 from sim.rules import d100
+from sim.scenario.context import Context
 from sim.scenario.idle_fights import rolls_here, unused_piercing, unused_ranges, unused_with_one_enemy
 from sim.scenario.unread import RIDING, Unused, unread_aspects
 
@@ -132,31 +133,6 @@ def system_refusal(key: str, rules: str, table: Mapping[str, tuple[str, ...]],
     if systems is None or rules in systems:
         return None
     return f"does nothing in {rules}: {why[key]} ({read_by(key, systems)}); remove it"
-
-
-@attrs.frozen
-class Context:
-    """What of the scenario decides whether a stat block's keys matter."""
-
-    rules: str
-    options: Any  # sim.model.Options
-    morale_on: bool
-    party: bool  # the block's side is the party
-    party_side: bool  # the scenario has a party side
-    enemies_all_party: bool  # every other side is the party
-    rolls_initiative: bool  # its side rolls initiative (the party, else the first side)
-    group_check: str | None  # the surprise group check its side makes, if any
-    rests: bool = False  # a day's party member: the day's rests heal by its level (rules §7)
-    # Something may make it roll a check besides its attacks: a hazard or the timeline, its
-    # side's surprise group check, an enemy's fire or poison weapon, a mount (riding).
-    checked: bool = True
-    mounted: bool = False  # it rides a mount (so it rolls riding from the saddle, rules §6)
-    enemies: int = 2  # the combatants of the other sides, mounts included
-    # Nobody ever moves: distance 0, no hazard, timeline or mount (every gap stays 0).
-    still: bool = False
-    side_order: tuple[str, ...] | None = None  # its side's tactics.weapons
-    enemy_armor: bool = True  # an enemy (a mount included) has armor
-    mount: bool = False  # the block is a rider's mount (rules §4: it holds no morale tokens)
 
 
 def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:

@@ -21,7 +21,8 @@ from sim.scenario.bestiary import (
     rules_folder,
     where_searched,
 )
-from sim.scenario.ignored import Context, unused_in_block
+from sim.scenario.context import Context
+from sim.scenario.ignored import unused_in_block
 from sim.scenario.lookup import search
 from sim.scenario.unused import member_context
 from sim.terminal import quoted_text, safe, unsafe

@@ -16,6 +16,7 @@ from sim.model import Combatant, Options, Side, Surprise
 from sim.rules.d100 import DEFAULT_CHARACTERISTIC
 from sim.scenario import ignored, unread
 from sim.scenario.checker import Checker
+from sim.scenario.context import Context
 from sim.scenario.idle_fights import ONE_ENEMY
 from sim.scenario.limits import MAX_COMBATANTS
 from sim.scenario.members import Member
@@ -167,7 +168,7 @@ def morale_is_on(rules: str, options: Options) -> bool:
 
 def member_context(rules: str, options: Options, sides: Sequence[Side], side: Side,
                    surprise: Surprise | None, rests: bool = False, perils: bool = False,
-                   mounted: bool = False, distance: float = 0.0) -> ignored.Context:
+                   mounted: bool = False, distance: float = 0.0) -> Context:
     """What of the scenario decides whether the keys of a member of ``side`` matter."""
     home = next((s for s in sides if s.party), sides[0] if sides else None)
     group_check = surprise.group_check if surprise and surprise.side == side.name else None
@@ -175,7 +176,7 @@ def member_context(rules: str, options: Options, sides: Sequence[Side], side: Si
     checked = perils or group_check is not None or mounted or any(
         w.fire or w.poison for other in sides if other is not side
         for m in other.members for w in m.weapons)
-    return ignored.Context(
+    return Context(
         rules=rules, options=options, morale_on=morale_is_on(rules, options), party=side.party,
         party_side=any(s.party for s in sides),
         enemies_all_party=all(other.party for other in sides if other is not side),
