@@ -7,7 +7,7 @@ scenarios/days/marsh_road.yaml, d100) it plays the days of a batch (seeds from
 ``sim.batch.battle_seed``) on one core, CPU time, logs off, these ways
 alternating chunk by chunk on the same seeds:
 
-- day:   ``sim.day.run_day`` in a loop;
+- day:   ``sim.day.play.run_day`` in a loop;
 - chunk: ``sim.batch.run_chunk`` on the day (what ``sim batch --workers 1`` runs per
   chunk: the days, their rows into Arrow, the Parquet part, the counts);
 - alone: each fight the day reached, alone with a fresh party, on the seed it had
@@ -29,8 +29,8 @@ import attrs
 
 from benchmarks import harness
 from sim.batch import ChunkTask, LogPlan, battle_seed, run_chunk
-from sim.day import run_day, step_seed
-from sim.day_file import Day, load_day
+from sim.day.file import Day, load_day
+from sim.day.play import run_day, step_seed
 from sim.engine import run_battle
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

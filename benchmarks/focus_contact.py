@@ -6,7 +6,7 @@ For each scenario (default: the two with `target: focus` at a distance), plays N
 battles with their logs, follows positions and who is able, and counts the
 `moved` events of focus fighters that started within 2 m of an able enemy.
 A figure for the issue notes, never asserted (the test is
-tests/test_tactics.py::TestFocusKeepsContact).
+tests/engine/test_tactics.py::TestFocusKeepsContact).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from sim import cli
 from sim.batch import DEFAULT_CHUNK, ChunkTask, LogPlan, run_chunk
-from sim.day_file import Day
+from sim.day.file import Day
 from sim.errors import InputError
 from sim.model import Scenario
 

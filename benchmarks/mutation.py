@@ -27,9 +27,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # target name -> mutant-name globs (mutmut names a method sim.engine.combat.xǁCombatǁattack__mutmut_3)
 TARGETS: dict[str, tuple[str, ...]] = {
     "rules": ("sim.rules.*",),
-    "effects": ("sim.effects.*",),
-    "morale": ("sim.morale.*",),
-    "tactics": ("sim.tactics.*",),
+    "effects": ("sim.engine.effects.*",),
+    "morale": ("sim.engine.morale.*",),
+    "tactics": ("sim.engine.tactics.*",),
     # The engine's clock, turn, attack and victory code (its set-up and outcome, in
     # sim/engine/battle.py, are left to the end-to-end tests).
     "engine": ("sim.engine.*",),

@@ -19,7 +19,7 @@ import shutil
 
 from sim.batch.battles_file import BATTLES, ROW_GROUP, encoding
 from sim.batch.folder import MANIFEST, SUMMARY, write_atomic
-from sim.manifest import manifest_text
+from sim.batch.manifest import manifest_text
 
 
 def tile_run(source: pathlib.Path, target: pathlib.Path, battles: int) -> pathlib.Path:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
-from sim.jsonin import JSONLimitError, parse_json
+from sim.io.jsonin import JSONLimitError, parse_json
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, MutableMapping
@@ -56,7 +56,7 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "helped_up": ("actor", "target"),
     "rescued": ("actor", "target"),
     "item_used": ("actor", "item", "target", "healed", "hp_before", "hp_after", "left"),
-    # A day's log (sim.day): its fights' events between these.
+    # A day's log (sim.day.play): its fights' events between these.
     "day_started": ("schema", "seed", "rules", "day", "version", "day_sha256", "party", "steps"),
     "encounter_started": ("step", "name"),
     "encounter_ended": ("step", "winner", "rounds"),

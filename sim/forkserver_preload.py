@@ -9,7 +9,7 @@ that is only being born.
 
 import signal
 
-from sim.arrow import load_arrow, own_process
+from sim.io.arrow import load_arrow, own_process
 
 own_process()  # the forkserver and its workers are sim's: pyarrow loads without numpy
 load_arrow()  # preloaded: workers fork with it imported

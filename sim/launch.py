@@ -9,8 +9,8 @@ Only the command's entry points import this module: a program or a test that imp
 try:
     import signal
 
-    from sim.arrow import own_process
     from sim.cli import main as run_command
+    from sim.io.arrow import own_process
 except KeyboardInterrupt:  # nothing begun: exit as interrupted, without a traceback
     raise SystemExit(130) from None
 

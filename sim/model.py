@@ -1,7 +1,7 @@
 """Frozen specs of an encounter: weapons, combatants, sides, options and the scenario.
 
 Everything here is immutable and shared by every battle of a run; what changes
-during one battle (HP, positions, pools) lives in ``sim.state``.
+during one battle (HP, positions, pools) lives in ``sim.engine.state``.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ class Combatant:
     effective_defense_threshold: int = attrs.field(init=False, eq=False, repr=False)
     reach: float = attrs.field(init=False, eq=False, repr=False)
     # A memo, not state: its weapons in order of preference with their costs, per tactics and
-    # action economy (see sim.tactics.arm), so a battle's set-up does not sort them again.
+    # action economy (see sim.engine.tactics.arm), so a battle's set-up does not sort them again.
     armory: dict = attrs.field(init=False, eq=False, repr=False, hash=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
@@ -270,7 +270,7 @@ class Scenario:
     sha256: str = ""
     bestiary: tuple[str, ...] = ()  # extra bestiary folders it was loaded with (absolute)
     overrides: tuple[str, ...] = ()  # the --set PATH=VALUE texts applied before validation
-    # Valid data this fight leaves idle (sim.ignored): told before the results, never played.
+    # Valid data this fight leaves idle (sim.scenario.ignored): told before the results, never played.
     warnings: tuple[Problem, ...] = attrs.field(default=(), eq=False, repr=False)
 
     @property

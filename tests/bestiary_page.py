@@ -20,7 +20,7 @@ import yaml
 from sim.errors import Problem
 from sim.model import RULE_SYSTEMS
 from sim.scenario.bestiary import Entry, load_bestiary_file
-from sim.show import plain
+from sim.scenario.show import plain
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 BESTIARY = REPO / "bestiary"

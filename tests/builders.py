@@ -9,11 +9,12 @@ from collections.abc import Iterable
 import attrs
 
 from sim import dice
-from sim.columns import BattleRow, FighterRow
 from sim.engine import Battle
+from sim.engine.outcome import FighterRow
+from sim.engine.state import Fighter
+from sim.engine.tactics import choose_target
 from sim.model import Combatant, Options, Scenario, Side, Surprise, Tactics, Weapon
-from sim.state import Fighter
-from sim.tactics import choose_target
+from sim.tally.columns import BattleRow
 
 SWORD = Weapon(name="sword", damage=dice.parse("1d8"))
 
@@ -122,7 +123,7 @@ def turn(b: Battle, who: Fighter) -> None:
     b.env.run()
 
 
-# Fighter rows (sim.columns.FighterRow) and three battles of two combatants made of them.
+# Fighter rows (sim.tally.columns.FighterRow) and three battles of two combatants made of them.
 ALIVE_ROW: FighterRow = (12, "active", None, False, None, (), 0)
 DEAD_ROW: FighterRow = (0, "dead", "weapon", False, None, (), 0)
 OUT_ROW: FighterRow = (0, "unconscious", None, True, "demoralized", ("melee",), 1)

@@ -9,7 +9,7 @@ import pytest
 
 from sim.scenario import bestiary, load_scenario
 from sim.scenario.lookup import closest, search
-from tests.test_show import run
+from tests.scenario.test_show import run
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 NAMES = ("orc brute", "orc archer", "rogue", "goblin", "goblin archer", "giant spider", "wolf")

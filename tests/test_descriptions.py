@@ -21,8 +21,8 @@ import yaml
 
 from sim.batch import ChunkTask, LogPlan, run_chunk
 from sim.model import RULE_SYSTEMS
-from sim.party import DIFFICULTIES
 from sim.scenario import load_scenario
+from sim.tally.party import DIFFICULTIES
 
 SCENARIOS = pathlib.Path(__file__).parent.parent / "scenarios"
 SEED = 1  # the seed the descriptions' figures were measured with

@@ -11,10 +11,10 @@ import tracemalloc
 import pytest
 
 from benchmarks.tiled_run import tile_run
-from sim import compare as compare_module
 from sim.batch import folder as folder_module
-from sim.paired import Variant
-from sim.picks import pick_battles
+from sim.decide import compare as compare_module
+from sim.decide.paired import Variant
+from sim.replay.picks import pick_battles
 from sim.report.plots import battle_counts, box_stats
 from sim.scenario import load_scenario
 from tests.batch.helpers import COSTLY, SKIRMISH, batch, rows

@@ -13,7 +13,7 @@ SIM = pathlib.Path(__file__).resolve().parent.parent / "sim"
 MAX_LINES = 400  # "about 400": a module past this has a split by concept waiting
 # sim modules that may be imported inside a function, and why: never to dodge a cycle, only
 # to keep a heavy third-party library out of every `sim` start.
-LAZY = {"sim.replay_ui": "textual, about 0.6 s to import: only an interactive replay pays it",
+LAZY = {"sim.replay.ui": "textual, about 0.6 s to import: only an interactive replay pays it",
         "sim.report": "rich's console, Jinja2 and the report's helpers, about 25 ms to import: only"
                       " commands that print tables or write a page pay it (not `sim batch --json`)",
         "sim.serve": "Starlette and uvicorn, about 0.1 s to import: only `sim serve` pays it"}
@@ -149,3 +149,15 @@ def test_start_asks_numpy_for_one_blas_thread() -> None:
         result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                                 check=True, cwd=SIM.parent, env=run_env)
         assert result.stdout.strip() == expected
+
+
+def test_the_root_stays_small() -> None:
+    """At most about ten modules at the root of sim/: a concept lives in its layer's folder."""
+    assert len(list(SIM.glob("*.py"))) <= 10
+
+
+def test_every_package_says_what_it_owns_and_may_import() -> None:
+    """Each package's __init__ has a docstring naming what it may import."""
+    silent = [name for name, path in MODULES.items() if path.name == "__init__.py" and name != "sim"
+              and "import" not in (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "")]
+    assert silent == []

@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 
 from sim import dice
 from sim.engine import Battle
+from sim.engine.state import ACTIVE
 from sim.errors import DiceError, ScenarioError
 from sim.model import RULE_SYSTEMS
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.systems import system_for
 from sim.scenario import load_scenario
-from sim.state import ACTIVE
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 BESTIARY = REPO / "bestiary"

@@ -9,8 +9,8 @@ import pathlib
 import pytest
 
 from sim import cli
+from sim.io.runlock import RunLock
 from sim.report import page as page_module
-from sim.runlock import RunLock
 from tests.batch.helpers import SKIRMISH, batch
 
 DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"

@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from sim import cli
-from sim.day import run_any
-from sim.day_file import load_input
-from sim.replay_ui import ReplayApp
+from sim.day.file import load_input
+from sim.day.play import run_any
+from sim.replay.ui import ReplayApp
 from tests.batch.helpers import journal_records
 from tests.day_files import SMALL_DAY, WARREN
 

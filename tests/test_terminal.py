@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from sim.cli import main
 from sim.errors import Problem
-from sim.replay_ui import ReplayApp
+from sim.replay.ui import ReplayApp
 from sim.terminal import clean, markup, quoted_text, safe
 
 HOSTILE = pathlib.Path(__file__).parent / "data" / "hostile"
@@ -106,7 +106,7 @@ class TestHostileLog:
 
     def test_textual_replay(self) -> None:
         """The textual replay shows names as data: border titles, combatants, header, event."""
-        from sim.replay import read_log
+        from sim.replay.load import read_log
 
         app = ReplayApp(read_log(LOG))
         shown: list[str] = []

@@ -19,16 +19,16 @@ from typing import Any
 import attrs
 
 from sim.batch.tables import PART_KEY, battles_part, day_part, part_bytes
-from sim.columns import BattleColumns, BattleRow
-from sim.day import run_day
-from sim.day_file import Day
-from sim.day_stats import DayAggregate, DayRow
+from sim.day.file import Day
+from sim.day.play import run_day
+from sim.day.stats import DayAggregate, DayRow
 from sim.engine import run_battle
 from sim.errors import InputError
 from sim.events import StreamedLog, render
 from sim.model import Scenario
-from sim.party import party_side
-from sim.stats import Aggregate
+from sim.tally.columns import BattleColumns, BattleRow
+from sim.tally.party import party_side
+from sim.tally.stats import Aggregate
 
 DEFAULT_CHUNK = 500
 SEED_BITS = 63
@@ -147,7 +147,7 @@ class ChunkResult:
 
 
 def run_day_chunk(task: ChunkTask, day: Day) -> ChunkResult:
-    """Play a chunk of adventuring days: one row per day (see sim.day_stats)."""
+    """Play a chunk of adventuring days: one row per day (see sim.day.stats)."""
     rows: list[DayRow] = []
     logs: list[bytes] = []
     for index, seed in task.seeds():

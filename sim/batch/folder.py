@@ -20,9 +20,10 @@ from typing import Any
 
 import attrs
 
-from sim.arrow import load_arrow
 from sim.batch import journal
 from sim.batch.battles_file import BATTLES
+from sim.batch.manifest import check_manifest, manifest_text, read_json
+from sim.batch.summary_file import check_run_summary
 from sim.batch.tables import (
     battles_problem,
     count_problem,
@@ -32,10 +33,9 @@ from sim.batch.tables import (
     part_table,
 )
 from sim.errors import InputError, RunAborted
-from sim.infile import open_regular
-from sim.manifest import check_manifest, manifest_text, read_json
-from sim.runlock import RunLock
-from sim.summary_file import check_run_summary
+from sim.io.arrow import load_arrow
+from sim.io.infile import open_regular
+from sim.io.runlock import RunLock
 
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"

@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from sim.infile import open_regular
+from sim.io.infile import open_regular
 
 MAGIC = b"CSJ1"
 HEADER = struct.Struct(">4sQI")  # magic, payload length, CRC-32 of the payload

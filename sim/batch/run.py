@@ -33,15 +33,15 @@ from sim.batch.chunk import (
     roster_of,
 )
 from sim.batch.folder import LOGS, PLAY_AGAIN, START_AGAIN, SUMMARY, RunFolder, write_run_file
+from sim.batch.manifest import file_sha256, new_run_id
 from sim.batch.runners import Runner, run_serial
 from sim.batch.store import LocalStore, Store, StoreProcess, can_store_apart
 from sim.batch.tables import part_rows
-from sim.day_file import Day, load_input
+from sim.day.file import Day, load_input
 from sim.errors import InputError, RunAborted
-from sim.manifest import file_sha256, new_run_id
+from sim.io.runlock import LOCK, RunLock
 from sim.model import Scenario
-from sim.runlock import LOCK, RunLock
-from sim.stats import Aggregate
+from sim.tally.stats import Aggregate
 from sim.yamlsrc import MAX_BYTES
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from sim.batch.chunk import ChunkResult, ChunkTask, run_chunk
 from sim.errors import InputError, RunAborted, option_problem
-from sim.shutdown import signals_deferred, signals_ignored, start_pool_helpers, worker_init
+from sim.io.shutdown import signals_deferred, signals_ignored, start_pool_helpers, worker_init
 
 Runner = Callable[[Iterator[ChunkTask], int], Iterator[ChunkResult]]
 

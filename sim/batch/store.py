@@ -30,13 +30,13 @@ from typing import Any, ClassVar, Protocol
 
 import attrs
 
-from sim.arrow import load_arrow, own_process
 from sim.batch.battles_file import BattlesWriter
 from sim.batch.chunk import ChunkResult, PartSource
 from sim.batch.folder import RunFolder
 from sim.batch.tables import part_table
 from sim.errors import RunAborted
-from sim.shutdown import signals_ignored
+from sim.io.arrow import load_arrow, own_process
+from sim.io.shutdown import signals_ignored
 
 WINDOW = 2  # parts sent to the store process and not yet acknowledged
 JOIN_S = 10.0  # how long the store process may take to exit once it has answered its last

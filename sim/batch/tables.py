@@ -1,8 +1,8 @@
 """Schemas of a run's rows (parts and battles.parquet), and rows to Arrow tables and back.
 
-In battles.parquet a battle row (``sim.columns.BattleRow``) becomes one table row:
+In battles.parquet a battle row (``sim.tally.columns.BattleRow``) becomes one table row:
 index, seed, winner, rounds and a list of combatants (name, side, and the
-fighter's row); a day row (``sim.day_stats.DayRow``) adds its steps and whether
+fighter's row); a day row (``sim.day.stats.DayRow``) adds its steps and whether
 the party survived and completed the day. A part (a chunk's rows, an Arrow IPC
 file) holds the same, its fighters dictionary-coded as the worker counted them
 and without names and sides (the roster gives them back), and carries who it is
@@ -19,12 +19,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sim.arrow import load_arrow
-from sim.columns import BattleColumns, BattleRow
-from sim.day import StepResult
-from sim.day_file import MAX_STEPS
-from sim.day_stats import DayRow
+from sim.day.file import MAX_STEPS
+from sim.day.play import StepResult
+from sim.day.stats import DayRow
+from sim.io.arrow import load_arrow
 from sim.scenario.limits import MAX_ROUNDS
+from sim.tally.columns import BattleColumns, BattleRow
 
 PART_KEY = b"combat-sim"  # the schema metadata key of a part's identity
 
@@ -49,7 +49,7 @@ def parquet_schema() -> Any:
 
 @functools.cache
 def fighter_type() -> Any:
-    """A fighter row (``sim.columns.FighterRow``): the combatant's struct after name and side."""
+    """A fighter row (``sim.tally.columns.FighterRow``): the combatant's struct after name and side."""
     import pyarrow as pa
 
     return pa.struct(list(parquet_schema().field("combatants").type.value_type)[2:])
@@ -264,7 +264,7 @@ def part_table(data: bytes) -> Any:
 
 def part_rows(part: Any) -> list[BattleRow | DayRow]:
     """Rows back from a part (which passed ``part_problem``): battle rows
-    (``sim.columns.BattleRow``) or day rows (``sim.day_stats.DayRow``)."""
+    (``sim.tally.columns.BattleRow``) or day rows (``sim.day.stats.DayRow``)."""
     coded = part.column("fighters").combine_chunks()
     distinct = [(f["hp"], f["status"], f["cause"], f["knocked_out"], f["morale"], tuple(f["learned"]),
                  f["items_used"]) for f in coded.flatten().dictionary.to_pylist()]

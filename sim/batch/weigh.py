@@ -10,14 +10,16 @@ never depend on the choice (battle i's seed depends on nothing but i).
 
 from __future__ import annotations
 
+import argparse
 import math
 import time
 
 import attrs
 
 from sim.batch.chunk import LogPlan, battle_seed
-from sim.day import run_any
-from sim.day_file import Day
+from sim.batch.runners import Runner, default_workers, make_runner
+from sim.day.file import Day
+from sim.day.play import run_any
 from sim.events import to_jsonl_bytes
 from sim.model import Scenario
 
@@ -82,3 +84,14 @@ class Work:
         events = run_any(self.subject, battle_seed(self.seed, index), log=logged)[1]
         if logged:
             to_jsonl_bytes(events)
+
+
+def runner_of(args: argparse.Namespace, work: Work | None = None) -> tuple[Runner, int]:
+    """The runner that --executor, --workers and --scheduler ask for, and its window: how
+    many chunks to keep in flight (two a worker). Without --workers, a batch's ``work``
+    that a local pool would not finish sooner runs in this process."""
+    workers = args.workers or default_workers()
+    if (args.workers is None and args.executor == "process" and work is not None
+            and not work.pool_is_sooner(workers)):
+        workers = 1
+    return make_runner(args.executor, workers, args.scheduler), max(2, workers * 2)

@@ -9,6 +9,9 @@
     batch    batch (new, resumed, interrupted)
     decide   compare, tune
     show     show, bestiary
+
+May import every layer below it; the server, the report package and the terminal
+replay only inside the command that needs them (their libraries are slow to load).
 """
 
 import os

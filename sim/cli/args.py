@@ -7,7 +7,7 @@ import pathlib
 
 from sim import __version__
 from sim.batch import DEFAULT_CHUNK, WORKERS_PER_CORE
-from sim.picks import PICKS
+from sim.replay.picks import PICKS
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.terminal import safe
 

@@ -21,6 +21,7 @@ from sim.batch import (
     default_out,
     load_run_scenario,
     open_run,
+    runner_of,
     spec_from_manifest,
     start_run,
 )
@@ -32,17 +33,16 @@ from sim.cli.common import (
     battle_progress,
     check_bestiary_dirs,
     check_execution_options,
-    runner_of,
     say_line,
     tell_warnings,
     warn,
     warn_problem,
 )
 from sim.cli.play import print_report
-from sim.day_file import load_input
+from sim.day.file import load_input
 from sim.errors import InputError, RunAborted
+from sim.io.shutdown import StopSignals
 from sim.model import Scenario
-from sim.shutdown import StopSignals
 from sim.terminal import quoted_text
 
 

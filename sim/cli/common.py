@@ -12,11 +12,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 from sim.batch import (
     WORKERS_PER_CORE,
-    Runner,
-    Work,
     check_scheduler,
     default_workers,
-    make_runner,
     max_local_workers,
     scheduler_problem,
 )
@@ -109,17 +106,6 @@ def _check_scheduler_option(args: argparse.Namespace) -> None:
                                         " --scheduler (it sizes a local pool or Dask cluster;"
                                         " the scheduler's cluster has its own)"))
     check_scheduler(args.scheduler)
-
-
-def runner_of(args: argparse.Namespace, work: Work | None = None) -> tuple[Runner, int]:
-    """The runner that --executor, --workers and --scheduler ask for, and its window: how
-    many chunks to keep in flight (two a worker). Without --workers, a batch's ``work``
-    that a local pool would not finish sooner runs in this process."""
-    workers = args.workers or default_workers()
-    if (args.workers is None and args.executor == "process" and work is not None
-            and not work.pool_is_sooner(workers)):
-        workers = 1
-    return make_runner(args.executor, workers, args.scheduler), max(2, workers * 2)
 
 
 @contextlib.contextmanager

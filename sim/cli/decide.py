@@ -14,28 +14,27 @@ from collections.abc import Sequence
 
 import attrs
 
-from sim.batch import Runner, kept_pool
+from sim.batch import Runner, kept_pool, runner_of
 from sim.cli.args import COMPARE_N, battles_asked, cap_reached
 from sim.cli.common import (
     EXIT_OK,
     battle_progress,
     check_bestiary_dirs,
     check_execution_options,
-    runner_of,
     say_line,
     tell_warnings,
     warn,
 )
-from sim.compare import MAX_VARIANTS, compare, variant_names, widest_difference
-from sim.day_file import Day, Encounter, load_input
+from sim.day.file import Day, Encounter, load_input
+from sim.decide.compare import MAX_VARIANTS, compare, variant_names, widest_difference
+from sim.decide.paired import Variant
+from sim.decide.tune import is_range, parse_target, parse_vary, tune
 from sim.errors import InputError, Problem, ScenarioError, warnings_of
+from sim.io.runlock import RunLock
+from sim.io.shutdown import StopSignals
 from sim.model import Scenario
-from sim.overrides import split_assignment
-from sim.paired import Variant
-from sim.runlock import RunLock
-from sim.shutdown import StopSignals
+from sim.scenario.overrides import split_assignment
 from sim.terminal import quoted_text
-from sim.tune import is_range, parse_target, parse_vary, tune
 from sim.yamlsrc import shorten
 
 
@@ -228,7 +227,7 @@ def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
 
 def _from_vary(problem: Problem, varied: str) -> Problem:
     """A --vary value is applied as one more --set: its problems named a --set nobody gave."""
-    shown = f"--set {shorten(varied, 80)[1:-1]}"  # as sim.overrides names an override
+    shown = f"--set {shorten(varied, 80)[1:-1]}"  # as sim.scenario.overrides names an override
     path = f"--vary {problem.path[len('--set '):]}" if problem.path.startswith(shown) else problem.path
     message = problem.message.replace(f"(from --set {varied})", f"(from --vary {varied})")
     return attrs.evolve(problem, path=path, message=message)

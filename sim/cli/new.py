@@ -10,11 +10,11 @@ import tempfile
 import attrs
 
 from sim.cli.common import EXIT_OK, check_bestiary_dirs
-from sim.day_file import load_input
+from sim.day.file import load_input
 from sim.errors import InputError, Problem, ScenarioError, option_problem
 from sim.scenario.bestiary import where_searched
-from sim.show import bestiary
-from sim.starter import Pick, day_text, picks, scenario_text
+from sim.scenario.show import bestiary
+from sim.scenario.starter import Pick, day_text, picks, scenario_text
 from sim.terminal import safe
 
 SHOWN_AS = "(sim new)"  # the file a problem of the starter itself is reported in

@@ -22,14 +22,14 @@ from sim.cli.common import (
     say_line,
     tell_warnings,
 )
-from sim.day import run_any
-from sim.day_file import Day, is_day_file, load_day, load_input
+from sim.day.file import Day, is_day_file, load_day, load_input
+from sim.day.play import run_any
 from sim.errors import InputError, Problem, ScenarioError, strict
 from sim.events import StreamedLog, render
 from sim.model import Scenario
-from sim.narrate import narrate
-from sim.picks import pick_battles
-from sim.replay import read_log, regenerate, verify
+from sim.replay.load import read_log, regenerate, verify
+from sim.replay.narrate import narrate
+from sim.replay.picks import pick_battles
 from sim.scenario import validate_file
 from sim.scenario.bestiary import bestiary_dirs, rules_folder
 from sim.terminal import quoted_text
@@ -205,9 +205,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         events = read_log(args.source, args.battle)
     _emit_log(events, args.log)
     if not args.log and not args.no_interactive and sys.stdin.isatty() and sys.stdout.isatty():
-        # Not at the top: sim.replay_ui imports textual, which alone takes longer to import
+        # Not at the top: sim.replay.ui imports textual, which alone takes longer to import
         # than the rest of the program (about 0.6 s): only an interactive replay pays it.
-        from sim.replay_ui import run_replay_ui
+        from sim.replay.ui import run_replay_ui
 
         run_replay_ui(events)
         return EXIT_OK

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 
 from sim.cli.common import EXIT_OK, check_bestiary_dirs
-from sim.day import roster
-from sim.day_file import Day, Rest, load_input
+from sim.day.file import Day, Rest, load_input
+from sim.day.play import roster
+from sim.day.rest import HEROISM_BACK_AFTER_HOURS
 from sim.errors import InputError
 from sim.model import DEFAULT_REROLL
-from sim.rest import HEROISM_BACK_AFTER_HOURS
 from sim.scenario import IMPLEMENTED_SYSTEMS
-from sim.show import also_matching, bestiary, find_entry, listing, show_entry, show_scenario
+from sim.scenario.show import also_matching, bestiary, find_entry, listing, show_entry, show_scenario
 from sim.terminal import safe
 
 

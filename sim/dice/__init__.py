@@ -4,6 +4,9 @@ The package is split by concept: ``notation`` (parsing, limits, rendering, the `
 value), ``terms`` (the parsed terms), ``samplers`` (the hot-path ``roll`` closures and
 ``roll_die``), ``detailed`` (``roll_dice``: every natural die per term) and ``exact`` (bounds,
 exact mean and distribution). The public API is re-exported here: ``dice.parse(...)``.
+
+May import only ``sim.errors`` (and ``sim.terminal`` through it): the lowest layer
+of the game.
 """
 
 from sim.dice.exact import MAX_DISTRIBUTION_WORK

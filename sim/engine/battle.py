@@ -4,7 +4,7 @@
 and initiative), ``Turns`` (a turn's action economy), ``Combat`` (attack and damage)
 and ``Status`` (status and victory). Rule systems, effects, morale, tactics and items
 never see the battle: they get its ``table`` (dice, log, clock), the fighters they act
-on, and (effects) the small ``sim.effects.Host`` interface.
+on, and (effects) the small ``sim.engine.effects.Host`` interface.
 
 A battle does no I/O: events are plain dicts appended to ``table.log`` when a log is
 asked for, and not even built otherwise (every emit sits behind ``if log is not None``).
@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING
 import simpy
 
 from sim import __version__
-from sim.effects import expose
 from sim.engine.clock import Clock
 from sim.engine.combat import Combat
+from sim.engine.effects import expose
+from sim.engine.morale import after_check, announce_demoralized, give_tokens, state_of
 from sim.engine.outcome import BattleOutcome
+from sim.engine.state import DEAD, Fighter
 from sim.engine.status import Status
+from sim.engine.table import Table
+from sim.engine.tactics import arm
 from sim.engine.turn import Turns
 from sim.model import INITIATIVE_GIFT
-from sim.morale import after_check, announce_demoralized, give_tokens, state_of
 from sim.rules.systems import system_for
-from sim.state import DEAD, Fighter
-from sim.table import Table
-from sim.tactics import arm
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -51,8 +51,8 @@ class Battle(Clock, Turns, Combat, Status):
         self.scenario = scenario
         self.seed = seed
         self.batch = batch  # {"seed": master seed, "index": i} for a battle of a batch
-        # An adventuring day (sim.day; sim.rest.Member) hands over what its party carries from earlier
-        # fights and rests: called on each fighter once its pools are rolled.
+        # An adventuring day (sim.day.play; sim.day.rest.Member) hands over what its party carries
+        # from earlier fights and rests: called on each fighter once its pools are rolled.
         self._carry = carry
         options = scenario.options
         self.rules: RuleSystem = system_for(scenario.rules, options)

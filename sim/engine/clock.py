@@ -13,7 +13,7 @@ from math import inf as INFINITY
 from typing import TYPE_CHECKING
 
 from sim.dice import roll_die
-from sim.timeline import run_timeline
+from sim.engine.timeline import run_timeline
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import simpy
 
     from sim.engine.outcome import BattleOutcome
-    from sim.state import Fighter
+    from sim.engine.state import Fighter
 
 INITIATIVE_WINS_ON = 4  # 4-6 on the d6: the party acts first
 

@@ -7,20 +7,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sim.effects import KnockedOut, ignite, poison, throw_off
+from sim.engine.effects import KnockedOut, ignite, poison, throw_off
+from sim.engine.morale import wounded
 from sim.model import MELEE_REACH_M
-from sim.morale import wounded
 
 if TYPE_CHECKING:
+    from sim.engine.state import Fighter
     from sim.model import Weapon
     from sim.rules import AttackResult, CheckResult
-    from sim.state import Fighter
 
 
 class Combat:
     """Mixin of ``Battle``: attacks, checks and harm. Its state (under "Combat" in
     ``Battle.__init__``): outnumbering and the rule system's attack, damage and strike,
-    bound once. It is also the ``sim.effects.Host`` effects see (check, absorb, harm)."""
+    bound once. It is also the ``sim.engine.effects.Host`` effects see (check, absorb, harm)."""
 
     def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> bool:
         """One attack: the system resolves hit and damage; the engine applies it.

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import attrs
 
-if TYPE_CHECKING:
-    from sim.columns import FighterRow
+# A fighter at the end of one battle: (final hp, status, cause of death or None, knocked
+# out and survived, morale state at the end: demoralized / despairing / None, skills with
+# a learning tick, items used). The batch counts these (sim.tally).
+FighterRow = tuple[int, str, str | None, bool, str | None, tuple[str, ...], int]
 
 
 @attrs.frozen

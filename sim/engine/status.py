@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sim.effects import throw_off
-from sim.morale import fallen
-from sim.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS
+from sim.engine.effects import throw_off
+from sim.engine.morale import fallen
+from sim.engine.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS
 
 if TYPE_CHECKING:
-    from sim.state import Fighter
+    from sim.engine.state import Fighter
 
 # Alive but out of the fight: they die if their side loses with none of its members away, and
 # are left behind if one got away (rules §3 broken minds, rules §5).

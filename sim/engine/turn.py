@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sim.effects import ESCAPABLE, Asphyxiating
-from sim.items import use_items
+from sim.engine.effects import ESCAPABLE, Asphyxiating
+from sim.engine.items import use_items
+from sim.engine.state import FLED
+from sim.engine.tactics import approach_gap, choose_target, choose_weapon
 from sim.model import MELEE_REACH_M
-from sim.state import FLED
-from sim.tactics import approach_gap, choose_target, choose_weapon
 
 if TYPE_CHECKING:
-    from sim.state import Fighter
+    from sim.engine.state import Fighter
 
 
 class Turns:

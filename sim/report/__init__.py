@@ -6,6 +6,9 @@
 - ``decision``: the ``sim compare`` and ``sim tune`` results, on the terminal and as a page.
 - ``render``: the Jinja2 environment (autoescape on) over ``templates/`` (the pages, their
   stylesheet and script), package data installed with the code.
+
+May import: ``sim.replay``, ``sim.decide``, ``sim.batch`` and the layers below;
+never the server or a command.
 """
 
 from sim.report import decision

@@ -17,12 +17,12 @@ from rich.table import Table
 
 from sim import __version__
 from sim.batch import write_atomic
+from sim.decide.paired import HEADLINE
 from sim.errors import InputError
-from sim.paired import HEADLINE
-from sim.party import difficulty
 from sim.report.plots import name_ticks, new_figure, percent_axis, plot_label, to_svg, wrapped_label
 from sim.report.render import render
 from sim.report.terminal import TableConsole
+from sim.tally.party import difficulty
 from sim.terminal import markup
 
 PAGES = {"compare": "compare.html", "tune": "tune.html"}
@@ -137,7 +137,7 @@ def letter(k: int) -> str:
 
 
 def _difficulty(values: dict[str, dict[str, float]]) -> str:
-    """The difficulty word of a variant's headline values (sim.party.difficulty), with the band
+    """The difficulty word of a variant's headline values (sim.tally.party.difficulty), with the band
     of each interval's end when they differ."""
     down, death = values["party.any_down"], values["party.any_death"]
     band = difficulty(down["p"], death["p"])

@@ -20,8 +20,10 @@ import attrs
 
 from sim import __version__
 from sim.batch import SUMMARY, RunFolder, load_run_scenario, write_atomic
+from sim.batch.manifest import read_json
+from sim.batch.summary_file import check_run_summary
 from sim.errors import InputError, RunAborted
-from sim.manifest import read_json
+from sim.io.runlock import RunLock
 from sim.report.plots import attrition_plot, figures, resources_plot
 from sim.report.render import environment, render
 from sim.report.terminal import (
@@ -38,8 +40,6 @@ from sim.report.terminal import (
     unit,
 )
 from sim.report.viewer import viewer
-from sim.runlock import RunLock
-from sim.summary_file import check_run_summary
 
 REPORT = "report.html"
 SCRIPT = "static/viewer.js"

@@ -2,7 +2,7 @@
 the page as their events, a line of text per event, and what the viewer shows after each.
 
 The page's script (``templates/static/viewer.js``) only applies these; the state of each
-combatant comes from the terminal replay's view (sim.replay_state), so both replays agree.
+combatant comes from the terminal replay's view (sim.replay.state), so both replays agree.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import markupsafe
 
 from sim.errors import InputError
 from sim.events import CappedLog
-from sim.narrate import NARRATORS, Teller, day_verdict
-from sim.picks import PICKS, pick_battles
-from sim.replay import regenerate
-from sim.replay_state import BattleView, CombatantView
+from sim.replay.load import regenerate
+from sim.replay.narrate import NARRATORS, Teller, day_verdict
+from sim.replay.picks import PICKS, pick_battles
+from sim.replay.state import BattleView, CombatantView
 from sim.report.render import json_script
 
 Event = dict[str, Any]
@@ -27,7 +27,7 @@ Event = dict[str, Any]
 # 500 bytes each): a day of fifty long fights embedded whole made a 375 MB page no browser
 # opens. Past the cap, the viewer steps through the first events and says how many it left.
 MAX_EMBEDDED_EVENTS = 10_000
-# What a day's outcome is told from besides its first and last events (sim.narrate.day_verdict).
+# What a day's outcome is told from besides its first and last events (sim.replay.narrate.day_verdict).
 DAY_OUTLINE = frozenset({"encounter_started", "rested"})
 
 
@@ -78,7 +78,7 @@ def _told(run_dir: pathlib.Path, index: int, events: CappedLog) -> str:
 
 
 def viewer_lines(events: list[Event]) -> list[str]:
-    """A line per event: the narration's (sim.narrate.Teller, which knows the step of a day
+    """A line per event: the narration's (sim.replay.narrate.Teller, which knows the step of a day
     and who is down), or, for an event the narration leaves out, why it changes nothing."""
     teller, lines = Teller(), []
     for event in events:
@@ -94,7 +94,7 @@ def viewer_states(events: list[Event]) -> list[dict[str, Any]]:
     """What the viewer shows after each event, as changes: entry k lists ``[name, shown]`` for
     each combatant event k changed (entry 0: everyone) and, when it changed, the shared pools.
 
-    ``shown`` is the terminal replay's view of a combatant (sim.replay_state): HP, status and
+    ``shown`` is the terminal replay's view of a combatant (sim.replay.state): HP, status and
     its details (effects, prone, heroism, PSY, fatigue, morale...), so both replays agree.
     """
     view = BattleView(events)

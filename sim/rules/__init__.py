@@ -6,6 +6,9 @@ log, clock) and reads or changes only the fighters it is given. It never calls
 morale: a check ends in ``table.on_check``, where morale listens when it is on.
 Modifiers passed to ``check`` are in d100 percent, as the seeds write them; each
 system converts them with its own ``scale``.
+
+May import: ``sim.model``, ``sim.dice`` and the layers below (a fighter's state and
+the table only for type checking); never the engine that calls them.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from sim.model import Options, Weapon
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from sim.state import Fighter
-    from sim.table import Table
+    from sim.engine.state import Fighter
+    from sim.engine.table import Table
 
     # (member, spirit lost, the creature that frightened it): d20 terror, applied by the engine.
     Frighten = Callable[[Fighter, int, Fighter], None]

@@ -12,7 +12,15 @@ points), ``checker`` (the Checker and its hints), ``limits``, ``blocks`` (stat
 blocks, weapons, items, tactics, mounts), ``bestiary``, ``members`` and ``sides``
 (``use:``, ``count:``, the roster), ``orders`` (weapon orders that change
 nothing), ``options``, ``timeline`` (surprise, hazards,
-timeline entries), ``unused`` (idle keys, through sim.ignored).
+timeline entries), ``unused`` (idle keys, through ``ignored``, ``idle_fights`` and
+``unread``: keys a system, an option or the fight leaves idle, skills no roll reads;
+``context`` holds what of the scenario they judge a block by).
+Beside them: ``overrides`` (``--set PATH=VALUE`` before validation), ``show`` (stat
+blocks as a GM reads them: ``sim show``, ``sim bestiary``) and ``starter`` (``sim new``).
+
+May import: ``sim.engine`` (the policies and effects a key names), ``sim.rules``,
+``sim.model``, ``sim.dice``, ``sim.yamlsrc``, ``sim.io``, ``sim.errors`` and
+``sim.terminal``; never a day, a batch, a report or a command.
 """
 
 from sim.scenario.limits import (

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sim import ignored, unread
 from sim.model import INITIATIVE_GIFT, REROLL_POLICIES, TARGET_POLICIES, Item, Tactics, Weapon
+from sim.scenario import ignored, unread
 from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_DAMAGE, MAX_HP, MAX_TOKENS
 from sim.yamlsrc import Path, shorten

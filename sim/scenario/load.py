@@ -16,13 +16,13 @@ import attrs
 
 from sim.errors import Problem, ScenarioError, errors_of, warnings_of
 from sim.model import RULE_SYSTEMS, Options, Scenario, Surprise
-from sim.overrides import apply as apply_overrides
-from sim.overrides import blame
-from sim.overrides import parse_all as parse_overrides
 from sim.scenario.bestiary import BESTIARY_DIR, Entry, bestiary_dirs, load_bestiary, load_bestiary_file
 from sim.scenario.checker import INVALID, Checker, did_you_mean, not_implemented, validate_header
 from sim.scenario.limits import DEFAULT_ROUNDS, IMPLEMENTED_SYSTEMS, MAX_ROUNDS
 from sim.scenario.options import read_options
+from sim.scenario.overrides import apply as apply_overrides
+from sim.scenario.overrides import blame
+from sim.scenario.overrides import parse_all as parse_overrides
 from sim.scenario.sides import Roster, read_sides
 from sim.scenario.timeline import (
     check_hazard_overlap,
@@ -61,7 +61,7 @@ def load_scenario(
 
 def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tuple[pathlib.Path, ...],
                          overrides: tuple[str, ...] = (), rests: bool = False) -> Scenario:
-    """Validate loaded data into a Scenario (``source`` may be composed, see sim.day_file);
+    """Validate loaded data into a Scenario (``source`` may be composed, see sim.day.file);
     bestiary folders are searched from ``path``'s folder. ``rests``: an encounter of a day
     with rests, which read the party's ``level``. Valid keys the fight leaves idle are its
     ``warnings`` (each key once), and go with the ScenarioError when something is refused."""

@@ -18,7 +18,7 @@ from sim.scenario.checker import INVALID, Checker
 from sim.scenario.limits import MAX_COUNT
 from sim.scenario.lookup import did_you_mean_entry
 from sim.scenario.orders import WrittenOrder, written_order
-from sim.unread import RIDING
+from sim.scenario.unread import RIDING
 from sim.yamlsrc import Path, format_path, shorten
 
 

@@ -1,15 +1,15 @@
 """The scenario's ``options:`` (morale, destiny, spirit, attacks per turn, rout, difficulty,
 and the keys that set a Convention of the rules (docs/rules) aside).
 
-Options another rule system reads are warned about, saying why (see sim.ignored).
+Options another rule system reads are warned about, saying why (see sim.scenario.ignored).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sim import ignored
 from sim.model import DEFENSE_PER, TERROR_PER, UNCONSCIOUS_RIDER, Options
+from sim.scenario import ignored
 from sim.scenario.blocks import system_only
 from sim.scenario.checker import INVALID, Checker
 from sim.yamlsrc import Path
@@ -56,7 +56,7 @@ def read_options(c: Checker, value: object, path: Path) -> Any:
         "spirit": c.boolean,
         "outnumbered_at": lambda v, p: c.integer(v, p, 1, 100),
         "attacks_per_turn": lambda v, p: _attacks_per_turn(c, v, p),
-        "flee_at": lambda v, p: c.number(v, p, 0, 1),  # one no side can reach: sim.ignored
+        "flee_at": lambda v, p: c.number(v, p, 0, 1),  # one no side can reach: sim.scenario.ignored
         "difficulty": lambda v, p: c.integer(v, p, -50, 100),
         # The Conventions a scenario may set aside (rules §1 to 6; README, Conventions).
         "tie_succeeds": c.boolean,

@@ -1,7 +1,7 @@
 """Weapon orders that change nothing: a ``tactics.weapons`` its fighters would follow anyway.
 
 A fighter's order of preference is its member's ``tactics.weapons``, else its bestiary
-entry's, else its side's, completed by the default order (``sim.tactics.weapon_order``).
+entry's, else its side's, completed by the default order (``sim.engine.tactics.weapon_order``).
 A written order does nothing (a warning) when taking it out leaves every fighter it reaches
 with the same full order: a copy of what it overrides, a partial order the default completes into
 the same one, or an order of a single weapon. An order equal to the default still counts
@@ -14,9 +14,9 @@ from typing import Any
 
 import attrs
 
+from sim.engine.tactics import weapon_order
 from sim.model import Tactics, Weapon
 from sim.scenario.checker import INVALID, Checker
-from sim.tactics import weapon_order
 from sim.yamlsrc import Path, shorten
 
 

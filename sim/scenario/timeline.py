@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim import ignored
-from sim.effects import FALL_DIE_M
+from sim.engine.effects import FALL_DIE_M
 from sim.model import ESCAPES, HAZARD_KINDS, TIMELINE_ACTIONS, Hazard, Scripted, Side, Surprise
+from sim.scenario import ignored
 from sim.scenario.checker import INVALID, Checker, did_you_mean, plain_name
 from sim.scenario.limits import MAX_COMBATANT_ROUNDS, MAX_DAMAGE, MAX_ROUNDS
 from sim.yamlsrc import Path, shorten

@@ -1,7 +1,7 @@
 """Keys the resolved scenario leaves idle, reported where they were written.
 
-The bridge to sim.ignored: for each member (and mount) it builds the context of its
-side and options, asks sim.ignored what would do nothing, and reports it at the key
+The bridge to sim.scenario.ignored: for each member (and mount) it builds the context of its
+side and options, asks sim.scenario.ignored what would do nothing, and reports it at the key
 in the scenario, or at ``use:`` for what a bestiary entry gives.
 """
 
@@ -11,12 +11,13 @@ from collections.abc import Sequence
 
 import attrs
 
-from sim import ignored, unread
 from sim.errors import IDLE, idle_message
-from sim.idle_fights import ONE_ENEMY
 from sim.model import Combatant, Options, Side, Surprise
 from sim.rules.d100 import DEFAULT_CHARACTERISTIC
+from sim.scenario import ignored, unread
 from sim.scenario.checker import Checker
+from sim.scenario.context import Context
+from sim.scenario.idle_fights import ONE_ENEMY
 from sim.scenario.limits import MAX_COMBATANTS
 from sim.scenario.members import Member
 from sim.yamlsrc import Path, format_path
@@ -25,7 +26,7 @@ from sim.yamlsrc import Path, format_path
 def check_unused(c: Checker, rules: str, sides: list[Side], resolved: list[tuple[Member, Side]],
                  options: Options, data_options: object, surprise: Surprise | None,
                  rests: bool, perils: bool, distance: float, scripted: bool, whole: bool) -> None:
-    """Keys the scenario's options and sides leave idle (see sim.ignored), reported where
+    """Keys the scenario's options and sides leave idle (see sim.scenario.ignored), reported where
     they were written: at the key in the scenario, or at `use:` for a bestiary entry's.
 
     Without the ``whole`` fight (a member, its mount or the distance refused), what the
@@ -167,7 +168,7 @@ def morale_is_on(rules: str, options: Options) -> bool:
 
 def member_context(rules: str, options: Options, sides: Sequence[Side], side: Side,
                    surprise: Surprise | None, rests: bool = False, perils: bool = False,
-                   mounted: bool = False, distance: float = 0.0) -> ignored.Context:
+                   mounted: bool = False, distance: float = 0.0) -> Context:
     """What of the scenario decides whether the keys of a member of ``side`` matter."""
     home = next((s for s in sides if s.party), sides[0] if sides else None)
     group_check = surprise.group_check if surprise and surprise.side == side.name else None
@@ -175,7 +176,7 @@ def member_context(rules: str, options: Options, sides: Sequence[Side], side: Si
     checked = perils or group_check is not None or mounted or any(
         w.fire or w.poison for other in sides if other is not side
         for m in other.members for w in m.weapons)
-    return ignored.Context(
+    return Context(
         rules=rules, options=options, morale_on=morale_is_on(rules, options), party=side.party,
         party_side=any(s.party for s in sides),
         enemies_all_party=all(other.party for other in sides if other is not side),

@@ -28,17 +28,17 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sim.batch import BatchSpec
-from sim.compare import MAX_VARIANTS
-from sim.day_file import Day
+from sim.day.file import Day
+from sim.decide.compare import MAX_VARIANTS
+from sim.decide.paired import Variant
+from sim.decide.tune import parse_target, parse_vary
 from sim.errors import InputError, ScenarioError
-from sim.paired import Variant
 from sim.scenario import IMPLEMENTED_SYSTEMS
+from sim.scenario.show import bestiary, entry_line, plain
 from sim.serve.compose import NotAForm, check_form, from_yaml, to_yaml
 from sim.serve.jobs import Busy, Job, Jobs
 from sim.serve.plays import CHUNK, Execution, play_batch, play_compare, play_tune
 from sim.serve.workspace import Workspace, input_problems, input_warnings, problem_data
-from sim.show import bestiary, entry_line, plain
-from sim.tune import parse_target, parse_vary
 
 HERE = pathlib.Path(__file__).parent
 MAX_BATCH = 100_000  # battles of one batch (with precision, the cap)

@@ -15,14 +15,13 @@ from typing import Any
 import attrs
 
 from sim.batch import Batch, BatchSpec, LogPlan, Runner, kept_pool, start_run
-from sim.batch.weigh import Work
-from sim.cli.common import runner_of
-from sim.compare import compare
-from sim.day_file import Day
+from sim.batch.weigh import Work, runner_of
+from sim.day.file import Day
+from sim.decide.compare import compare
+from sim.decide.paired import Variant
+from sim.decide.tune import Target, tune
 from sim.model import Scenario
-from sim.paired import Variant
 from sim.serve.jobs import Job
-from sim.tune import Target, tune
 
 CHUNK = 100  # battles a chunk: small, so the first figures come within a second
 

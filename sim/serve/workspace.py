@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 import yaml
 
-from sim.day_file import Day, load_input
+from sim.day.file import Day, load_input
 from sim.errors import InputError, Problem, ScenarioError
 from sim.model import Scenario
 

@@ -3,6 +3,9 @@
 ``load`` checks a file (size, encoding, characters) and hands its text to the
 hardened composer (``compose``); ``source`` holds what they return (``Source``,
 ``Mark``, ``Path``) and the formatting every message shares.
+
+May import: ``sim.io``, ``sim.errors`` and ``sim.terminal``; every layer that reads
+YAML imports it.
 """
 
 from sim.yamlsrc.load import MAX_BYTES, load_marked, load_yaml, load_yaml_text

@@ -13,7 +13,7 @@ import re
 from yaml.reader import Reader
 
 from sim.errors import Problem, ScenarioError
-from sim.infile import open_regular
+from sim.io.infile import open_regular
 from sim.yamlsrc.compose import Builder, compose, is_blank_document
 from sim.yamlsrc.source import Mark, Source, shorten, whole_file
 

@@ -11,8 +11,8 @@ import pytest
 from sim import cli
 from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
 from sim.errors import InputError
+from sim.io.runlock import RunLock
 from sim.model import Scenario
-from sim.runlock import RunLock
 from tests.processes import wait_until
 
 DATA = pathlib.Path(__file__).parent.parent / "data"

@@ -10,8 +10,8 @@ import pytest
 
 from sim.batch.battles_file import BATTLES, BattlesWriter
 from sim.batch.tables import battles_part
-from sim.columns import BattleColumns
 from sim.errors import RunAborted
+from sim.tally.columns import BattleColumns
 
 ROWS = [(0, 11, "heroes", 3, ((5, "active", None, False, None, (), 0),)),
         (1, 12, None, 9, ((0, "dead", "weapon", False, None, (), 0),))]

@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 from sim.batch import journal
-from sim.infile import NotRegularFileError
+from sim.io.infile import NotRegularFileError
 from tests.batch.helpers import write_journal
 
 

@@ -21,10 +21,10 @@ import sim.batch.run
 from sim import cli
 from sim.batch import Batch, BatchSpec, RunFolder, journal, run_serial, start_run
 from sim.batch.store import can_store_apart
-from sim.day_file import load_input
+from sim.day.file import load_input
 from sim.errors import RunAborted
 from sim.scenario import load_scenario
-from sim.stats import interval, wilson
+from sim.tally.stats import interval, wilson
 from tests.batch.helpers import (
     COSTLY,
     DATA,

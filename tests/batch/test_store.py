@@ -24,7 +24,7 @@ from sim.batch.store import (
     can_store_apart,
     store_parts,
 )
-from sim.day_file import load_input
+from sim.day.file import load_input
 from sim.errors import RunAborted
 from sim.scenario import load_scenario
 from tests.batch.helpers import SKIRMISH, comparable, journal_records, rows, stopping_after

@@ -20,8 +20,8 @@ from sim.batch.tables import (
     part_rows,
     part_table,
 )
-from sim.columns import BattleColumns
-from sim.day import StepResult
+from sim.day.play import StepResult
+from sim.tally.columns import BattleColumns
 from tests.builders import BATTLE_ROWS
 
 ROSTER = [("Aria", "heroes"), ("ghoul", "ghouls")]

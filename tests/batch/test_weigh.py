@@ -15,7 +15,7 @@ import sim.batch.weigh
 import sim.cli.common
 from sim import cli
 from sim.batch import BatchSpec, LogPlan, Work
-from sim.day_file import load_input
+from sim.day.file import load_input
 from sim.scenario import load_scenario
 from tests.batch.helpers import SKIRMISH, batch, comparable, cut_run, rows
 from tests.builders import duel
@@ -37,8 +37,8 @@ def played(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def spy_on_runners(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The worker counts the command's runners are made with, as it makes them."""
     made: list[int] = []
-    real = sim.cli.common.make_runner
-    monkeypatch.setattr(sim.cli.common, "make_runner",
+    real = sim.batch.weigh.make_runner
+    monkeypatch.setattr(sim.batch.weigh, "make_runner",
                         lambda executor, workers, scheduler: made.append(workers)
                         or real(executor, workers, scheduler))
     return made
@@ -113,7 +113,7 @@ class TestDefaultWorkers:
         args = [str(SKIRMISH), "-n", "60", "--seed", "9", "--chunk", "25", "--logs", "all"]
         one = batch(tmp_path, "one", *args, "--workers", "1")
         monkeypatch.setattr(sim.batch.weigh, "POOL_START_S", start_s)
-        monkeypatch.setattr(sim.cli.common, "default_workers", lambda: 2)
+        monkeypatch.setattr(sim.batch.weigh, "default_workers", lambda: 2)
         made = spy_on_runners(monkeypatch)
         chosen = batch(tmp_path, "chosen", *args)
         assert made == [2 if start_s == 0 else 1]
@@ -131,7 +131,7 @@ class TestDefaultWorkers:
         weighed: list[int] = []
         monkeypatch.setattr(Work, "_play", lambda self, index: weighed.append(index))
         monkeypatch.setattr(sim.batch.weigh, "POOL_START_S", 0.0)
-        monkeypatch.setattr(sim.cli.common, "default_workers", lambda: 2)
+        monkeypatch.setattr(sim.batch.weigh, "default_workers", lambda: 2)
         made = spy_on_runners(monkeypatch)
         assert cli.main(["batch", "--resume", str(folder.path), "--json", "--no-progress"]) == 0
         assert (made, weighed) == ([1], [])
@@ -149,7 +149,7 @@ class TestDefaultWorkers:
             real(self, index)
 
         monkeypatch.setattr(Work, "_play", interrupted)
-        monkeypatch.setattr(sim.cli.common, "default_workers", lambda: 2)
+        monkeypatch.setattr(sim.batch.weigh, "default_workers", lambda: 2)
         run = tmp_path / "run"
         args = ["batch", str(SKIRMISH), "-n", "1200", "--seed", "3", "--out", str(run), "--no-progress"]
         assert cli.main(args) == 130

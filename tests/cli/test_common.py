@@ -11,14 +11,13 @@ import threading
 import pytest
 
 import sim.batch.weigh
-from sim.batch import LogPlan, Work, default_workers, run_serial
+from sim.batch import LogPlan, Work, default_workers, run_serial, runner_of
 from sim.batch.runners import DaskRunner
 from sim.cli import main
 from sim.cli.common import (
     battle_progress,
     check_bestiary_dirs,
     check_execution_options,
-    runner_of,
     say,
     warn,
 )

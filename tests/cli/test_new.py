@@ -8,11 +8,11 @@ import pathlib
 import pytest
 import yaml
 
-from sim.day import run_any
-from sim.day_file import Day, load_input
+from sim.day.file import Day, load_input
+from sim.day.play import run_any
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.scenario.bestiary import load_bestiary, shipped_bestiary
-from sim.starter import scalar
+from sim.scenario.starter import scalar
 from tests.cli.helpers import PROBLEM_LINE, run
 
 HEADLINE = ("new", "--rules", "d20", "--party", "fighter,priest,rogue,ranger", "--vs", "ogre, wolf x4")

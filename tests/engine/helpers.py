@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.effects import OngoingEffect
+from sim.engine.effects import OngoingEffect
 from tests.builders import fighter, scenario, side
 
 

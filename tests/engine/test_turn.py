@@ -6,8 +6,8 @@ import attrs
 import pytest
 
 from sim import dice
-from sim.effects import Asphyxiating, expose, poison, throw_off
 from sim.engine import run_battle
+from sim.engine.effects import Asphyxiating, expose, poison, throw_off
 from sim.model import Hazard, Item, Weapon
 from tests.builders import SWORD, battle, d100, events, fighter, mounted, scenario, side
 from tests.engine.helpers import Counting, unarmed

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sim.engine.tactics import weapon_order
 from sim.model import Tactics
-from sim.tactics import weapon_order
 from tests.scenario.arena import BESTIARY, where
 
 # Two weapons whose default order is sword, then bow (melee before bows).

@@ -1,0 +1,163 @@
+"""Mutable state of one combatant during one battle, kept apart from its frozen spec."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import simpy
+
+    from sim.model import Combatant, Side, Weapon
+
+# Status values, in the words the event log and the batch summary use.
+ACTIVE = "active"
+UNCONSCIOUS = "unconscious"
+DEAD = "dead"
+FLED = "fled"
+BROKEN = "broken"  # d20 spirit points at 0: out of the fight, alive unless its side loses
+# Unconscious or broken on a side that lost while a member of it got away (fled): alive at its
+# HP, where the fight left it; it takes no part in the day's later fights (rules §5).
+LEFT_BEHIND = "left_behind"
+
+
+class Fighter:
+    """One combatant in one battle: HP, position, pools and status.
+
+    Slotted and plain (not attrs) because the engine touches these fields on
+    every attack; read ``spec`` for anything that never changes.
+    """
+
+    __slots__ = (
+        "_turn_event",
+        "able",
+        "arsenal",
+        "attack_threshold",
+        "attacked_by",
+        "attacked_round",
+        "cause",
+        "cost_at_hand",
+        "counts",
+        "defended_round",
+        "defense_threshold",
+        "despairing",
+        "effects",
+        "fatigue",
+        "fatigues",
+        "fire_damage",
+        "fixed_at_hand",
+        "fixed_reach",
+        "heroism",
+        "hp",
+        "index",
+        "items",
+        "items_used",
+        "learned",
+        "max_hp",
+        "max_spirit",
+        "morale",
+        "mounted_on",
+        "name",
+        "party",
+        "policy",
+        "potion_at",
+        "prefers",
+        "prone",
+        "psy",
+        "reach",
+        "ridden_by",
+        "saved",
+        "side",
+        "skip_turns",
+        "social_lost",
+        "spec",
+        "spirit",
+        "status",
+        "unhealable",
+        "weakened",
+        "weapon_at_hand",
+        "x",
+    )
+
+    def __init__(self, spec: Combatant, side: Side, index: int, hp: int, x: float) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.side = side.name
+        self.party = side.party
+        self.index = index
+        self.hp = hp
+        self.max_hp = hp
+        self.x = x
+        self.heroism = spec.heroism
+        self.spirit: int | None = None
+        self.max_spirit: int | None = None
+        self.status = ACTIVE
+        # Can act and counts for victory (conscious, present, mind intact). A plain
+        # field, not a property: read on every target choice. Battle._set_status keeps it.
+        self.able = True
+        self.cause: str | None = None  # what knocked it out or killed it
+        self.saved = False  # a destiny point kept it alive
+        self.skip_turns = 0
+        self.effects: list = []  # sim.engine.effects.OngoingEffect instances still running
+        self.attacked_by: set[str] = set()  # enemies who attacked it in attacked_round
+        self.attacked_round = 0
+        self.defended_round = -1  # d100, ``defense_per: round``: the round it last rolled defense
+        self._turn_event: simpy.Event | None = None
+        # Read on every attack, derived once from the spec (see sim.engine.tactics): the member's
+        # tactics override its side's key by key.
+        tactics = side.tactics if spec.tactics is None else spec.tactics.over(side.tactics)
+        self.policy = tactics.policy
+        self.prefers = tactics.weapons  # weapon names in order of preference, or None
+        self.potion_at = tactics.drink_at
+        self.reach = spec.reach
+        # Weapons in order of preference with their cost in half-actions, the one used while
+        # everyone stands together, its cost, whether it never changes (no spell, no tiring
+        # shot), and whether the system tires fighters (d100): set by sim.engine.tactics.arm.
+        self.arsenal: tuple[tuple[Weapon, int], ...]
+        self.weapon_at_hand: Weapon | None
+        self.cost_at_hand: int
+        self.fixed_at_hand: bool
+        self.fixed_reach: bool  # its reach is its stat block's (no spell, no shot that may fail)
+        self.fatigues: bool
+        # Items (rules §8): name -> how many are left. Battle state, not the spec's: a
+        # day of several fights carries what is left over.
+        self.items: dict[str, int] = {i.name: i.count for i in spec.items} if spec.items else {}
+        self.items_used = 0
+        self.attack_threshold = spec.effective_attack_threshold
+        self.defense_threshold = spec.effective_defense_threshold
+        # d100 (seed 002) state.
+        self.counts = spec.rider is None  # mounts do not decide victory
+        self.fatigue = 0  # each point is -5 on physical checks
+        self.weakened = False  # after a serious wound: -20 on every check
+        self.psy = spec.psy
+        self.unhealable = 0  # HP paid for spells
+        self.prone = False  # fallen (from a mount): standing up costs a half-action
+        self.mounted_on: Fighter | None = None  # the mount it rides
+        self.ridden_by: Fighter | None = None  # for a mount: its rider, while mounted
+        self.fire_damage = 0  # HP lost to fire this battle (not the dice rolled at 0 HP)
+        self.social_lost = 0  # social lost to fire (once)
+        # Morale (seed 000), when the option is on.
+        self.morale: int | None = None  # tokens; None: morale is off
+        self.despairing = False
+        self.learned: set[str] = set()  # skills whose learning box was ticked
+
+    @property
+    def present(self) -> bool:
+        """Still on the battlefield, whatever its state (not dead, not fled)."""
+        return self.status not in (DEAD, FLED)
+
+    def next_turn(self, env: simpy.Environment) -> simpy.Event:
+        """The event fired at the start of this fighter's next turn (effects wait on it)."""
+        if self._turn_event is None:
+            self._turn_event = env.event()
+        return self._turn_event
+
+    def start_turn(self) -> bool:
+        """Fire the pending turn event, if anything waits on it; True when something did."""
+        event, self._turn_event = self._turn_event, None
+        if event is None:
+            return False
+        event.succeed()
+        return True
+
+    def __repr__(self) -> str:
+        return f"Fighter({self.name!r}, hp={self.hp}/{self.max_hp}, {self.status})"

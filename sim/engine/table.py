@@ -1,0 +1,53 @@
+"""The table one battle is played on: its dice, its event log, where the clock stands,
+and who listens to the checks rolled.
+
+Rule systems, effects, morale, tactics and items take a ``Table`` and the fighters
+they act on, never the whole ``Battle``: the engine moves the clock, they read it.
+Every emit sits behind ``if table.log is not None``: with logging off no event is
+even built.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sim.engine.state import Fighter
+    from sim.rules import CheckResult
+
+    # (who, skill, result, again) -> the final result; ``again(purpose)`` rolls the check anew.
+    CheckListener = Callable[[Fighter, str, CheckResult, Callable[[str], CheckResult]], CheckResult]
+
+
+class Table:
+    """One battle's ``random.Random(seed)``, its event list (None: no log), the round and
+    time (``t``) events are stamped with, the side whose surprise round this is, and the
+    listener every check passes through once rolled (morale's reroll, when morale is on)."""
+
+    __slots__ = ("despair_again", "despair_disadvantage", "log", "on_check", "rng", "round",
+                 "surprising", "t", "ticking")
+
+    def __init__(self, seed: int, log: bool, sink: list[dict] | None = None) -> None:
+        self.rng = random.Random(seed)
+        # ``sink``: the list to log to (a day's, or one that streams to a file: sim.events)
+        self.log: list[dict] | None = (sink if sink is not None else []) if log else None
+        self.round = 0
+        self.t = 0.0
+        self.surprising: str | None = None  # the surprise side, during round 1 only
+        self.on_check: CheckListener | None = None
+        # Morale (rules §4, Convention): a despairing combatant rolls every check at a
+        # disadvantage and cannot despair again; the options ``despair_disadvantage: false``
+        # and ``despair_again: true`` set these aside. Read only once a fighter despairs
+        # (``who.despairing and ...``), so they cost nothing otherwise.
+        self.despair_disadvantage = True
+        self.despair_again = False
+        # The fighter whose ongoing effects are ticking at the start of its turn, else None:
+        # a serious wound dealt by such a tick costs that very turn (sim.engine.effects.KnockedOut).
+        self.ticking: Fighter | None = None
+
+    def emit(self, event: str, **fields: object) -> None:
+        """Append one event; callers guard with ``if table.log is not None``."""
+        self.log.append({"event": event, "round": self.round, "t": self.t, **fields})  # type: ignore[union-attr]
