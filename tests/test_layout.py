@@ -161,3 +161,36 @@ def test_every_package_says_what_it_owns_and_may_import() -> None:
     silent = [name for name, path in MODULES.items() if path.name == "__init__.py" and name != "sim"
               and "import" not in (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "")]
     assert silent == []
+
+
+def _package(module: str) -> str:
+    """``sim.rules.d20`` -> ``rules``; a root module is its own package (``model``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_no_two_packages_import_each_other_even_for_type_hints() -> None:
+    """Every import counts here, those under TYPE_CHECKING and inside functions too: the
+    packages form a graph without a cycle (the rules used to name the engine's Fighter and
+    Table for their hints while the engine imports the rules; sim.rules.actors ended that)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        edges = graph.setdefault(_package(name), set())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                edges.update(_package(t) for t in _targets(node, name) if t.startswith("sim."))
+    for package, edges in graph.items():
+        edges.discard(package)
+    done: set[str] = set()
+
+    def walk(package: str, path: list[str]) -> None:
+        assert package not in path, " -> ".join([*path[path.index(package):], package])
+        if package in done:
+            return
+        for nxt in sorted(graph.get(package, ())):
+            walk(nxt, [*path, package])
+        done.add(package)
+
+    for package in sorted(graph):
+        walk(package, [])

@@ -7,8 +7,9 @@ morale: a check ends in ``table.on_check``, where morale listens when it is on.
 Modifiers passed to ``check`` are in d100 percent, as the seeds write them; each
 system converts them with its own ``scale``.
 
-May import: ``sim.model``, ``sim.dice`` and the layers below (a fighter's state and
-the table only for type checking); never the engine that calls them.
+May import: ``sim.model``, ``sim.dice`` and the layers below; never the engine that
+calls them, not even for type hints (``sim.rules.actors`` holds the Protocols of the
+fighter and the table it hands over).
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from sim.model import Options, Weapon
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from sim.engine.state import Fighter
-    from sim.engine.table import Table
+    from sim.rules.actors import Fighter, Table
 
     # (member, spirit lost, the creature that frightened it): d20 terror, applied by the engine.
     Frighten = Callable[[Fighter, int, Fighter], None]

@@ -20,9 +20,8 @@ from sim.rules import (
 )
 
 if TYPE_CHECKING:
-    from sim.engine.state import Fighter
-    from sim.engine.table import Table
     from sim.model import Combatant, Weapon
+    from sim.rules.actors import Fighter, Table
 
 CRITICAL_SUCCESS_MAX = 5  # 01-05: always a critical success
 CRITICAL_FAILURE_MIN = 96  # 96-100: always a critical failure

@@ -24,10 +24,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from sim.dice import Dice
-    from sim.engine.state import Fighter
-    from sim.engine.table import Table
     from sim.model import Weapon
     from sim.rules import Frighten
+    from sim.rules.actors import Fighter, Table
 
 STANDARD_TARGET = 16  # "1d20 + niveau du personnage > 16"
 MOVEMENT_ARTS = frozenset({"acrobatics", "athletics", "stealth"})

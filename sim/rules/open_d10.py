@@ -19,9 +19,8 @@ from sim.rules import (
 if TYPE_CHECKING:
     import random
 
-    from sim.engine.state import Fighter
-    from sim.engine.table import Table
     from sim.model import Weapon
+    from sim.rules.actors import Fighter, Table
 
 MAX_CHAIN = 100  # a safety valve, never reached in practice (rules §1)
 DEFAULT_ATTRIBUTE = 3  # an attribute the stat block leaves out (Convention)

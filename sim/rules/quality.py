@@ -17,9 +17,8 @@ from sim.rules import (
 )
 
 if TYPE_CHECKING:
-    from sim.engine.state import Fighter
-    from sim.engine.table import Table
     from sim.model import Weapon
+    from sim.rules.actors import Fighter, Table
 
 EXPLOIT_ABOVE = 7  # Q > 7: exploit
 DISASTER_BELOW = -7  # Q < -7: disaster
