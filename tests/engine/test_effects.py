@@ -311,14 +311,15 @@ class TestExplosion:
     """Explosion: 3d6+4 by default to each combatant in the blast, armor applies (rules §6)."""
 
     def test_default_blast_from_timeline(self) -> None:
-        """Explosion: a scripted `explode` on a side deals 3d6+4 (default) minus armor to each member."""
+        """Explosion: a scripted `explode` on a side deals 3d6+4 (default) minus armor to each member;
+        the log gives its dice and its flat +4 apart."""
         spec = duo(a={"armor": 3, "hp": 50}, b={"hp": 50}, max_rounds=1)
         spec = attrs.evolve(spec, timeline=(Scripted(round=1, do="explode", side="h"),))
         b, rng = run_scripted(spec, INITIATIVE, (6, 6), (5, 6), (4, 6), (1, 6), (1, 6), (2, 6))
         blast = events(b.log, "damage_dealt")
-        assert [(e["target"], e["amount"], e["kind"], e["armor_piercing"], e["dice"])
-                for e in blast] == [("A", 6 + 5 + 4 + 4 - 3, "explosion", False, [6, 5, 4]),
-                                    ("B", 1 + 1 + 2 + 4, "explosion", False, [1, 1, 2])]
+        assert [(e["target"], e["amount"], e["kind"], e["armor_piercing"], e["dice"], e["bonus"])
+                for e in blast] == [("A", 6 + 5 + 4 + 4 - 3, "explosion", False, [6, 5, 4], 4),
+                                    ("B", 1 + 1 + 2 + 4, "explosion", False, [1, 1, 2], 4)]
         assert rng.unused == 0
 
     @pytest.mark.parametrize(("armor", "amount"), [(0, 7), (3, 4), (10, 0)])

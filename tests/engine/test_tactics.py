@@ -170,6 +170,16 @@ class TestWeapons:
         _, archer = solo(BOW, DAGGER, torch)
         assert [w.name for w, _ in archer.arsenal] == ["torch", "dagger", "bow"]
 
+    def test_default_order_is_melee_then_thrown_then_bows(self) -> None:
+        """Without `tactics.weapons`: melee weapons first, then thrown ones, then bows, whatever
+        order the stat block lists them in (a javelin before the bow, the spear before both)."""
+        javelin = Weapon("javelin", dice.parse("1d6"), range=10, thrown=True)
+        spear = Weapon("spear", dice.parse("1d8"))
+        for listed in ((BOW, javelin, spear), (javelin, BOW, spear), (BOW, spear, javelin)):
+            _, hunter = solo(*listed)
+            assert [w.name for w, _ in hunter.arsenal] == ["spear", "javelin", "bow"]
+        assert pick(hunter, 8) == "javelin" and pick(hunter, 20) == "bow"
+
     def test_weapon_order_is_cached_with_costs(self) -> None:
         """The order of preference and each weapon's cost are computed once, at set-up."""
         _b, archer = solo(BOW, DAGGER, rules="d100")
@@ -222,6 +232,16 @@ class TestRangedAndSpells:
         _, bowman = solo(BOW, rules="d100", skills={"ranged": 40}, distance=20)
         bowman.fatigue = 8
         assert approach_gap(bowman) is None
+
+    def test_a_shot_is_hopeless_at_a_score_of_0_not_1(self) -> None:
+        """Archers (d100): one point of fatigue (-5) is enough to stop a shot whose score it
+        takes to 0; a score of 1 still shoots."""
+        _, archer = solo(BOW, DAGGER, rules="d100", skills={"ranged": 5, "melee": 40})
+        archer.fatigue = 1  # 5 - 5 = 0
+        assert pick(archer, 20) is None
+        _, archer = solo(BOW, DAGGER, rules="d100", skills={"ranged": 6, "melee": 40})
+        archer.fatigue = 1  # 6 - 5 = 1
+        assert pick(archer, 20) == "bow"
 
     def test_hopeless_shot_reaches_nobody(self) -> None:
         """Archers (d100): while fatigue leaves the bow no chance, an enemy only the bow would
@@ -320,6 +340,18 @@ class TestFocusKeepsContact:
         b.focus["h"] = bee
         assert target_of(b, hero) is a
         assert b.focus["h"] is bee
+
+    def test_focus_keeps_a_shared_target_exactly_at_reach(self) -> None:
+        """Focus: a shared target exactly 2 m away is in reach, so the fighter keeps it rather
+        than turn to a weaker enemy beside it."""
+        b = trio("focus", a=9, b=4, c=6)
+        hero, _ally, a, bee, c = b.fighters
+        b.spread = True
+        hero.x, a.x, bee.x, c.x = 10.0, 12.0, 9.0, 40.0  # a: shared, at exactly 2 m; b: weaker, in reach
+        b.focus["h"] = a
+        assert target_of(b, hero) is a
+        hero.x, a.x, bee.x = 10.0, 12.5, 9.0  # a now out of reach: the weakest in reach
+        assert target_of(b, hero) is bee and b.focus["h"] is a
 
     def test_nobody_walks_away_from_an_enemy_in_reach(self) -> None:
         """Focus: a whole battle at a distance logs no move by a fighter that had an able enemy
