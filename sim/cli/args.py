@@ -271,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "sides[goblins].members[goblin].count=1..10")
     tune.add_argument("--target", required=True, metavar="METRIC<=X",
                       help="e.g. 'party.any_death<=0.10' or 'party.win>=0.9' (party.win, "
-                           "party.any_down, party.any_death, party.tpk)")
+                           "party.any_down, party.any_death, party.tpk, party.left_behind)")
     tune.add_argument("-n", type=_positive, default=20000,
                       help="at most this many battles per value (default 20000)")
     tune.add_argument("--precision", type=_fraction, default=0.02,

@@ -27,12 +27,16 @@ from sim.batch import ChunkResult, ChunkTask, LogPlan, Runner
 from sim.errors import InputError
 from sim.model import Scenario
 from sim.tally.columns import BattleRow
-from sim.tally.party import party_indexes, party_outcome, party_side, went_down
+from sim.tally.party import left_behind, party_indexes, party_outcome, party_side, went_down
 from sim.tally.stats import Z95, interval
 
 HEADLINE = ("party.win", "party.any_down", "party.any_death", "party.tpk")
+# Someone in the party left behind, alive, by a side that lost while one of it got away
+# (rules §5): measured and targetable like the headline, shown where it happens.
+LEFT_BEHIND = "party.left_behind"
+PARTY = (*HEADLINE, LEFT_BEHIND)  # the party proportions, in the order Metrics.values gives them
 ROUNDS = "rounds.mean"
-PROPORTIONS = frozenset(HEADLINE)  # and every members[...] metric
+PROPORTIONS = frozenset(PARTY)  # and every members[...] metric
 
 
 @attrs.frozen
@@ -77,7 +81,7 @@ class Metrics:
     @classmethod
     def for_variant(cls, scenario: Scenario, member_names: Sequence[str]) -> Metrics:
         position = {c.name: i for i, c in enumerate(scenario.combatants)}
-        names = (*HEADLINE, ROUNDS,
+        names = (*PARTY, ROUNDS,
                  *(member_metric(n, what) for n in member_names for what in ("death", "down")))
         return cls(names, party_side(scenario), party_indexes(scenario),
                    tuple(position[n] for n in member_names))
@@ -85,7 +89,8 @@ class Metrics:
     def values(self, row: BattleRow) -> tuple[int, ...]:
         _, _, winner, rounds, fighters = row
         won, tpk, downs, deaths = party_outcome(winner, fighters, self.party, self.members)
-        out = [int(won), int(downs > 0), int(deaths > 0), int(tpk), rounds]
+        behind = any(left_behind(fighters[i]) for i in self.members)
+        out = [int(won), int(downs > 0), int(deaths > 0), int(tpk), int(behind), rounds]
         for i in self.tracked:
             fighter = fighters[i]
             out.append(int(fighter[1] == "dead"))

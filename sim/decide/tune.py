@@ -24,7 +24,7 @@ import attrs
 
 from sim.batch import Runner
 from sim.decide.compare import unit
-from sim.decide.paired import HEADLINE, Metrics, Progress, Variant, play, require_party
+from sim.decide.paired import PARTY, Metrics, Progress, Variant, play, require_party
 from sim.errors import InputError
 from sim.tally.stats import interval
 
@@ -64,8 +64,8 @@ def parse_target(text: str) -> Target:
                f" (got {text[:60]!r})")
         raise InputError(msg)
     metric, op, number = match.groups()
-    if metric not in HEADLINE:
-        msg = f"sim tune: --target: unknown metric {metric!r}; one of {', '.join(HEADLINE)}"
+    if metric not in PARTY:
+        msg = f"sim tune: --target: unknown metric {metric!r}; one of {', '.join(PARTY)}"
         raise InputError(msg)
     bound = float(number) / (100 if text.strip().endswith("%") else 1)
     if not 0 <= bound <= 1:
@@ -107,8 +107,8 @@ class _Point:
     successes: int = 0
     battles: int = 0
     decided: bool = False
-    # Every headline proportion's count, for the value's difficulty and its other figures.
-    headline: list[int] = attrs.field(factory=lambda: [0] * len(HEADLINE))
+    # Every party proportion's count, for the value's difficulty and its other figures.
+    headline: list[int] = attrs.field(factory=lambda: [0] * len(PARTY))
 
     def summary(self, target: Target) -> dict[str, Any]:
         ci = interval(self.successes, self.battles)
@@ -116,7 +116,7 @@ class _Point:
         return {"value": self.value, "metric": ci, "battles": self.battles,
                 "meets": target.met(ci["p"]), "straddles": side is None,
                 "headline": {name: interval(count, self.battles)
-                             for name, count in zip(HEADLINE, self.headline, strict=True)}}
+                             for name, count in zip(PARTY, self.headline, strict=True)}}
 
 
 def tune(points: Sequence[tuple[int, Variant]], target: Target, seed: int, cap: int,
@@ -125,7 +125,7 @@ def tune(points: Sequence[tuple[int, Variant]], target: Target, seed: int, cap: 
     """Find the values whose ``target.metric`` meets the target (see the module docstring)."""
     require_party([v for _, v in points])
     started = time.perf_counter()
-    metric = HEADLINE.index(target.metric)
+    metric = PARTY.index(target.metric)
     state = [_Point(value, v, Metrics.for_variant(v.scenario, ())) for value, v in points]
     done = 0
     while done < cap:
@@ -139,7 +139,7 @@ def tune(points: Sequence[tuple[int, Variant]], target: Target, seed: int, cap: 
             for row in rows[point.value]:
                 values = point.metrics.values(row)
                 point.successes += values[metric]
-                for k in range(len(HEADLINE)):
+                for k in range(len(PARTY)):
                     point.headline[k] += values[k]
             point.battles = stop
             ci = interval(point.successes, point.battles)

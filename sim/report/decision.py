@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pathlib
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -17,7 +18,7 @@ from rich.table import Table
 
 from sim import __version__
 from sim.batch import write_atomic
-from sim.decide.paired import HEADLINE
+from sim.decide.paired import HEADLINE, LEFT_BEHIND
 from sim.errors import InputError
 from sim.report.plots import name_ticks, new_figure, percent_axis, plot_label, to_svg, wrapped_label
 from sim.report.render import render
@@ -44,7 +45,8 @@ class Grid:
 
 # The metrics under the names a GM reads them by (the JSON keeps the dotted names).
 PLAIN = {"party.win": "the party wins", "party.any_down": "someone goes down",
-         "party.any_death": "someone dies", "party.tpk": "total party kill", "rounds.mean": "rounds (mean)"}
+         "party.any_death": "someone dies", "party.tpk": "total party kill",
+         LEFT_BEHIND: "someone is left behind", "rounds.mean": "rounds (mean)"}
 _MEMBER = re.compile(r"members\[(.*)\]\.(death|down)")
 # What the columns of the compare table mean (the page's legend; docs/recipes/compare-and-tune.md).
 COMPARE_LEGEND = (
@@ -145,13 +147,21 @@ def _difficulty(values: dict[str, dict[str, float]]) -> str:
     return band if low == band == high else f"{band} ({low} to {high})"
 
 
-def _headline_text(values: dict[str, dict[str, float]], unit: str) -> str:
-    shown = ", ".join(f"{plain(m, unit)} {_pct(values[m]['p'])}" for m in HEADLINE)
+def _headline_text(values: dict[str, dict[str, float]], unit: str, metrics: Sequence[str]) -> str:
+    shown = ", ".join(f"{plain(m, unit)} {_pct(values[m]['p'])}" for m in metrics)
     return f"{_difficulty(values)}: {shown}"
 
 
 def _compare_values(result: Result, k: int) -> dict[str, dict[str, float]]:
-    return {m: result["metrics"][m]["values"][k] for m in HEADLINE}
+    return {m: result["metrics"][m]["values"][k] for m in _headline(result)}
+
+
+def _headline(result: Result) -> tuple[str, ...]:
+    """The headline metrics, with "someone is left behind" where it happens in any variant (rules
+    §5: a party that never flees never leaves anyone; results from before it have no such metric)."""
+    behind = result["metrics"].get(LEFT_BEHIND)
+    shown = behind is not None and any(v["p"] > 0 for v in behind["values"])
+    return (*HEADLINE, LEFT_BEHIND) if shown else HEADLINE
 
 
 def variant_lines(result: Result) -> list[str]:
@@ -161,7 +171,8 @@ def variant_lines(result: Result) -> list[str]:
     for k, name in enumerate(result["variants"]):
         said = words(name)
         told = f"{said} ({name})" if said != name else said
-        lines.append(f"{letter(k)} = {told}: {_headline_text(_compare_values(result, k), _unit(result))}")
+        values = _compare_values(result, k)
+        lines.append(f"{letter(k)} = {told}: {_headline_text(values, _unit(result), _headline(result))}")
     return lines
 
 
@@ -173,6 +184,8 @@ def compare_grids(result: Result) -> list[Grid]:
     for j in range(1, len(names)):
         rows = []
         for metric, m in result["metrics"].items():
+            if metric == LEFT_BEHIND and metric not in _headline(result):
+                continue  # nobody left behind in any variant: a row of zeros says nothing
             d = m["diffs"][j - 1]
             rows.append(Row((plain(metric, _unit(result)), _value(m["values"][0]), _value(m["values"][j]),
                              _diff(metric, d), _gain(d))))
@@ -194,9 +207,13 @@ def compare_answers(result: Result) -> list[str]:
         before, after = _difficulty(_compare_values(result, 0)), _difficulty(_compare_values(result, j))
         moved = f"still {after}" if before == after else f"{before} -> {after}"
         head = change(names[0], names[j])
+        behind = ""
+        if LEFT_BEHIND in _headline(result):  # the other way out of a lost fight (rules §5)
+            left = result["metrics"][LEFT_BEHIND]["values"]
+            behind = f" {plain(LEFT_BEHIND)} {_pct(left[0]['p'])} -> {_pct(left[j]['p'])};"
         answers.append(f"{head[:1].upper()}{head[1:]}: someone dies {_pct(base['p'])} -> {_pct(now['p'])},"
                        f" {d['d'] * 100:+.1f} points [{d['lo'] * 100:+.1f}, {d['hi'] * 100:+.1f}];"
-                       f" {moved}.")
+                       f"{behind} {moved}.")
     return answers
 
 
@@ -283,14 +300,14 @@ def print_result(result: Result, kind: str, console: Console | None = None) -> N
 
 def _compare_plot(result: Result) -> str:
     """Each headline difference to A, with its paired interval; a colour per variant."""
-    names = result["variants"]
-    fig = new_figure(1.0 + 0.45 * len(HEADLINE) * (len(names) - 1) ** 0.5 + 0.25 * len(names))
+    names, shown = result["variants"], _headline(result)
+    fig = new_figure(1.0 + 0.45 * len(shown) * (len(names) - 1) ** 0.5 + 0.25 * len(names))
     ax = fig.add_subplot()
     colours = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
     step = 0.7 / max(1, len(names) - 1)
     for j in range(1, len(names)):
         ys, ds, lo, hi = [], [], [], []
-        for i, metric in enumerate(HEADLINE):
+        for i, metric in enumerate(shown):
             d = result["metrics"][metric]["diffs"][j - 1]
             ys.append(i + (j - 1) * step - 0.35 + step / 2)
             ds.append(d["d"] * 100)
@@ -299,7 +316,7 @@ def _compare_plot(result: Result) -> str:
         ax.errorbar(ds, ys, xerr=[lo, hi], fmt="o", capsize=3, color=colours[(j - 1) % len(colours)],
                     label=wrapped_label(f"{letter(j)}: {words(names[j])}", 30))
     ax.axvline(0, color="#777", linewidth=1)
-    name_ticks(ax, "y", list(range(len(HEADLINE))), [plain(m, _unit(result)) for m in HEADLINE],
+    name_ticks(ax, "y", list(range(len(shown))), [plain(m, _unit(result)) for m in shown],
                wrapped_label)
     ax.invert_yaxis()
     ax.set_xlabel(wrapped_label(f"points against A: {words(names[0])}", 34))

@@ -55,6 +55,12 @@ def went_down(fighter: FighterRow) -> bool:
     return fighter[3] or fighter[1] in _DOWN_STATUSES
 
 
+def left_behind(fighter: FighterRow) -> bool:
+    """Whether a combatant was left behind, alive, when its side lost while one of it got
+    away (rules §5)."""
+    return fighter[1] == "left_behind"
+
+
 def party_outcome(winner: str | None, fighters: Sequence[FighterRow], party: str | None,
                   members: Sequence[int]) -> PartyOutcome:
     """Read the party's fate off one battle's fighter rows (see ``sim.tally.stats.FighterRow``)."""

@@ -12,6 +12,8 @@ import pytest
 
 from sim import cli
 from sim.decide.paired import HEADLINE
+from sim.report import decision
+from tests.report.test_decision import printed
 
 ROOT = pathlib.Path(__file__).parent.parent.parent
 AMBUSH = ROOT / "scenarios" / "road_ambush.yaml"
@@ -297,3 +299,45 @@ class TestKeysIdleInSomeVariants:
         code = cli.main(["compare", str(one), str(three), "--json", "--workers", "1", "-n", "50"])
         err = capsys.readouterr().err
         assert code == 0 and "one.yaml:7:49:" in err and "tactics.target: does nothing here" in err
+
+
+RAIDERS = ROOT / "scenarios" / "raiders_rout.yaml"
+
+
+def batch_summary(capsys, *args: str) -> dict:
+    code = cli.main(["batch", *args, "--json", "--workers", "1", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)
+
+
+class TestLeftBehind:
+    """`party.left_behind` (rules §5): measured in compare as in the batch, shown where it happens."""
+
+    def test_counts_the_battles_the_batch_counts(self, capsys):
+        """Variant A is the batch on the same seeds: the same share of battles that leave a member
+        behind; without a rout (flee_at 0) nobody is left behind and the fallen die."""
+        result = compare(capsys, str(RAIDERS), "--vary", "options.flee_at=0.5,0", "-n", "300",
+                         "--seed", "1")
+        behind = result["metrics"]["party.left_behind"]
+        summary = batch_summary(capsys, str(RAIDERS), "-n", "300", "--seed", "1")
+        assert behind["values"][0] == summary["party"]["left_behind"]
+        assert behind["values"][0]["p"] > 0.2
+        assert behind["values"][1]["p"] == 0.0
+        assert behind["diffs"][0]["d"] == pytest.approx(-behind["values"][0]["p"])
+        assert result["metrics"]["party.any_death"]["values"][1]["p"] > 0.1
+
+    def test_said_in_words_only_where_it_happens(self, capsys):
+        """The variant lines, the table and the answer say "left behind" when a variant leaves
+        someone behind, and not at all when none does."""
+        routed = compare(capsys, str(RAIDERS), "--vary", "options.flee_at=0.5,0", "-n", "300")
+        text = " ".join(printed(routed, "compare").split())
+        share = routed["metrics"]["party.left_behind"]["values"][0]["p"] * 100
+        assert f"someone is left behind {share:.1f}% -> 0.0%;" in text
+        assert text.count("someone is left behind") == 3  # two variant lines and the answer
+        (grid,) = decision.compare_grids(routed)
+        assert "someone is left behind" in [row.cells[0] for row in grid.rows]  # and a table row
+        fought = compare(capsys, str(AMBUSH), "--vary", "sides[goblins].members[goblin].count=4,6",
+                         "-n", "200")
+        assert [v["p"] for v in fought["metrics"]["party.left_behind"]["values"]] == [0.0, 0.0]
+        assert "left behind" not in printed(fought, "compare")

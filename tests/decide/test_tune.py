@@ -116,3 +116,25 @@ class TestParsing:
                          "--target", "party.win>=0.5", "--workers", "1"])
         assert code == 2
         assert "did you mean 'beast'?" in capsys.readouterr().err
+
+
+class TestLeftBehindTarget:
+    """`--target party.left_behind<=X` (rules §5): tuned like the headline metrics."""
+
+    def test_each_value_counts_what_its_batch_counts(self, capsys):
+        """Each value's share of battles that leave a member behind is the batch's on the same
+        seeds and as many battles."""
+        raiders = pathlib.Path(__file__).parent.parent.parent / "scenarios" / "raiders_rout.yaml"
+        vary = "sides[raiders].members[thrall].count"
+        result = tune(capsys, str(raiders), "--vary", f"{vary}=1..3", "--target",
+                      "party.left_behind<=0.3", "-n", "500", "--seed", "3", "--no-progress")
+        assert result["target"] == "party.left_behind<=0.3"
+        for point in result["points"]:
+            code = cli.main(["batch", str(raiders), "--set", f"{vary}={point['value']}", "-n",
+                             str(point["battles"]), "--seed", "3", "--json", "--workers", "1",
+                             "--no-progress"])
+            summary = json.loads(capsys.readouterr().out)
+            assert code == 0
+            assert point["metric"] == summary["party"]["left_behind"]
+            assert point["headline"]["party.left_behind"] == point["metric"]
+            assert point["meets"] == (point["metric"]["p"] <= 0.3)

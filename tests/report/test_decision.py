@@ -89,7 +89,8 @@ def test_tune_terminal_answers(tmp_path: pathlib.Path) -> None:
                          "--target", "party.any_death<=0.10", "-n", "250", "--workers", "1",
                          "--no-progress", "--json"]) == 0
     result = json.loads(out.getvalue())
-    assert all(set(p["headline"]) == {"party.win", "party.any_down", "party.any_death", "party.tpk"}
+    assert all(set(p["headline"]) == {"party.win", "party.any_down", "party.any_death", "party.tpk",
+                                      "party.left_behind"}
                for p in result["points"])
     text = printed(result, "tune")
     assert max(len(line) for line in text.splitlines()) <= 80
