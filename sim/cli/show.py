@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sim.cli.common import EXIT_OK, check_bestiary_dirs
+from sim.cli.common import EXIT_OK, check_bestiary_dirs, tell_warnings
 from sim.day.file import Day, Rest, load_input
 from sim.day.play import roster
 from sim.day.rest import HEROISM_BACK_AFTER_HOURS
@@ -18,6 +18,7 @@ from sim.terminal import safe
 def cmd_show(args: argparse.Namespace) -> int:
     check_bestiary_dirs(args.bestiary)
     subject = load_input(args.scenario, tuple(args.bestiary), overrides=args.overrides)
+    tell_warnings(subject.warnings, refuse=False)  # on stderr: stdout stays the YAML alone
     if isinstance(subject, Day):
         for step in subject.steps:  # a day: each fight as it will be fought, and the rests
             if isinstance(step, Rest):

@@ -230,6 +230,14 @@ class TestKeysThatMatter:
         summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
         assert [w.startswith(line) for w in summary["warnings"]] == [True]
 
+    def test_told_by_show_on_stderr(self, arena):
+        """``sim show`` tells an idle key too, on stderr: stdout stays the stat blocks alone."""
+        arena.write(variant("armor: 4\n", "armor: 4\n        spirit: 2d12\n"))
+        code, out, err = arena.cli("show", "s.yaml")
+        assert code == 0 and "\nname: Test\n" in out
+        assert err.startswith("s.yaml:11:9: sides[0].members[0].spirit: does nothing here: without options")
+        assert "warning" not in out
+
     def test_heroism_of_a_creature_that_rolls_a_check(self, arena):
         """d20: a creature facing only the party rolls nothing in combat, yet its heroism helps
         the checks something makes it roll: a party weapon's fire, a second non-party side it
