@@ -173,12 +173,30 @@ class TestDayFile:
         (line,) = self.warnings(tmp_path, body)
         assert "day.yaml:5:3:" in line and "party.party: does nothing here" in line
 
+    def test_a_bow_one_fight_draws_is_no_warning(self, tmp_path):
+        """A party bow idle in a fight at 0 m but drawn in the one at 20 m is not idle in the
+        day: no warning, and --strict plays the day; with both fights at 0 m it is told once."""
+        party = ("party:\n  name: heroes\n  members:\n"
+                 "    - {name: Aria, level: 3, hp: 24, weapons: [{name: sword, damage: 1d8},"
+                 " {name: bow, damage: 1d6, range: 30}]}\n")
+        close = ("  - encounter:\n      name: Close\n"
+                 "      sides: [{name: goblins, members: [{use: goblin}]}]\n")
+        far = close.replace("Close", "Far").replace("      sides:", "      distance: 20\n      sides:")
+        assert self.warnings(tmp_path, "name: D\nrules: d20\n" + party + "steps:\n" + close + far) == []
+        assert cli.main(["batch", str(tmp_path / "day.yaml"), "-n", "2", "--strict", "--workers", "1",
+                         "--json", "--no-progress"]) == 0
+        (tmp_path / "idle").mkdir()
+        (line,) = self.warnings(tmp_path / "idle", "name: D\nrules: d20\n" + party + "steps:\n" + close
+                                + close.replace("Close", "Cellar"))
+        assert "party.members[0].weapons[1].range: does nothing here: everyone starts within reach" in line
+
     def test_party_key_one_encounter_reads_is_kept(self, tmp_path):
         """A party member's `spirit: 2d12` (or morale tokens) in a day whose crypt has terror and
         spirit on but whose road has neither was refused by the road ('does nothing without
         options: {spirit: true}'), so the day could not be written: the party is one for the
-        day. A key idle in one encounter is no warning's business either way: the road tells
-        it once, and the day plays."""
+        day. A party key one fight reads is not idle, so no fight warns of it (a warning there
+        would ask to delete what the crypt needs, and --strict would refuse the day); a key no
+        fight reads is told once."""
         party = ("party:\n  name: heroes\n  members:\n"
                  "    - {use: knight, name: Bo, spirit: 2d12}\n")
         crypt = ("  - encounter:\n      name: Crypt\n      options: {spirit: true}\n"
@@ -188,8 +206,7 @@ class TestDayFile:
         day = load_day(write_day(tmp_path, "name: D\nrules: d20\n" + party + "steps:\n" + crypt
                                  + road))
         assert [s.scenario.sides[0].members[0].spirit is not None for s in day.steps] == [True] * 2
-        (line,) = [str(w) for w in day.warnings]
-        assert "party.members[0].spirit: does nothing here: without options: {spirit: true}" in line
+        assert day.warnings == ()
         (tmp_path / "again").mkdir()
         (line,) = self.warnings(tmp_path / "again", "name: D\nrules: d20\n" + party + "steps:\n"
                                 + road + road.replace("Road", "Lane"))  # told once for both
