@@ -2,7 +2,7 @@
 
 The form holds what most encounters need: the rules, the party (bestiary
 entries, each with a name), the opposition (bestiary entries with counts),
-the distance and three options. ``to_yaml`` writes that as the scenario file
+the distance and four options. ``to_yaml`` writes that as the scenario file
 the CLI reads, with comments saying what each key does; ``from_yaml`` reads a
 scenario back into the form when it has that shape, and otherwise says why
 the form cannot show it (the YAML editor then is the way to edit it).
@@ -16,7 +16,8 @@ from typing import Any
 import yaml
 
 SYSTEMS = ("d20", "d100", "2d10", "d10")
-OPTION_KEYS = ("morale", "destiny_points", "spirit")
+OPTION_KEYS = ("morale", "destiny_points", "spirit", "flee_at")
+FLEE_AT = (0.5, 0.25)  # the page's choices: a side flees when half, or three in four, are down
 MEMBER_KEYS = frozenset({"use", "name", "count"})
 ENCOUNTER_KEYS = frozenset({"name", "rules", "description", "distance", "surprise", "options", "sides"})
 SURPRISE = ("", "party", "foes")  # nobody, the party, the opposition
@@ -62,6 +63,7 @@ def to_yaml(form: dict[str, Any]) -> str:
         f"  destiny_points: {int(options.get('destiny_points', 0))}  # the party's points: a member at"
         " 0 HP dies unless the party spends one (0: off)",
         *([spirit_line] if form["rules"] == "d20" else []),
+        *_flee(options),
         "sides:",
         f"  - name: {_scalar(form.get('party_name') or 'party')}",
         "    party: true  # the player characters: group initiative, player-facing rolls, the"
@@ -73,6 +75,14 @@ def to_yaml(form: dict[str, Any]) -> str:
         *(_member(m) for m in form["foes"]),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _flee(options: dict[str, Any]) -> list[str]:
+    flee_at = options.get("flee_at")
+    if flee_at is None:
+        return []  # no rout: every side fights to the last
+    return [f"  flee_at: {flee_at:g}  # rout: a side with fewer than this share of its members still"
+            " able flees; its fallen are left behind alive"]
 
 
 def _surprise(form: dict[str, Any]) -> list[str]:
@@ -101,6 +111,9 @@ def check_form(form: object) -> dict[str, Any]:
                 raise ValueError(f"{side}: count must be a whole number from 1 to 100")
     if form.get("surprise", "") not in SURPRISE:
         raise ValueError("surprise must be '', 'party' or 'foes'")
+    flee_at = form.get("options", {}).get("flee_at") if isinstance(form.get("options"), dict) else None
+    if flee_at is not None and flee_at not in FLEE_AT:
+        raise ValueError(f"options.flee_at must be one of {', '.join(map(str, FLEE_AT))}, or left out")
     distance = form.get("distance", 0)
     if not isinstance(distance, int | float) or isinstance(distance, bool) or not 0 <= distance <= 1000:
         raise ValueError("distance must be a number of metres from 0 to 1000")
@@ -132,7 +145,9 @@ def from_yaml(text: str) -> dict[str, Any]:
         raise NotAForm("surprise names no side")
     options = data.get("options") or {}
     if not isinstance(options, dict) or set(options) - set(OPTION_KEYS):
-        raise NotAForm("options other than morale, destiny_points and spirit")
+        raise NotAForm("options other than morale, destiny_points, spirit and flee_at")
+    if "flee_at" in options and options["flee_at"] not in FLEE_AT:
+        raise NotAForm(f"flee_at {options['flee_at']!s}: the form offers 0.5 and 0.25")
     return {
         "name": data.get("name", ""), "rules": data.get("rules"), "distance": data.get("distance", 0),
         "surprise": surprise, "foes_index": sides.index(foes),

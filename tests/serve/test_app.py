@@ -203,6 +203,25 @@ def test_compose_and_parse_round_trip_a_form(client) -> None:
     assert bad.status_code == 400
 
 
+def test_a_rout_chosen_in_the_form_is_flee_at_in_the_yaml(client) -> None:
+    """The form's "sides flee when half are down" is `options: {flee_at: 0.5}`, read back as
+    it was; a flee_at the form does not offer leaves the YAML editor in charge."""
+    form = {"rules": "2d10", "name": "Rout", "distance": 0, "surprise": "",
+            "options": {"morale": True, "destiny_points": 0, "flee_at": 0.5},
+            "party_name": "party", "foes_name": "opposition",
+            "party": [{"use": "captain", "name": "Hild", "count": 1}],
+            "foes": [{"use": "raider", "name": "", "count": 4}]}
+    text = client.post("/api/compose", json={"form": form}).json()["yaml"]
+    assert "\n  flee_at: 0.5  # rout:" in text
+    answer = client.post("/api/validate", json={"scenario": text}).json()
+    assert answer["ok"] is True and answer["warnings"] == []
+    assert client.post("/api/parse", json={"scenario": text}).json()["form"] == {**form, "foes_index": 1}
+    other = client.post("/api/parse", json={"scenario": text.replace("flee_at: 0.5", "flee_at: 0.4")}).json()
+    assert other["form"] is None and "flee_at 0.4" in other["why"]
+    bad = client.post("/api/compose", json={"form": {**form, "options": {"flee_at": 0.4}}})
+    assert bad.status_code == 400
+
+
 def test_parse_says_why_the_form_cannot_show_a_scenario(client) -> None:
     answer = client.post("/api/parse", json={"scenario": scenario_text("burning_barn.yaml")}).json()
     assert answer["form"] is None

@@ -177,3 +177,22 @@ def test_an_edit_in_the_yaml_shows_its_problem_beside_its_line(browser, address:
     expect(page.locator("#gutter .bad")).to_have_text(str(line))
     page.close()
     assert errors == []
+
+
+def test_a_rout_chosen_on_a_phone_leaves_someone_behind(browser, address: str) -> None:
+    """"Sides flee when half are down" writes flee_at: 0.5; the headline then counts the members
+    the party leaves behind alive (rules §5), and the what-if sentence says how one more wolf
+    moves it."""
+    page, errors = opened(browser, address, 390)
+    changed(page, "#n", "1000")
+    page.select_option("#flee", label="when half are down")
+    expect(page.locator("#yaml")).to_have_value(re.compile(r"\n  flee_at: 0\.5  # rout"), timeout=10_000)
+    expect(page.locator("#battles")).to_contain_text("final figures", timeout=120_000)
+    expect(page.locator("#headline tbody tr", has_text="someone is left behind")).to_be_visible()
+    page.locator("#foes li").first.get_by_role("button", name="one more / one fewer?").click()
+    expect(page.locator("#whatif-text")).to_contain_text("someone is left behind", timeout=120_000)
+    page.select_option("#flee", label="never: they fight to the last")
+    expect(page.locator("#yaml")).not_to_have_value(re.compile("flee_at"), timeout=10_000)
+    no_overflow(page)
+    page.close()
+    assert errors == []

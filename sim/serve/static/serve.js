@@ -107,6 +107,7 @@ function renderForm() {
   $("destiny").value = String(form.options.destiny_points || 0);
   $("surprise").value = form.surprise || "";
   $("morale").checked = !!form.options.morale;
+  $("flee").value = form.options.flee_at ? String(form.options.flee_at) : "";
   $("spirit").checked = !!form.options.spirit;
   $("spirit-box").hidden = form.rules !== "d20";
   for (const side of ["party", "foes"]) {
@@ -128,6 +129,7 @@ function readOptions() {
   form.options = { morale: $("morale").checked,
                    destiny_points: Math.max(0, parseInt($("destiny").value, 10) || 0),
                    spirit: form.rules === "d20" && $("spirit").checked };
+  if ($("flee").value) form.options.flee_at = parseFloat($("flee").value);
 }
 
 async function formChanged() {
@@ -374,6 +376,9 @@ function showCompare(job) {
   }
   const result = job.result;
   const deaths = result.metrics["party.any_death"];
+  // Members left behind alive by a party that fled (rules §5): said where a variant has any.
+  const behind = result.metrics["party.left_behind"];
+  const leaves = behind && behind.values.some((v) => v.p > 0);
   const sentences = [];
   const rows = result.variants.map((name, k) => {
     const tr = el("tr");
@@ -382,7 +387,8 @@ function showCompare(job) {
     if (k > 0) {
       const d = deaths.diffs[k - 1];
       diff = `${points(d.d)} points [${points(d.lo)}, ${points(d.hi)}]`;
-      sentences.push(`${name}: someone dies ${pct(deaths.values[0].p)} -> ${pct(value.p)}, ${diff}.`);
+      const left = leaves ? `; someone is left behind ${pct(behind.values[0].p)} -> ${pct(behind.values[k].p)}` : "";
+      sentences.push(`${name}: someone dies ${pct(deaths.values[0].p)} -> ${pct(value.p)}, ${diff}${left}.`);
     }
     tr.append(el("td", name), el("td", pct(value.p)), el("td", diff));
     return tr;
@@ -464,7 +470,7 @@ async function changeRules() {
 
 async function start() {
   $("rules").addEventListener("change", changeRules);
-  for (const id of ["name", "distance", "surprise", "destiny", "morale", "spirit"]) {
+  for (const id of ["name", "distance", "surprise", "destiny", "flee", "morale", "spirit"]) {
     $(id).addEventListener("change", formChanged);
   }
   $("party-search").addEventListener("change", (e) => addFrom(e.target, "party"));
