@@ -161,11 +161,10 @@ class Combat:
             })
             if cost:  # the HP a caster pays for a spell (rules §3), told apart from a spell's harm
                 log[-1]["cost"] = True
-        if amount > 0 and self.morale_on and not cost:
-            # rules §4: a wound of k costs floor(k / 2) tokens, the blow that drops it included,
-            # to a combatant conscious when hit (not to a body already down). HP paid for a
-            # spell are a price, not a hit: no wound.
-            wounded(self.table, target, amount, self.scenario.options.wound_divisor)
+        if before > after and self.morale_on and not cost:
+            # rules §4: a wound of k HP lost costs floor(k / 2) tokens, the blow that drops it
+            # included. HP paid for a spell are a price, not a hit: no wound.
+            wounded(self.table, target, before - after, self.scenario.options.wound_divisor)
         if before > 0 and after == 0 and target.present:
             self._drop(target, kind, source)
         elif amount > 0 and self._wounds:

@@ -133,11 +133,13 @@ def fallen(table: Table, allies: Sequence[Fighter], fighter: Fighter, source: Fi
             change(table, ally, -ALLY_FELL_LOSS, "ally_fell")
 
 
-def wounded(table: Table, fighter: Fighter, amount: int, divisor: int) -> None:
-    """A wound of k damage costs floor(k / divisor) tokens (divisor 2 by default) to a combatant
-    conscious when hit (the engine calls it before a blow's knock-out), not to a body down."""
-    if fighter.able and amount >= divisor:
-        change(table, fighter, -(amount // divisor), "wound")
+def wounded(table: Table, fighter: Fighter, lost: int, divisor: int) -> None:
+    """A wound costs floor(k / divisor) tokens (divisor 2 by default), k the HP the damage
+    took (rules §4): a blow of 9 on 5 HP is a wound of 5, and a body already at 0 HP loses
+    none. The engine calls it before a blow's knock-out, so the blow that drops a combatant
+    costs it tokens too."""
+    if lost >= divisor:
+        change(table, fighter, -(lost // divisor), "wound")
 
 
 def state_of(fighter: Fighter) -> str | None:

@@ -217,13 +217,14 @@ class TestGainsAndLosses:
         d.morale = 3
         b._set_status(c, "unconscious")  # already out before A falls
         b.deal_damage(a, 99, x, "weapon")
-        assert sorted(changes(b.log)) == [("A", -6, "wound", 0), ("B", -4, "ally_fell", 2),
+        assert sorted(changes(b.log)) == [("A", -5, "wound", 1), ("B", -4, "ally_fell", 2),
                                           ("D", -3, "ally_fell", 0), ("X", 2, "kill", 8)]
-        assert (a.morale, c.morale) == (0, 6)  # A's own wound, not its fall
+        assert (a.morale, c.morale) == (1, 6)  # A's own wound of its 10 HP, not its fall
 
     def test_an_ally_falls_once(self) -> None:
         """Losses: one knocked out by a serious wound has fallen; brought to 0 HP while out, it
-        does not fall again (allies lose 4 once, the kill is gained once, one knocked_out)."""
+        does not fall again (allies lose 4 once, the kill is gained once, one knocked_out). The
+        fire's 20 HP are still a wound to it (rules §4: HP lost of any kind)."""
         b = battle(attrs.evolve(scenario(side("heroes", fighter("A", hp=20), fighter("B"), party=True),
                                          side("monsters", fighter("X")), morale_on=True), rules="d100"))
         a, _ally, x = b.fighters
@@ -232,7 +233,7 @@ class TestGainsAndLosses:
         b.set_unconscious(a, "weapon")  # a serious wound: out with HP left
         b.deal_damage(a, 99, x, "fire")  # then its fire takes the rest
         assert a.hp == 0 and a.status == "unconscious"
-        assert changes(b.log) == [("B", -4, "ally_fell", 2)]
+        assert changes(b.log) == [("B", -4, "ally_fell", 2), ("A", -6, "wound", 0)]
         assert [e["target"] for e in b.log if e["event"] == "knocked_out"] == ["A"]
 
     def test_broken_mind_loses_no_morale_when_an_ally_falls(self) -> None:
@@ -273,19 +274,19 @@ class TestGainsAndLosses:
         assert changes(b.log) == [("Monster", -2, "wound", 4)]
 
     def test_wound_that_drops_its_target_costs_tokens_too(self) -> None:
-        """Losses: "wound -floor(k / 2) with k the damage of the hit", the hit that knocks a
-        combatant out included: 9 damage on 5 HP costs 4 tokens, then its ally loses 4."""
+        """Losses: "wound -floor(k / 2) with k the HP lost", the hit that knocks a combatant out
+        included: 9 damage on 5 HP takes 5 HP and costs 2 tokens, then its ally loses 4."""
         b = battle(quality(side("heroes", fighter("Hero", hp=5), fighter("Ally"), party=True),
                            side("monsters", fighter("Monster"))))
         hero, ally, foe = b.fighters
         hero.morale = ally.morale = foe.morale = 6
         b.deal_damage(hero, 9, foe, "weapon")
-        assert changes(b.log) == [("Hero", -4, "wound", 2), ("Monster", 2, "kill", 8),
+        assert changes(b.log) == [("Hero", -2, "wound", 4), ("Monster", 2, "kill", 8),
                                   ("Ally", -4, "ally_fell", 2)]
 
     def test_no_wound_to_a_body_already_down(self) -> None:
-        """Losses: a wound is felt by a combatant conscious when hit; fire on an unconscious
-        body (already at 0 HP) costs no token."""
+        """Losses: k is the HP lost, so fire on a body already at 0 HP (it loses none) costs no
+        token."""
         b = battle(duel2d10(hero={"hp": 5}))
         hero, foe = b.fighters
         hero.morale = 6
@@ -295,7 +296,7 @@ class TestGainsAndLosses:
         assert changes(b.log) == [] and hero.morale == 4
 
     def test_spell_price_is_no_wound(self) -> None:
-        """Losses: "wound -floor(k / 2) with k the damage of the hit": the HP a caster pays
+        """Losses: "wound -floor(k / 2) with k the HP lost": the HP a caster pays
         for a spell with no PSY left (rules §3) are no hit, so no token is lost; paying to 0 HP
         is still a fall (its ally loses 4, nobody gains a kill)."""
         b = battle(quality(side("heroes", fighter("Hero", hp=5), fighter("Ally"), party=True),
