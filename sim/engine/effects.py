@@ -123,9 +123,12 @@ class Burning(OngoingEffect):
         before = owner.hp
         host.deal_damage(owner, amount, None, "fire", True, (amount,))
         owner.fire_damage += before - owner.hp  # HP lost, not dice rolled at 0 HP (rules §6)
-        if not owner.social_lost and owner.fire_damage * 2 > owner.max_hp:
-            # Past half its maximum HP in fire damage: 1d10 social, once.
-            owner.social_lost = loss = roll_die(host.table.rng, 10)
+        if not owner.social_burnt and owner.fire_damage * 2 > owner.max_hp:
+            # Past half its maximum HP in fire damage this battle: 1d10 social, once a battle
+            # (a day's next fire can take more: what was lost carries, rules §7).
+            owner.social_burnt = True
+            loss = roll_die(host.table.rng, 10)
+            owner.social_lost += loss
             if host.table.log is not None:
                 host.table.emit("characteristic_lost", target=owner.name, characteristic="social",
                             amount=loss, cause="fire")

@@ -68,6 +68,7 @@ class Fighter:
         "saved",
         "side",
         "skip_turns",
+        "social_burnt",
         "social_lost",
         "spec",
         "spirit",
@@ -134,7 +135,8 @@ class Fighter:
         self.mounted_on: Fighter | None = None  # the mount it rides
         self.ridden_by: Fighter | None = None  # for a mount: its rider, while mounted
         self.fire_damage = 0  # HP lost to fire this battle (not the dice rolled at 0 HP)
-        self.social_lost = 0  # social lost to fire (once)
+        self.social_lost = 0  # social lost to fire, this battle and earlier fights of its day
+        self.social_burnt = False  # whether fire took social this battle (once a battle, rules §6)
         # Morale (seed 000), when the option is on.
         self.morale: int | None = None  # tokens; None: morale is off
         self.despairing = False

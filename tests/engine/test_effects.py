@@ -90,6 +90,24 @@ class TestFire:
             ("A", "social", 7, "fire")]
         assert characteristic(target, "social") == 33 and rng.unused == 0
 
+    def test_social_lost_again_in_a_later_fight_of_a_day(self, scripted) -> None:
+        """Fire: the threshold counts the HP lost to fire this battle, so a later fight of a day
+        can take 1d10 social again; the social lost earlier stays lost (rules §6, §7)."""
+        b = battle(duo(a={"hp": 10, "characteristics": {"social": 40}}))
+        target = b.fighters[0]
+        target.social_lost = 7  # carried from the day's earlier fire
+        scripted(b, (80, 100))
+        ignite(b, target, None)
+        b.env.run()
+        rng = scripted(b, (4, 6), (80, 100),  # 4 of fire this battle
+                       (2, 6), (3, 10), (30, 100))  # 6 > 5: lose 1d10 = 3 more; put out
+        for _ in range(2):
+            turn(b, target)
+        lost = events(b.log, "characteristic_lost")
+        assert [(e["characteristic"], e["amount"]) for e in lost] == [("social", 3)]
+        assert target.social_lost == 10 and characteristic(target, "social") == 30
+        assert rng.unused == 0
+
     def test_fire_social_loss_counts_hp_actually_lost(self, scripted) -> None:
         """Fire: the social loss counts the HP actually lost to fire, not dice rolled at 0 HP
         (10 HP, 3 left: a 6 of fire takes 3, not past half; 1d10 social is not lost)."""
