@@ -346,7 +346,8 @@ class TestMountBonus:
     """Mounted combat in 2d10 (rules §6): riding adds floor(mount force / 10)."""
 
     @pytest.mark.parametrize(("characteristics", "bonus"), [
-        ({"force": 9, "physique": 14}, 0), ({"force": 12, "physique": 4}, 1), ({"physique": 13}, 1), ({}, 0)])
+        ({"force": 9, "physique": 14}, 0), ({"force": 12, "physique": 4}, 1), ({"physique": 13}, 1), ({}, 0),
+        ({"physique": 10}, 1), ({"force": 21, "physique": 4}, 2)])
     def test_a_tenth_of_the_mount_force_else_physique(self, characteristics: dict, bonus: int) -> None:
         """The riding bonus is force // 10, or physique // 10 for a mount without force."""
         b = battle(duel2d10(foe={"characteristics": characteristics}))
