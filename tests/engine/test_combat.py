@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import attrs
+import pytest
 
 from sim import dice
+from sim.engine import Battle
 from sim.model import Weapon
 from tests.builders import battle, duel, events, fighter, mounted, scenario, side
 
@@ -69,6 +71,26 @@ class TestAreaWeapons:
         b.attack(hero, monster, club)
         damage = events(b.log, "damage_dealt")[-1]
         assert (damage["amount"], damage["dice"], damage["bonus"]) == (5, [3], 2)
+
+
+class TestDamageLog:
+    """What a hit's `damage_dealt` tells in the systems that share one damage roll."""
+
+    @pytest.mark.parametrize("rules", ["d100", "2d10", "d10"])
+    def test_a_hit_logs_its_flat_bonus_beside_its_dice(self, rules: str) -> None:
+        """d100, 2d10, d10: with no armor, a hit's amount is its natural dice plus its logged
+        flat bonus (1d6+2: at least the +2; d10 adds its margin there)."""
+        club = Weapon("club", dice.parse("1d6+2"))
+        spec = attrs.evolve(scenario(side("h", fighter("Hero", hp=500, weapons=(club,)), party=True),
+                                     side("m", fighter("Rock", hp=500, weapons=())), max_rounds=20),
+                            rules=rules)
+        b = Battle(spec, 1, log=True)
+        b.run()
+        hits = [e for e in events(b.log, "damage_dealt") if e["source"] == "Hero"]
+        assert hits
+        for hit in hits:
+            assert isinstance(hit["bonus"], int) and hit["bonus"] >= 2
+            assert hit["amount"] == sum(hit["dice"]) + hit["bonus"]
 
 
 class TestWoundsThroughDamage:

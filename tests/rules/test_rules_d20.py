@@ -16,7 +16,7 @@ from sim.model import Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.d20 import D20, roll_check
 from sim.scenario import load_scenario
-from tests.builders import SWORD, battle, duel, fighter, scenario, side
+from tests.builders import SWORD, battle, duel, events, fighter, scenario, side
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 
@@ -431,6 +431,23 @@ class TestHeroism:
         assert not result.hit and hero.heroism == 0 and hero.morale == 3 and rng.unused == 0
         checks = [(e["purpose"], e["success"]) for e in b.log if e["event"] == "check_rolled"]
         assert checks == [("defense", False), ("morale_reroll", True)]
+
+    def test_a_reroll_of_an_attack_concerns_its_weapon_aspect(self, scripted) -> None:
+        """A morale reroll of an attack concerns what the attack did, its weapon included: a
+        hero whose only aspect is its sword spends heroism on the reroll of a missed blow."""
+        sword = Weapon("sword", dice.parse("1d8"), skill="blades")
+        b = battle(duel(morale_on=True,
+                        hero={"level": 0, "heroism": 1, "aspects": ("sword",), "weapons": (sword,)},
+                        monster={"defense_threshold": 12, "hp": 50}))
+        hero, monster = b.fighters
+        hero.morale = 3
+        # 2 is short by 10 (no d6 makes that up); the reroll's 10 is short by 2, and the
+        # heroism d6 (5) makes it 15 > 12: a hit for 1d8 (2) + 5.
+        rng = scripted(b, (2, 20), (10, 20), (5, 6), (2, 8))
+        b.attack(hero, monster, sword)
+        spent = [(e["resource"], e["roll"]) for e in b.log if e["event"] == "resource_spent"]
+        assert spent == [("heroism", 5)] and hero.morale == 3 and rng.unused == 0
+        assert events(b.log, "damage_dealt")[-1]["amount"] == 2 + 5
 
     @pytest.mark.parametrize(("aspects", "spent"), [
         (("sword",), True), (("blades",), True), (("axes",), False)])
