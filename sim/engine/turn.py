@@ -103,10 +103,15 @@ class Turns:
         budget, moves = self._before_acting(fighter, self.economy.budget)
         if budget is None:
             return None  # a full-action rescue
-        if fighter.items and (not self.economy.item_after_move or fighter.weapon_at_hand is None):
-            # Drink, or pour into a downed ally (d20: after the move, in the attack's place).
-            budget = use_items(self.table, fighter, self._by_side[fighter.side],
-                               self.economy.item_turn_cost, budget, self.wake)
+        economy = self.economy
+        if fighter.items and (not economy.item_after_move or fighter.weapon_at_hand is None):
+            # Drink, or pour into a downed ally. d20 (item_after_move) does it after the move, in
+            # the attack's place, so once a turn: here only a fighter with no weapon, whose
+            # move is no second drink (rules §2, §8).
+            cost = economy.item_turn_cost
+            cap = min(budget, cost) if economy.item_after_move else budget
+            budget -= cap - use_items(self.table, fighter, self._by_side[fighter.side], cost, cap,
+                                      self.wake)
         if budget == 0 or fighter.weapon_at_hand is None:
             return None  # the turn is spent, or nothing to fight with
         # A ridden mount moves with its rider; a trapped fighter does not move at all.

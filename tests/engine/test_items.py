@@ -55,6 +55,27 @@ class TestDrinking:
         done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
         assert done == ["moved", "item_used"] and hero.x == 8.0
 
+    def test_d20_drinking_after_a_move_that_falls_short(self) -> None:
+        """Items (d20): a hurt hero 30 m away moves its 8 m, is still out of reach, and drinks
+        with the action the move left it."""
+        b = hurt_hero("d20")
+        hero, monster = b.fighters
+        monster.x, b.spread = 30.0, True
+        b._take_turn(hero)
+        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
+        assert done == ["moved", "item_used"] and hero.x == 8.0
+
+    def test_d20_drinking_with_nothing_to_strike_with(self) -> None:
+        """Items (d20): a hurt hero with no weapon stays where it is (it strikes no one at any
+        distance) and drinks once: the drink takes the attack's place, and its move is no
+        second drink, however hurt it still is (3 + 2 of 30 HP)."""
+        b = hurt_hero("d20", weapons=(), items=(Item(heal=dice.parse("2"), count=2),))
+        hero, monster = b.fighters
+        monster.x, b.spread = 10.0, True
+        b._take_turn(hero)
+        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
+        assert done == ["item_used"] and hero.x == 0.0
+
     def test_d20_drinking_in_reach_still_no_attack(self) -> None:
         """Items (d20): in reach, the drink is the turn's attack: one drink, no blow, no move."""
         b = hurt_hero("d20", items=(Item(heal=dice.parse("20"), count=2),))
