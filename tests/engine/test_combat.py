@@ -8,7 +8,7 @@ import pytest
 from sim import dice
 from sim.engine import Battle
 from sim.model import Weapon
-from tests.builders import battle, duel, events, fighter, mounted, scenario, side
+from tests.builders import battle, d100, duel, events, fighter, mounted, scenario, side
 
 
 class TestAreaWeapons:
@@ -103,6 +103,16 @@ class TestWoundsThroughDamage:
         before = hero.morale
         b.deal_damage(hero, 1, monster, "weapon")
         assert hero.morale == max(0, before - 1)
+
+    def test_one_damage_can_be_a_serious_wound(self, scripted) -> None:
+        """d100: a serious wound is one instance of at least half the maximum HP, so 1 damage
+        on a 2-HP fighter still calls for the physique check (failed: out 1d4 rounds)."""
+        b = battle(d100(side("h", fighter("Imp", hp=2), party=True), side("m", fighter("M"))))
+        imp, monster = b.fighters
+        rng = scripted(b, (99, 100), (3, 4))  # physique failed; out for 3 of its turns
+        b.deal_damage(imp, 1, monster, "weapon")
+        assert [e["skill"] for e in events(b.log, "check_rolled")] == ["physique"]
+        assert imp.hp == 1 and not imp.able and rng.unused == 0
 
     def test_plain_hit_credits_the_attacker(self, scripted) -> None:
         """A plain weapon hit is `weapon` damage from the attacker: a kill is the attacker's."""
