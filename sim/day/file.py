@@ -20,6 +20,7 @@ from typing import Any
 import attrs
 
 from sim.day.compose import compose
+from sim.day.idle import fights_warnings
 from sim.day.options import idle_recovery, read_day_options
 from sim.day.rest import read_rest
 from sim.errors import Problem, ScenarioError, errors_of, idle_message, warnings_of
@@ -143,22 +144,6 @@ def load_day(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
     return attrs.evolve(day, warnings=tuple(warnings))
 
 
-def _fights_warnings(source: Source, encounters: Sequence[Encounter]) -> list[Problem]:
-    """What the day's fights leave idle. An encounter's own keys are its own; a key of the
-    day's party fights in every encounter, so it is idle only when every one of them leaves it
-    idle (a bow idle in a fight at 0 m still shoots in the one at 20 m)."""
-    told: dict[tuple[str, int, int, str], Problem] = {}
-    fights: dict[tuple[str, int, int, str], int] = {}  # how many encounters told each key
-    for encounter in encounters:
-        for where in {w.where() for w in encounter.scenario.warnings}:
-            fights[where] = fights.get(where, 0) + 1
-        for warning in encounter.scenario.warnings:
-            told.setdefault(warning.where(), warning)
-    return [w for where, w in told.items()
-            if not (w.file == source.file and w.path.startswith("party"))
-            or fights[where] == len(encounters)]
-
-
 def _check_day_length(source: Source, built: Sequence[Encounter | Rest], problems: list[Problem]) -> None:
     """The longest the whole day may run, each fight's max_rounds rounds of its combatants,
     summed, is bounded as a battle's is (sim.scenario.timeline.check_length)."""
@@ -252,7 +237,8 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         recovery, day_rests, next(s for s in party_side if s.party).members)
     if idle:
         _warn(problems, source, ("options", "unhealable_recovery"), idle)
-    problems += _fights_warnings(source, [s for s in built if isinstance(s, Encounter)])
+    problems += fights_warnings(source.file, [s.scenario.warnings for s in built
+                                              if isinstance(s, Encounter)])
     return Day(name=data["name"].strip(), rules=rules, party=party["name"].strip(),
                steps=tuple(built), destiny_points=destiny, unhealable_recovery=recovery,
                path=str(path), sha256=source.sha256,
