@@ -908,6 +908,17 @@ class TestMountedCombat:
         assert events(b.log, "effect_ended")[0]["reason"] == "fell out of the saddle"
         assert rng.unused == 0
 
+    def test_unconscious_rider_falls_with_one_hp_left(self, scripted) -> None:
+        """unconscious_rider: falls: a rider knocked out with a single HP left still falls as if
+        thrown (only at 0 HP does it slide): riding check, failed, and the fall's 1d10."""
+        b = battle(mounted(knight={"hp": 20}, unconscious_rider="falls"))
+        knight, horse, foe = b.fighters
+        rng = scripted(b, (90, 100), (1, 4), (60, 100), (6, 10))
+        b.deal_damage(knight, 19, foe, "weapon")
+        assert [e["purpose"] for e in events(b.log, "check_rolled")] == ["physique", "riding"]
+        assert events(b.log, "effect_ended")[0]["reason"] == "fell out of the saddle"
+        assert knight.hp == 0 and horse.ridden_by is None and rng.unused == 0
+
     def test_unconscious_rider_falls_at_zero_hp_slides(self, scripted) -> None:
         """unconscious_rider: falls: a rider knocked out at 0 HP rolls nothing (a fall can take
         nothing more from it): it slides out as by default."""
