@@ -11,18 +11,14 @@ import sys
 
 import pytest
 
-from sim import cli
 from sim.cli import args as args_module
+from tests.cli.helpers import run
 
 ROOT = pathlib.Path(__file__).parent.parent
 DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
 VARY = ["--vary", "sides[0].members[0].hp=10,12"]
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_batch_precision_without_n_plays_past_1000(tmp_path: pathlib.Path,

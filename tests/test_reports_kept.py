@@ -8,20 +8,16 @@ import pathlib
 
 import pytest
 
-from sim import cli
 from sim.io.runlock import RunLock
 from sim.report import page as page_module
 from tests.batch.helpers import SKIRMISH, batch
+from tests.cli.helpers import run
 
 DUEL = pathlib.Path(__file__).parent / "data" / "duel" / "duel.yaml"
 COMPARE = ["compare", str(DUEL), "--vary", "sides[0].members[0].hp=10,12", "-n", "20", "--workers", "1",
            "--no-progress"]
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
+from typing import Any
 
 import pytest
 
@@ -33,6 +35,13 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def answer(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    """``sim ARGV --json`` in process, which must exit 0: its JSON answer."""
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, out + err
+    return json.loads(out)
 
 
 def usage_error(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

@@ -13,6 +13,7 @@ import pytest
 from sim import cli
 from sim.decide.paired import HEADLINE
 from sim.report import decision
+from tests.cli.helpers import answer
 from tests.report.test_decision import printed
 
 ROOT = pathlib.Path(__file__).parent.parent.parent
@@ -22,10 +23,7 @@ WARREN = ROOT / "scenarios" / "days" / "goblin_warren.yaml"
 
 
 def compare(capsys, *args: str) -> dict:
-    code = cli.main(["compare", *args, "--json", "--workers", "1"])
-    out = capsys.readouterr().out
-    assert code == 0, out
-    return json.loads(out)
+    return answer(capsys, "compare", *args, "--workers", "1")
 
 
 class TestCommonRandomNumbers:
@@ -305,10 +303,7 @@ RAIDERS = ROOT / "scenarios" / "raiders_rout.yaml"
 
 
 def batch_summary(capsys, *args: str) -> dict:
-    code = cli.main(["batch", *args, "--json", "--workers", "1", "--no-progress"])
-    out = capsys.readouterr().out
-    assert code == 0, out
-    return json.loads(out)
+    return answer(capsys, "batch", *args, "--workers", "1", "--no-progress")
 
 
 class TestLeftBehind:

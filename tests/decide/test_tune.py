@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import pathlib
 from fractions import Fraction
@@ -12,6 +11,7 @@ import pytest
 from sim import cli
 from sim.decide.tune import STEP, parse_target, parse_vary
 from sim.errors import InputError
+from tests.cli.helpers import answer
 
 DUEL = pathlib.Path(__file__).parent.parent / "data" / "duel" / "duel.yaml"
 VARY = "sides[beast].members[Beast].defense_threshold"
@@ -33,10 +33,7 @@ def exact_win(threshold: int) -> float:
 
 
 def tune(capsys, *args: str) -> dict:
-    code = cli.main(["tune", *args, "--json", "--workers", "1"])
-    out = capsys.readouterr().out
-    assert code == 0, out
-    return json.loads(out)
+    return answer(capsys, "tune", *args, "--workers", "1")
 
 
 class TestMonotoneDuel:
@@ -130,11 +127,9 @@ class TestLeftBehindTarget:
                       "party.left_behind<=0.3", "-n", "500", "--seed", "3", "--no-progress")
         assert result["target"] == "party.left_behind<=0.3"
         for point in result["points"]:
-            code = cli.main(["batch", str(raiders), "--set", f"{vary}={point['value']}", "-n",
-                             str(point["battles"]), "--seed", "3", "--json", "--workers", "1",
-                             "--no-progress"])
-            summary = json.loads(capsys.readouterr().out)
-            assert code == 0
+            summary = answer(capsys, "batch", str(raiders), "--set", f"{vary}={point['value']}",
+                             "-n", str(point["battles"]), "--seed", "3", "--workers", "1",
+                             "--no-progress")
             assert point["metric"] == summary["party"]["left_behind"]
             assert point["headline"]["party.left_behind"] == point["metric"]
             assert point["meets"] == (point["metric"]["p"] <= 0.3)

@@ -27,6 +27,15 @@ def hurt_hero(rules: str = "d20", hp: int = 3, **fields) -> Battle:
     return b
 
 
+def one_turn(b: Battle, gap: float | None = None) -> list[str]:
+    """The hero's moves, drinks and blows in one turn, the monster ``gap`` metres away (None:
+    everyone stands together)."""
+    if gap is not None:
+        b.fighters[1].x, b.spread = gap, True
+    b._take_turn(b.fighters[0])
+    return [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
+
+
 class TestDrinking:
     """Drinking a potion: a half-action in d100, the turn's action elsewhere."""
 
@@ -45,43 +54,25 @@ class TestDrinking:
             assert len(events(b.log, "item_used")) == 1, rules
             assert events(b.log, "attack_resolved") == [], rules
 
-    def test_d20_drinking_replaces_the_attack_not_the_move(self) -> None:
+    @pytest.mark.parametrize("gap", [10.0, 30.0])
+    def test_d20_drinking_replaces_the_attack_not_the_move(self, gap: float) -> None:
         """Items (d20, rules §2, 8): drinking takes the attack's place, never the move: a hurt
-        hero 10 m from the monster moves, then drinks, and does not attack."""
+        hero 10 m from the monster moves, then drinks, and does not attack; 30 m away, its
+        8 m move falls short and it drinks all the same."""
         b = hurt_hero("d20")
-        hero, monster = b.fighters
-        monster.x, b.spread = 10.0, True
-        b._take_turn(hero)
-        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
-        assert done == ["moved", "item_used"] and hero.x == 8.0
-
-    def test_d20_drinking_after_a_move_that_falls_short(self) -> None:
-        """Items (d20): a hurt hero 30 m away moves its 8 m, is still out of reach, and drinks
-        with the action the move left it."""
-        b = hurt_hero("d20")
-        hero, monster = b.fighters
-        monster.x, b.spread = 30.0, True
-        b._take_turn(hero)
-        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
-        assert done == ["moved", "item_used"] and hero.x == 8.0
+        assert one_turn(b, gap) == ["moved", "item_used"] and b.fighters[0].x == 8.0
 
     def test_d20_drinking_with_nothing_to_strike_with(self) -> None:
         """Items (d20): a hurt hero with no weapon stays where it is (it strikes no one at any
         distance) and drinks once: the drink takes the attack's place, and its move is no
         second drink, however hurt it still is (3 + 2 of 30 HP)."""
         b = hurt_hero("d20", weapons=(), items=(Item(heal=dice.parse("2"), count=2),))
-        hero, monster = b.fighters
-        monster.x, b.spread = 10.0, True
-        b._take_turn(hero)
-        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
-        assert done == ["item_used"] and hero.x == 0.0
+        assert one_turn(b, 10.0) == ["item_used"] and b.fighters[0].x == 0.0
 
     def test_d20_drinking_in_reach_still_no_attack(self) -> None:
         """Items (d20): in reach, the drink is the turn's attack: one drink, no blow, no move."""
         b = hurt_hero("d20", items=(Item(heal=dice.parse("20"), count=2),))
-        b._take_turn(b.fighters[0])
-        done = [e["event"] for e in b.log if e["event"] in ("moved", "item_used", "attack_resolved")]
-        assert done == ["item_used"]
+        assert one_turn(b) == ["item_used"]
 
     def test_potion_at_threshold(self) -> None:
         """Items: the default policy drinks at or below 0.33 of maximum HP, not above."""

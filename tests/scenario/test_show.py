@@ -8,12 +8,12 @@ import attrs
 import pytest
 import yaml
 
-from sim.cli import main
 from sim.dice import parse
 from sim.engine import run_battle
 from sim.model import Options, Weapon
 from sim.scenario import load_scenario
 from sim.scenario.show import options_data, plain
+from tests.cli.helpers import run
 
 REPO = pathlib.Path(__file__).resolve().parent.parent.parent
 # Examples with a terror creature given count: at a time: shown one by one, each member is a
@@ -77,11 +77,6 @@ def fights_as_shown(path: pathlib.Path, out: str) -> bool:
     return all(run_battle(scenario, seed)[0] == run_battle(again, seed)[0] for seed in range(20))
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture
