@@ -29,7 +29,7 @@ _SHORT = {"party.any_death": "someone dies", "party.any_down": "someone down", "
           "party.win": "party wins"}
 LEGEND = (
     ("each figure", "its percentage in the plays' battles, with its 95% Wilson interval in brackets"),
-    ("under it", "the difference from as written in percentage points, with its 95% interval from"
+    ("vs as written", "the difference from as written in percentage points, with its 95% interval from"
                  " the battles played in pairs on the same seeds ('same battles': the play fights"
                  " exactly the battles of the row it names)"),
 )
@@ -154,7 +154,7 @@ def _plot(result: Spread) -> str:
     for y, p, ci, colour in zip(ys, ps, cis, colours, strict=True):
         ax.errorbar([p], [y], xerr=[[p - ci["lo"]], [ci["hi"] - p]], fmt="o", capsize=3, color=colour)
     ax.axvline(ps[0], color="#777", linewidth=1, linestyle="--")
-    name_ticks(ax, "y", ys, [label(result, r) for r in rows], lambda n: wrapped_label(n, 18, 1))
+    name_ticks(ax, "y", ys, [label(result, r) for r in rows], lambda n: wrapped_label(n, 24, 1))
     ax.invert_yaxis()
     ax.set_xlabel(wrapped_label(f"{plain('party.any_death', result.unit)} (dashed: {AS_WRITTEN})", 40))
     percent_axis(ax, "x")
