@@ -25,6 +25,7 @@ from sim.batch.chunk import (
     ChunkResult,
     ChunkTask,
     LogPlan,
+    batch_summary,
     battle_seed,
     empty_aggregate,
     run_chunk,
@@ -33,7 +34,6 @@ from sim.batch.folder import JOURNAL, SUMMARY, RunFolder, write_atomic
 from sim.batch.run import (
     Batch,
     BatchSpec,
-    batch_summary,
     default_out,
     load_run_scenario,
     open_run,

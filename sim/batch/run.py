@@ -28,6 +28,7 @@ from sim.batch.chunk import (
     ChunkResult,
     ChunkTask,
     LogPlan,
+    batch_summary,
     empty_aggregate,
     part_identity,
     roster_of,
@@ -88,17 +89,6 @@ def new_manifest(scenario: Scenario | Day, spec: BatchSpec, argv: Sequence[str],
         "status": "running",
         "battles_done": 0,
     }
-
-
-def batch_summary(aggregate: Aggregate, scenario: Scenario | Day, spec: BatchSpec,
-                  elapsed: float) -> dict[str, Any]:
-    """The summary of a batch's counts (summary.json, ``sim batch --json``); ``sim spread``
-    gives each of its plays this one."""
-    summary = aggregate.summary({"scenario": scenario.name, "rules": scenario.rules, "seed": spec.seed,
-                                 "elapsed_s": round(elapsed, 3)})
-    summary["stopped_by"] = "n" if aggregate.battles >= spec.n else "precision"
-    summary["warnings"] = [str(w) for w in scenario.warnings]  # as told before the run
-    return summary
 
 
 @attrs.define
@@ -199,7 +189,7 @@ class Batch:
             self.store.discard()
             raise
         self.elapsed = manifest.get("elapsed_s", 0.0) + time.perf_counter() - started
-        summary = batch_summary(self.aggregate, self.scenario, self.spec, self.elapsed)
+        summary = batch_summary(self.aggregate, self.scenario, self.spec.seed, self.spec.n, self.elapsed)
         write_run_file(self.folder.path / SUMMARY,
                        (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode())
         manifest.update(status="complete", battles_done=self.aggregate.battles,

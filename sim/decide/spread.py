@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from sim.batch import BatchSpec, ChunkResult, Runner, batch_summary, empty_aggregate
+from sim.batch import ChunkResult, Runner, batch_summary, empty_aggregate
 from sim.decide.compare import BLOCK, STEP, unit
 from sim.decide.paired import HEADLINE, Metrics, Paired, Variant, play_chunks, require_party
 from sim.decide.presets import PRESETS, Group, Preset, Subject, apply, played
@@ -182,7 +182,6 @@ class _Phase:
 
     def rows(self, n: int, seed: int, elapsed: float, prior: Sequence[Row] = ()) -> list[Row]:
         """The phase's rows: counted, or copied from the play that fights the same battles."""
-        spec = BatchSpec(n=n, seed=seed)
         out = list(prior)
         others = self._others(self.tags)
         for i, p in enumerate(self.plays):
@@ -191,7 +190,7 @@ class _Phase:
                 source = out[p.same_as]
                 out.append(Row(p, source.summary, source.diffs))
                 continue
-            summary = batch_summary(self.aggregates[k], p.subject, spec, elapsed)
+            summary = batch_summary(self.aggregates[k], p.subject, seed, n, elapsed)
             if k == 0:
                 diffs = {m: {"d": 0.0, "lo": 0.0, "hi": 0.0, "independent_halfwidth": 0.0} for m in HEADLINE}
             else:
