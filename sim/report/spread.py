@@ -72,7 +72,8 @@ def grid(result: Spread, two_lines: bool) -> Grid:
     a line of their side, and a play that fights as written's battles says so in one line."""
     unit = result.unit
     if two_lines:
-        head = ("play", *(_SHORT[m] for m in SHOWN))
+        head = ("play", *("day through" if m == "party.win" and unit == "days" else _SHORT[m]
+                          for m in SHOWN))
     else:
         head = ("play", *(h for m in SHOWN for h in (plain(m, unit), "vs as written")))
     rows = []

@@ -112,3 +112,14 @@ def test_day_opposition_is_every_foe_of_the_day():
     for scenario in scenarios(changed):
         for side in scenario.sides:
             assert (side.tactics.target == "strongest") == (side.name == one)
+
+
+def test_the_guide_lists_every_preset_with_its_keys():
+    """docs/guide/spread.md's table: a row per preset, naming each key it sets with its value."""
+    page = (ROOT / "docs" / "guide" / "spread.md").read_text()
+    rows = {line.split("|")[1].strip(" `"): line for line in page.splitlines() if line.startswith("| `")}
+    assert set(rows) == {p.name for p in PRESETS}
+    for preset in PRESETS:
+        for key, value in preset.keys:
+            assert f"`{key}: {value:g}`" in rows[preset.name] if isinstance(value, float) else \
+                f"`{key}: {value}`" in rows[preset.name]
