@@ -83,25 +83,22 @@ def groups(subject: Subject, wanted: str | None) -> list[Group]:
     party = sorted({s.name for s in sides if s.party})
     others = list(dict.fromkeys(s.name for s in sides if not s.party))
     foes = others[0] if len(others) == 1 else "the foes"
-    found = [Group("party", "party", party[0] if party else "party", frozenset(party)),
-             Group("opposition", "opposition", foes, frozenset(others))]
+    found = [Group("party", "party", _named(party[0] if party else "party"), frozenset(party)),
+             Group("opposition", "opposition", _named(foes), frozenset(others))]
     if wanted is None or wanted in ROLES:
         return [g for g in found if wanted in (None, g.role)]
     if wanted in party:
         return found[:1]
     if wanted in others:
-        return [Group("opposition", wanted, wanted, frozenset([wanted]))]
+        return [Group("opposition", wanted, _named(wanted), frozenset([wanted]))]
     choices = ", ".join([*ROLES, *party, *others])
     msg = f"{subject.path}:0:0: --side: no side {wanted!r} here; one of {choices}"
     raise InputError(msg)
 
 
-def find(name: str) -> Preset:
-    for preset in PRESETS:
-        if preset.name == name:
-            return preset
-    msg = f"no preset {name!r}; one of {', '.join(p.name for p in PRESETS)}"
-    raise KeyError(msg)
+def _named(side: str) -> str:
+    """A side as the sentence names it: ``the party`` for a side named ``party``."""
+    return f"the {side}" if side in ROLES else side
 
 
 def _over(base: Tactics | None, preset: Preset) -> Tactics:

@@ -38,6 +38,8 @@ from sim.scenario.show import bestiary, entry_line, plain
 from sim.serve.compose import NotAForm, check_form, from_yaml, to_yaml
 from sim.serve.jobs import Busy, Job, Jobs
 from sim.serve.plays import CHUNK, Execution, play_batch, play_compare, play_tune
+from sim.serve.spreads import DEFAULT_N as SPREAD_N
+from sim.serve.spreads import spread_job
 from sim.serve.workspace import Workspace, input_problems, input_warnings, problem_data
 
 HERE = pathlib.Path(__file__).parent
@@ -128,6 +130,14 @@ class Server:
         job = Job(secrets.token_hex(8), "tune", folder, n * len(values))
         return job, lambda j: play_tune(j, points, target, seed, n, precision, self.execution)
 
+    def spread_job(self, body: dict[str, Any]) -> tuple[Job, Callable[[Job], dict[str, Any]]]:
+        n = _int(body, "n", SPREAD_N, 1, MAX_PAIRED)
+        seed = _int(body, "seed", 1, 0, MAX_SEED)
+        try:
+            return spread_job(body, self.scenario, self.workspace.folder(), n, seed, self.execution)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+
     def _scenario_only(self, body: dict[str, Any], folder: pathlib.Path, overrides: list[str]) -> Any:
         subject = self.scenario(body, folder, overrides)
         if isinstance(subject, Day):
@@ -189,7 +199,8 @@ def _handled(handler: Callable[..., Any]) -> Callable[[Request], Any]:
 
 def routes(server: Server) -> list[Any]:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
-    kinds = {"batch": server.batch_job, "compare": server.compare_job, "tune": server.tune_job}
+    kinds = {"batch": server.batch_job, "compare": server.compare_job, "tune": server.tune_job,
+             "spread": server.spread_job}
 
     async def page(request: Request) -> Response:
         html = env.get_template("index.html").render(systems=IMPLEMENTED_SYSTEMS)
