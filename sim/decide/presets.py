@@ -81,9 +81,13 @@ def groups(subject: Subject, wanted: str | None) -> list[Group]:
     ``opposition``, or a side's name."""
     sides = [side for scenario in scenarios(subject) for side in scenario.sides]
     party = sorted({s.name for s in sides if s.party})
+    if not party:
+        msg = (f"{subject.path}:0:0: sides: sim spread needs a side with 'party: true' (the figures it"
+               " ranges are the party's); mark the players' side")
+        raise InputError(msg)
     others = list(dict.fromkeys(s.name for s in sides if not s.party))
     foes = others[0] if len(others) == 1 else "the foes"
-    found = [Group("party", "party", _named(party[0] if party else "party"), frozenset(party)),
+    found = [Group("party", "party", _named(party[0]), frozenset(party)),
              Group("opposition", "opposition", _named(foes), frozenset(others))]
     if wanted is None or wanted in ROLES:
         return [g for g in found if wanted in (None, g.role)]

@@ -165,3 +165,15 @@ def test_json_is_one_line_of_json(capsys):
     code, out, _ = run(capsys, "spread", str(AMBUSH), "-n", "50", "--workers", "1", "--json")
     assert code == 0 and len(out.strip().splitlines()) == 1
     json.loads(out)
+
+
+def test_no_party_side_is_refused_before_any_battle(capsys, tmp_path):
+    brawl = tmp_path / "brawl.yaml"
+    brawl.write_text("name: Brawl\nrules: d20\nsides:\n"
+                     "  - {name: a, members: [{name: A, hp: 9, weapons: [{name: fist, damage: 1d4}]}]}\n"
+                     "  - {name: b, members: [{name: B, hp: 9, weapons: [{name: fist, damage: 1d4}]}]}\n")
+    code, out, err = run(capsys, "spread", str(brawl), "-n", "10", "--report", str(tmp_path / "page"))
+    assert code == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert PROBLEM_LINE.match(line) and "needs a side with 'party: true'" in line
+    assert not (tmp_path / "page").exists()  # refused before the page's folder is made

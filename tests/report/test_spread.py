@@ -118,3 +118,16 @@ def test_plot_text_legible_on_a_phone(browser, page):
         assert smallest >= SMALLEST_TEXT_PX
     finally:
         opened.tab.close()
+
+
+def test_the_guide_shows_a_real_run(capsys):
+    """docs/guide/spread.md's road ambush: every line it shows (but its "...") is what
+    `sim spread scenarios/road_ambush.yaml` prints."""
+    guide = (ROOT / "docs" / "guide" / "spread.md").read_text()
+    block = guide.split("$ sim spread scenarios/road_ambush.yaml\n", 1)[1].split("```", 1)[0]
+    code, out, _ = run(capsys, "spread", str(AMBUSH), "--workers", "1", "--no-progress")
+    assert code == 0
+    printed = out.splitlines()
+    shown = [line for line in block.splitlines() if line.strip() != "..."]
+    assert all(line in printed for line in shown), [line for line in shown if line not in printed]
+    assert printed[:len(shown)][:8] == shown[:8]
