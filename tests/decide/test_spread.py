@@ -177,3 +177,14 @@ def test_no_party_side_is_refused_before_any_battle(capsys, tmp_path):
     (line,) = err.strip().splitlines()
     assert PROBLEM_LINE.match(line) and "needs a side with 'party: true'" in line
     assert not (tmp_path / "page").exists()  # refused before the page's folder is made
+
+
+def test_workers_do_not_change_the_figures(capsys):
+    """Chunks are counted in battle order whoever plays them: two workers, one worker, the same."""
+    def timeless(result: dict) -> dict:
+        return {"range": result["range"], "as_written": _timeless(result["as_written"]),
+                "presets": [_timeless(p["summary"]) for p in result["presets"]],
+                "corners": {k: _timeless(c["summary"]) for k, c in result["corners"].items()}}
+    one = answer(capsys, "spread", str(AMBUSH), "-n", "300", "--workers", "1", "--chunk", "70")
+    two = answer(capsys, "spread", str(AMBUSH), "-n", "300", "--workers", "2", "--chunk", "70")
+    assert timeless(one) == timeless(two)
