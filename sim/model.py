@@ -196,6 +196,9 @@ class Options:
     outnumbered_at: int = 3
     attacks_per_turn: int | None = None  # d100: cap on attacks in one turn (None: no cap)
     morale_on: bool | None = None  # None: the system's default (on with 2d10)
+    # Who holds morale tokens (rules §4): the party's members (seed 000: "pour chaque joueur"),
+    # or every side's; without a party side every side holds them either way.
+    morale_who: str = "party"
     wound_divisor: int = 2  # morale: a wound of k damage costs floor(k / divisor) tokens
     flee_at: float | None = None  # rout: a side below this fraction of able members flees
     difficulty: int = 10  # d10: the difficulty of a check nothing else sets
@@ -211,7 +214,13 @@ class Options:
     despair_again: bool = False  # morale: a despairing combatant may despair again (rules §4)
     unconscious_rider: str = "slides"  # d100: slides out unhurt, or falls (riding check, 1d10)
 
+    def holds_tokens(self, party: bool, party_side: bool) -> bool:
+        """Whether a member of a side holds morale tokens (morale on): the party's members,
+        every side's without a party side, or everyone's with ``morale: {who: everyone}``."""
+        return party or not party_side or self.morale_who == "everyone"
 
+
+MORALE_WHO = ("party", "everyone")
 TERROR_PER = ("kind", "body")
 DEFENSE_PER = ("attack", "round")
 UNCONSCIOUS_RIDER = ("slides", "falls")

@@ -209,6 +209,10 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     elif ctx.mount:
         idle("morale", "does nothing: mounts take no part in morale and hold no tokens (the"
                        " rules' Morale section)")
+    elif "morale" in fields and not ctx.options.holds_tokens(ctx.party, ctx.party_side):
+        idle("morale", "does nothing: only the party's members hold morale tokens (seed 000:"
+                       " \"pour chaque joueur\"); for a table where every side holds them set"
+                       " options: {morale: {who: everyone}}, or remove it")
     if rules == "d100" and "load" in fields:
         force = (fields.get("characteristics") or {}).get("force", d100.DEFAULT_CHARACTERISTIC)
         capacity = force / 2 + 20
@@ -264,6 +268,10 @@ def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
             f"does nothing: a side routs once fewer than {options.flee_at:g} of its members"
             f" stand (and one still does), and no side here has more than {largest_side}"
             " members; raise it, or remove it")))
+    if options.morale_who == "everyone" and not party_side:
+        found.append(Unused(("morale", "who"), (
+            "does nothing: without a side marked `party: true` every side holds morale tokens"
+            " already; remove it")))
     if options.destiny_points and not party_side:
         found.append(Unused(("destiny_points",), (
             "destiny points save party members only, and no side has `party: true`; mark the"

@@ -432,6 +432,9 @@ class TestRestBeforeTheFirstFight:
         alone = run_battle(day.encounters[0].scenario, 3, log=True)[1][0]
         tokens = {c["name"]: c.get("morale") for c in alone["combatants"]}
         for c in started["combatants"]:
+            if tokens[c["name"]] is None:  # the brigands hold none (rules §4)
+                assert c.get("morale") is None
+                continue
             assert c.get("morale") == tokens[c["name"]] + (c["name"] in {e["actor"] for e in rested})
 
     def test_rest_before_first_fight_replays_and_verifies(self, tmp_path, capsys):
