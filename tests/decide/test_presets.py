@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
+import attrs
 import pytest
 
 from sim.batch import ChunkTask, LogPlan, run_chunk
@@ -20,6 +21,12 @@ WYVERN = ROOT / "scenarios" / "wyvern_crag.yaml"  # d100, potions, a member's ow
 # One encounter per rule system, a day, and the files whose tactics the presets override.
 SUBJECTS = [AMBUSH, WARREN, WOLF_FORD, MOUNTED, WYVERN, ROOT / "scenarios" / "bear_den.yaml",
             ROOT / "scenarios" / "graveyard_ghouls.yaml"]
+
+
+def _acting(subject) -> list:
+    """(side, tactics) of every fighter: its own over its side's, key by key, as the engine reads them."""
+    return [(side, side.tactics if c.tactics is None else c.tactics.over(side.tactics))
+            for scenario in scenarios(subject) for side in scenario.sides for c in side.members]
 
 
 def _counts(subject, n: int = 40) -> dict:
@@ -39,6 +46,11 @@ def test_presets_change_only_tactics(path):
             changed = apply(subject, [(group, preset)])
             assert without_tactics(changed) == bare, (group.side, preset.name)
             assert without_tactics(changed).resolved_sha256 == bare.resolved_sha256
+            # ... and of the tactics, only the preset's keys, only on its side.
+            for before, after in zip(_acting(subject), _acting(changed), strict=True):
+                side, old = before
+                wanted = attrs.evolve(old, **preset.tactics) if group.plays(side) else old
+                assert after[1] == wanted, (group.side, preset.name)
 
 
 @pytest.mark.parametrize("path", [AMBUSH, WARREN, MOUNTED], ids=lambda p: p.stem)
