@@ -37,8 +37,12 @@ def _widest(result: Spread) -> float:
 
 def cmd_spread(args: argparse.Namespace) -> int:
     if args.presets:
-        for line in preset_lines():
-            say(line)
+        if args.json:
+            print(json.dumps([{"preset": p.name, "tactics": p.tactics, "does": p.does, "means": p.means}
+                              for p in PRESETS]))
+        else:
+            for line in preset_lines():
+                say(line)
         return EXIT_OK
     if args.scenario is None:
         raise InputError("sim spread: give a SCENARIO (or --presets to list the presets)")

@@ -156,6 +156,11 @@ def test_presets_list(capsys):
             assert f"{key}: {value:g}" in line if isinstance(value, float) else f"{key}: {value}" in line
 
 
+def test_presets_list_as_json(capsys):
+    listed = answer(capsys, "spread", "--presets")
+    assert [(p["preset"], p["tactics"]) for p in listed] == [(p.name, p.tactics) for p in PRESETS]
+
+
 def test_no_scenario_is_refused(capsys):
     code, _, err = run(capsys, "spread")
     assert code == 2 and "give a SCENARIO (or --presets" in err
