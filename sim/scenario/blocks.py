@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sim.model import INITIATIVE_GIFT, REROLL_POLICIES, TARGET_POLICIES, Item, Tactics, Weapon
+from sim.model import (
+    INITIATIVE_GIFT,
+    REROLL_POLICIES,
+    REVIVE_POLICIES,
+    TARGET_POLICIES,
+    Item,
+    Tactics,
+    Weapon,
+)
 from sim.scenario import ignored, unread
 from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_DAMAGE, MAX_HP, MAX_TOKENS
@@ -63,13 +71,14 @@ def _weapon(c: Checker, value: object, path: Path) -> Any:
 
 
 def read_tactics(c: Checker, value: object, path: Path) -> Any:
-    """``tactics: {target, weapons, potion_at, reroll_hp}``; weapon names are checked against the stat
+    """``tactics: {target, weapons, potion_at, reroll_hp, revive}``; weapon names are checked against the stat
     block (or the side's members) once they are known (``check_weapon_names``)."""
     fields = c.mapping(value, path, {
         "target": lambda v, p: c.choice(v, p, TARGET_POLICIES),
         "weapons": lambda v, p: c.names(v, p, min_len=1),
         "potion_at": lambda v, p: c.number(v, p, 0, 1),
         "reroll_hp": lambda v, p: c.choice(v, p, REROLL_POLICIES),
+        "revive": lambda v, p: c.choice(v, p, REVIVE_POLICIES),
     })
     if fields is INVALID:
         return INVALID

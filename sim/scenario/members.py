@@ -186,7 +186,7 @@ def inner_written(given: dict[str, Any]) -> frozenset[tuple[str, str]]:
     """The skills and tactics keys of a stat block as written (``("skills", "riding")``...)."""
     tactics = given.get("tactics")
     keys = [] if not isinstance(tactics, Tactics) else [
-        ("tactics", key) for key in ("target", "weapons", "potion_at", "reroll_hp")
+        ("tactics", key) for key in ("target", "weapons", "potion_at", "reroll_hp", "revive")
         if getattr(tactics, key) is not None]
     return frozenset([*(("skills", name) for name in given.get("skills") or ()), *keys])
 
