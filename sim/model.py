@@ -50,6 +50,9 @@ class Weapon:
     area: bool = False
     psy: int = 0  # > 0: a spell, costing this much PSY (then unhealable HP) per cast
     thrown: bool = False  # a ranged weapon thrown by hand (knife, javelin, firepot): not a bow
+    # d20 (seed 003, "une attaque particulièrement adaptée"): the creatures it is made for,
+    # by bestiary name or kind; a hit on one adds 1d4 (never stacked with another +1d4).
+    suited: tuple[str, ...] = ()
     # Derived once: a plain hit (no area, fire, poison or spell) takes the short path.
     plain: bool = attrs.field(init=False, eq=False, repr=False)
     # Derived once: how far it strikes, in metres (read on every weapon choice at a distance).
@@ -148,6 +151,9 @@ class Combatant:
     # members of one entry (`count: 3`) are one kind, and terror frightens once per kind
     # (rules §3). Empty: a kind of its own.
     kind: str = ""
+    # What a weapon's ``suited:`` list knows it by: its bestiary entry, its entry's name (the
+    # members of ``count: 3`` share it) and the ``kind:`` names its block gives (d20).
+    kinds: tuple[str, ...] = ()
     tactics: Tactics | None = None  # overrides the side's tactics, key by key
     items: tuple[Item, ...] = ()  # potions (rules §8)
     # d100 (seed 002)
@@ -183,6 +189,10 @@ class Combatant:
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)
+
+    def suits(self, weapon: Weapon) -> bool:
+        """Whether ``weapon`` is particularly suited to this combatant (d20, rules §3)."""
+        return any(kind in weapon.suited for kind in self.kinds)
 
     def has_gift(self, gift: str) -> bool:
         """Whether this combatant has the named gift (e.g. ``initiative``)."""

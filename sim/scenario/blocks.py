@@ -56,6 +56,7 @@ def weapon_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
         "area": c.boolean,
         "psy": lambda v, p: c.integer(v, p, 0, 100),
         "thrown": c.boolean,
+        "suited": lambda v, p: c.names(v, p, min_len=1),
         "description": lambda v, p: c.text(v, p, 2000),
     }, ignored.SYSTEM_WEAPON_KEYS, ignored.WEAPON_KEY_WHY)
 
@@ -208,6 +209,7 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
             "gifts": lambda v, p: _gifts(c, v, p),
             "terror": lambda v, p: c.dice(v, p, lo=0, hi=MAX_DAMAGE),
             "spirit": lambda v, p: c.dice(v, p, lo=1, hi=MAX_HP),
+            "kind": lambda v, p: _kind(c, v, p),
         }
     table = system_only(c, table, ignored.SYSTEM_STAT_KEYS, ignored.STAT_KEY_WHY)
     if mount and "mount" not in table:
@@ -215,6 +217,15 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
     elif not mount:
         table.pop("mount", None)  # a mount rides nothing: 'mount' is an unknown key there
     return table
+
+
+def _kind(c: Checker, value: object, path: Path) -> Any:
+    """d20 ``kind: undead`` or ``kind: [undead, beast]``: what a weapon's ``suited:`` may
+    name a creature by, besides its bestiary entry."""
+    if isinstance(value, str):
+        value = [value]
+    names = c.names(value, path, min_len=1)
+    return names if names is INVALID else tuple(names)
 
 
 def _gifts(c: Checker, value: object, path: Path) -> Any:

@@ -191,12 +191,19 @@ def inner_written(given: dict[str, Any]) -> frozenset[tuple[str, str]]:
     return frozenset([*(("skills", name) for name in given.get("skills") or ()), *keys])
 
 
+def kinds_of(fields: dict[str, Any], use: str | None) -> tuple[str, ...]:
+    """What a weapon's ``suited:`` knows a block by: its bestiary entry, its name as written
+    (before ``count:`` numbers it) and its ``kind:`` names (rules §3, d20)."""
+    names = (use, fields.get("name"), *fields.get("kind", ()))
+    return tuple(dict.fromkeys(n for n in names if isinstance(n, str)))
+
+
 def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
     """Build specs; ``count: N`` names them ``NAME 1`` .. ``NAME N``; a mount follows its rider."""
     out: list[tuple[Combatant, Path]] = []
     for m in members:
         base = m.fields["name"]
-        fields = {k: v for k, v in m.fields.items() if k not in ("description",)}
+        fields = {k: v for k, v in m.fields.items() if k not in ("description", "kind")}
         for i in range(1, m.count + 1):
             name = f"{base} {i}" if m.count > 1 else base
             mount_name = None
@@ -205,11 +212,14 @@ def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
             # One scenario entry is one kind of creature (rules §3 terror): the `count:` members
             # of an entry share it; two entries are two kinds, even of one bestiary entry.
             spec = Combatant(**{**fields, "name": name, "side": side,
-                                "kind": format_path(m.path), "mount": mount_name})
+                                "kind": format_path(m.path), "mount": mount_name,
+                                "kinds": kinds_of(m.fields, m.use)})
             out.append((spec, m.path))
             if m.mount is not None:
-                mount_fields = {k: v for k, v in m.mount.items() if k not in ("description", "name")}
+                mount_fields = {k: v for k, v in m.mount.items()
+                                if k not in ("description", "name", "kind")}
                 out.append((Combatant(**{**mount_fields, "name": mount_name, "side": side,
                                          "kind": format_path((*m.path, "mount")),
+                                         "kinds": kinds_of(m.mount, m.mount_use),
                                          "rider": name}), (*m.path, "mount")))
     return out
