@@ -303,6 +303,16 @@ class TestRestPerSystem:
         assert (m.max_hp < 110) is rerolled and (m.hp == m.max_hp) is rerolled
         assert ("hp_rolled" in fields) is rerolled
 
+    @pytest.mark.parametrize(("hp", "rerolled"), [(7, False), (6, True)])
+    def test_rest_d20_below_mean_keeps_hp_at_exactly_the_mean(self, hp, rerolled):
+        """below_mean is strictly below: 2d6 has a mean of 7, which HP can equal; 7 HP are
+        kept, 6 are re-rolled."""
+        m = d20_member("2d6", hp=hp, max_hp=12, reroll="below_mean")
+        fields = rest(m, "good", 8, random.Random(3))
+        assert ("hp_rolled" in fields) is rerolled
+        if not rerolled:
+            assert (m.hp, m.max_hp) == (7, 12)
+
     def test_rest_d20_unconscious_member_rerolls_and_wakes(self):
         m = d20_member(hp=0, status="unconscious")
         rest(m, "calm", 8, random.Random(2))
