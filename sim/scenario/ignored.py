@@ -38,6 +38,7 @@ SYSTEM_STAT_KEYS: dict[str, tuple[str, ...]] = {
     "gifts": ("d20",),
     "terror": ("d20",),
     "spirit": ("d20",),
+    "kind": ("d20",),
     "characteristics": ("d100", "2d10"),
     "attributes": ("d10",),
     "skills": ("d100", "2d10", "d10"),
@@ -55,6 +56,7 @@ STAT_KEY_WHY = {
     "gifts": "gifts are d20's (seed 003)",
     "terror": "terror and spirit points are d20's (seed 003)",
     "spirit": "terror and spirit points are d20's (seed 003)",
+    "kind": "only a d20 weapon's suited: list reads a creature's kind (+1d4, seed 003)",
     "characteristics": "d10 stat blocks have 'attributes', d20 ones 'level'",
     "attributes": "attributes are d10's; d100 and 2d10 have 'characteristics'",
     "skills": "d20 rolls level, not skills",
@@ -70,6 +72,7 @@ SYSTEM_WEAPON_KEYS: dict[str, tuple[str, ...]] = {
     "psy": ("d100",),
     "thrown": ("d100",),
     "armor_piercing": ("d100", "2d10", "d10"),
+    "suited": ("d20",),
 }
 WEAPON_KEY_WHY = {
     "hands": "only d100 counts hands (a two-handed weapon or a bow is a full action and tires);"
@@ -80,6 +83,7 @@ WEAPON_KEY_WHY = {
     "thrown": "only d100 tells a thrown weapon (a half-action) from a bow or crossbow (a full"
               " action that tires); elsewhere every attack is the turn's one attack",
     "armor_piercing": "d20 armor never reduces damage (it feeds the defense roll)",
+    "suited": "only d20 adds 1d4 for an attack particularly suited to its target (seed 003)",
 }
 # Options only one system reads.
 SYSTEM_OPTIONS: dict[str, tuple[str, ...]] = {

@@ -56,10 +56,16 @@ def plain(value: Any) -> Any:
     return value
 
 
-def combatant_data(spec: Combatant, rules: str, party: bool = False) -> dict[str, Any]:
+def combatant_data(spec: Combatant, rules: str, party: bool = False, suited: bool = False
+                   ) -> dict[str, Any]:
     """One resolved stat block; d20 thresholds left to their default show the value used
-    (not on a party member: it rolls its own defense, and its thresholds do nothing)."""
+    (not on a party member: it rolls its own defense, and its thresholds do nothing). With
+    ``suited`` (a d20 weapon of the scenario is suited to some creatures), the names it
+    answers to show as its ``kind:``."""
     data = plain(spec)
+    kinds = [k for k in data.pop("kinds", ()) if k != spec.name]
+    if suited and kinds:
+        data["kind"] = kinds
     if rules != "d20":  # only d20 fights by level (a bestiary entry may carry one for a day's rests)
         data.pop("level", None)
     elif not party:
@@ -94,6 +100,7 @@ def members_data(side: Side, scenario: Scenario) -> list[dict[str, Any]]:
     (its combatant is named "NAME of RIDER")."""
     rules = scenario.rules
     mounts = {member.name: member for member in side.members if member.rider is not None}
+    suited = any(w.suited for s in scenario.sides for m in s.members for w in m.weapons)
     out = []
     for member in side.members:
         if member.rider is not None:
@@ -101,7 +108,7 @@ def members_data(side: Side, scenario: Scenario) -> list[dict[str, Any]]:
         ctx = member_context(rules, scenario.options, scenario.sides, side, scenario.surprise,
                              perils=perilous(scenario), mounted=member.mount is not None,
                              distance=scenario.distance)
-        data = without_idle(combatant_data(member, rules, side.party), member, ctx)
+        data = without_idle(combatant_data(member, rules, side.party, suited), member, ctx)
         if member.mount is not None:
             mount = mounts[member.mount]
             data["mount"] = without_idle(combatant_data(mount, rules, side.party), mount,
