@@ -53,6 +53,8 @@ PRESETS = (
            "drink a potion at half HP rather than at a third"),
     Preset("medic", "keep potions for the fallen", (("potion_at", 0.0),),
            "never drink while standing: every potion is kept to wake a downed ally"),
+    Preset("no-revive", "raise nobody between fights", (("revive", "never"),),
+           "in a day (d100, 2d10, d10), no potion is poured into a member left at 0 HP between fights"),
 )
 ROLES = ("party", "opposition")
 
@@ -127,18 +129,25 @@ def apply(subject: Subject, chosen: Sequence[tuple[Group, Preset]]) -> Subject:
     return _each(subject, lambda scenario: _scenario(scenario, chosen))
 
 
-def _played(c: Combatant, side: Side) -> Tactics:
+def _played(c: Combatant, side: Side, day: bool, potions: bool) -> Tactics:
     """The tactics a fighter acts on, defaults written out; a potion threshold only where the
-    fighter carries potions (it reads it nowhere else)."""
+    fighter carries potions, the re-roll policy only in a day's party and the revive policy only
+    in a day's party that carries potions (they are read nowhere else)."""
     t = side.tactics if c.tactics is None else c.tactics.over(side.tactics)
+    resting = day and side.party
+    revive = "between_fights" if t.revives else "never"
     return attrs.evolve(t, target=t.policy, potion_at=t.drink_at if c.items else None,
-                        reroll_hp=t.reroll)
+                        reroll_hp=t.reroll if resting else None,
+                        revive=revive if resting and potions else None)
 
 
 def played(subject: Subject) -> tuple[Tactics, ...]:
     """Every fighter's tactics as it acts on them: two subjects with equal ``played`` that differ
     only in tactics fight the same battles on the same seeds."""
-    return tuple(_played(c, side) for scenario in scenarios(subject)
+    day = isinstance(subject, Day)
+    potions = any(c.items for scenario in scenarios(subject) for side in scenario.sides if side.party
+                  for c in side.members)
+    return tuple(_played(c, side, day, potions) for scenario in scenarios(subject)
                  for side in scenario.sides for c in side.members)
 
 

@@ -135,3 +135,22 @@ def test_the_guide_lists_every_preset_with_its_keys():
         for key, value in preset.keys:
             assert f"`{key}: {value:g}`" in rows[preset.name] if isinstance(value, float) else \
                 f"`{key}: {value}`" in rows[preset.name]
+
+
+def test_no_revive_plays_only_where_a_days_party_carries_potions(tmp_path):
+    """revive is read between a day's fights, by a party with a potion to pour: there the preset
+    changes the days; without a potion it fights the very same days, and spread counts it once."""
+    from tests.day.test_revive import day_text
+    from tests.day_files import write_day
+
+    no_revive = next(p for p in PRESETS if p.name == "no-revive")
+    for k, (items, differs) in enumerate(((", items: [{heal: 2d4+2, count: 2}]", True), ("", False))):
+        (tmp_path / str(k)).mkdir()
+        day = load_input(write_day(tmp_path / str(k), day_text(frail_items=items)), ())
+        party, _ = groups(day, None)
+        changed = apply(day, [(party, no_revive)])
+        assert (played(changed) != played(day)) is differs
+        assert (_counts(changed, 150) != _counts(day, 150)) is differs
+    encounter = load_input(AMBUSH, ())
+    party, _ = groups(encounter, None)
+    assert played(apply(encounter, [(party, no_revive)])) == played(encounter)  # no rest, no revive
