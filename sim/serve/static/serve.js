@@ -10,7 +10,7 @@ const HEADLINE = [["win", "the party wins"], ["any_down", "someone goes down"],
 const POLL_MS = 250;
 const EDIT_WAIT_MS = 500;
 
-const state = { form: null, entries: [], job: null, runs: 0, editTimer: null };
+const state = { form: null, entries: [], job: null, runs: 0, composes: 0, editTimer: null };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -139,8 +139,10 @@ async function formChanged() {
     showProblems([{ line: 0, message: "add at least one party member and one monster", severity: "error" }]);
     return;
   }
+  const asked = ++state.composes;
   try {
     const { yaml } = await api("POST", "/api/compose", { form: state.form });
+    if (asked !== state.composes) return;  // a later edit's YAML is on its way: this one is stale
     setYaml(yaml);
     await sourceChanged(false);
   } catch (error) {

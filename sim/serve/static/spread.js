@@ -7,9 +7,11 @@
 
 const SPREAD_FIGURES = [["any_death", "someone dies"], ["any_down", "someone goes down"],
                         ["tpk", "total party kill"], ["win", "the party wins"]];
-const spreadState = { job: null, run: 0 };
+const SPREAD_WAIT_MS = 1000;  // a batch done while the GM is still editing starts nothing
+const spreadState = { job: null, run: 0, timer: null };
 
 function stopSpread() {
+  clearTimeout(spreadState.timer);
   spreadState.run += 1;
   if (spreadState.job) {
     api("DELETE", `/api/jobs/${spreadState.job}`).catch(() => {});
@@ -63,7 +65,10 @@ function showSpread(job) {
     : `${box.battles} battles a play so far; the corners come last. The figures firm up as more finish.`;
 }
 
-document.addEventListener("sim:batch-done", startSpread);
+document.addEventListener("sim:batch-done", () => {
+  stopSpread();
+  spreadState.timer = setTimeout(startSpread, SPREAD_WAIT_MS);
+});
 document.addEventListener("sim:edited", () => {
   stopSpread();
   $("spread-box").hidden = true;
