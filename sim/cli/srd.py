@@ -125,18 +125,18 @@ def _check(texts: list[tuple[Imported, str]], folder: pathlib.Path) -> None:
 
 
 def _tell(entries: list[Imported], skipped: list[Skipped], folder: pathlib.Path) -> None:
-    """A line a monster: where it went, the book's figures and the d20 ones, then what the
-    figures leave out."""
+    """A few lines a monster: where it went with the book's figures, the d20 ones, then
+    what the figures leave out."""
     for entry in entries:
         b = entry.block
-        say_line(f"{display_name(folder / (entry.stem + '.yaml'))}: {entry.name} ({entry.book}):"
-                 f" defense_threshold {b['defense_threshold']}, attack_threshold"
-                 f" {b['attack_threshold']}, level {b['level']}, hp {b['hp']}, weapons "
-                 + ", ".join(f"{w['name']} {w['damage']}" for w in b["weapons"]))
+        say_line(f"{display_name(folder / (entry.stem + '.yaml'))}: {entry.name} ({entry.book})")
+        say_line(f"  as d20: defense_threshold {b['defense_threshold']}, attack_threshold"
+                 f" {b['attack_threshold']}, level {b['level']}, hp {b['hp']}")
+        say_line("  weapons: " + ", ".join(f"{w['name']} {w['damage']}" for w in b["weapons"]))
         for item in entry.left_out:
             say_line(f"  not carried: {item}")
     for skip in skipped:
         say_line(f"skipped {skip.name}: {skip.why}")
     count = "1 entry" if len(entries) == 1 else f"{len(entries)} entries"
-    say_line(f"sim import: {count} written to {display_name(folder)}"
-             f" (use: NAME in a {RULES} scenario; sim bestiary {RULES} lists them)")
+    say_line(f"sim import: {count} written to {display_name(folder)}; use: NAME in a {RULES}"
+             " scenario")

@@ -36,9 +36,12 @@ def test_both_shapes_import_validate_play_and_show(here, capsys):
     code, out, err = run(capsys, "import", "db.json")
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0].startswith("bestiary/d20/goblin.yaml: goblin (AC 15, 7 HP (2d6), CR 1/4, +4 to"
-                               " hit): defense_threshold 14, attack_threshold 15, level 1")
-    assert "  not carried: Nimble Escape: special ability" in lines
+    assert lines[:4] == [
+        "bestiary/d20/goblin.yaml: goblin (AC 15, 7 HP (2d6), CR 1/4, +4 to hit)",
+        "  as d20: defense_threshold 14, attack_threshold 15, level 1, hp 2d6",
+        "  weapons: scimitar 1d6+2, shortbow 1d6+2",
+        "  not carried: Nimble Escape: special ability"]
+    assert max(map(len, lines)) <= 80
     assert lines[-1].startswith("sim import: 2 entries written to bestiary/d20")
     code, out, _ = run(capsys, "import", "open5e.json", "--rules", "d20")
     assert code == 0 and "owlbear (AC 13, 59 HP (7d10+21), CR 3, +7 to hit)" in out
