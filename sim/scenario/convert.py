@@ -12,6 +12,7 @@ and 20 (an automatic miss and hit there, only the total here): at most 5 points 
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -58,7 +59,7 @@ def attack_threshold(bonus: int) -> int:
 
 def weapon_bonus(bonus: int, level: int) -> int:
     """A weapon's ``bonus`` from an attack bonus: the roll adds the level, so bonus - level."""
-    return bonus - level
+    return _clamp(bonus - level, (-50, 50))
 
 
 def challenge(value: object) -> Fraction | None:
@@ -66,7 +67,8 @@ def challenge(value: object) -> Fraction | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return Fraction(value).limit_denominator(8) if value >= 0 else None
+        finite = math.isfinite(value) and value >= 0
+        return Fraction(value).limit_denominator(8) if finite else None
     if isinstance(value, str):
         found = re.search(r"(\d+)\s*/\s*(\d+)|\d+(?:\.\d+)?", value)
         if found is None:
@@ -98,7 +100,7 @@ def first_number(value: object) -> int | None:
     if isinstance(value, int):
         return value
     if isinstance(value, float):
-        return round(value)
+        return round(value) if math.isfinite(value) else None
     if isinstance(value, str):
         found = _NUMBER.search(value)
         return None if found is None else int(found.group(0))
@@ -112,8 +114,8 @@ def first_number(value: object) -> int | None:
 
 
 def metres(feet: float) -> int:
-    """``movement`` in metres from a speed in feet (30 ft: 9 m), at least 1."""
-    return max(1, round(feet * METRES_A_FOOT))
+    """``movement`` or ``range`` in metres from feet (30 ft: 9 m), within 1 and 1,000 m."""
+    return _clamp(round(feet * METRES_A_FOOT), (1, 1000))
 
 
 def feet_in(text: str) -> int | None:
@@ -131,13 +133,13 @@ def hp_of(hit_points: int | None, rolled: str | None) -> str | int | None:
         return hit_points
     try:
         parsed = dice.parse(rolled)
-    except ValueError:
+        if hit_points is None:
+            return str(parsed) if parsed.min >= 1 else None
+        mod = hit_points - int(parsed.mean_fraction)
+        text = sum_dice([str(parsed), str(mod)]) if mod else str(parsed)
+        return text if dice.parse(text).min >= 1 else hit_points
+    except ValueError:  # DiceError: unreadable, or past what notation holds
         return hit_points
-    if hit_points is None:
-        return str(parsed) if parsed.min >= 1 else None
-    mod = hit_points - int(parsed.mean_fraction)
-    text = sum_dice([str(parsed), str(mod)]) if mod else str(parsed)
-    return text if dice.parse(text).min >= 1 else hit_points
 
 
 def sum_dice(parts: Iterable[str]) -> str:

@@ -18,7 +18,7 @@ import yaml
 from sim.errors import Problem
 from sim.scenario import convert
 from sim.scenario.limits import MAX_NAME
-from sim.scenario.srd_actions import Attack, read_actions, summed
+from sim.scenario.srd_actions import Attack, printable, read_actions, summed
 
 DESCRIPTION_LIMIT = 2000  # what a stat block's description holds
 _LEFT_OUT_LISTS = (("special_abilities", "special ability"), ("legendary_actions", "legendary action"),
@@ -89,12 +89,6 @@ def read_monster(raw: object, file: str, path: str) -> Imported | Skipped | Prob
     return _entry(raw, name, ac, hp, actions)
 
 
-def printable(text: str) -> str:
-    """``text`` on one line of printable characters, its spaces folded (it goes into a
-    file's comment and a terminal line)."""
-    return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-
-
 def _at(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
@@ -130,8 +124,9 @@ def _weapons(actions: Any, left_out: list[str]) -> list[Attack]:
     attacks: list[Attack] = list(actions.attacks)
     melee = [a for a in attacks if a.range is None or a.thrown]
     first: list[Attack] = []
-    if actions.multiattack:
-        first = [summed(actions.multiattack)]
+    whole = summed(actions.multiattack) if actions.multiattack else None
+    if whole is not None:
+        first = [whole]
     elif melee:
         first = [max(melee, key=lambda a: a.mean)]
     ranged = [a for a in attacks if a.range is not None and a not in first]

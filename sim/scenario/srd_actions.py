@@ -22,6 +22,7 @@ from sim.scenario.limits import MAX_NAME
 
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
            "eight": 8, "twice": 2, "thrice": 3}
+MAX_COUNT = 10  # attacks of one kind in a multiattack: no book gives more
 _COUNT = r"(\d+|" + "|".join(NUMBERS) + r")"
 
 
@@ -82,9 +83,10 @@ def _damage(action: dict[str, Any], left_out: list[str]) -> str | None:
 
 
 def _attack(action: dict[str, Any], left_out: list[str]) -> Attack | None:
-    bonus, name = action.get("attack_bonus"), _text(action.get("name")).strip()
+    bonus, name = action.get("attack_bonus"), printable(_text(action.get("name")))
     if not isinstance(bonus, int) or isinstance(bonus, bool) or not name:
         return None
+    bonus = max(-100, min(100, bonus))  # past any book: kept within what the keys take
     damage = _damage(action, left_out)
     if damage is None or dice.parse(damage).min < 0:
         return None
@@ -97,6 +99,12 @@ def _attack(action: dict[str, Any], left_out: list[str]) -> Attack | None:
                   None if feet is None else convert.metres(feet), thrown and feet is not None)
 
 
+def printable(text: str) -> str:
+    """``text`` on one line of printable characters, its spaces folded (it goes into a
+    file's comment and a terminal line)."""
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+
+
 def read_actions(raw: object) -> Actions:
     """The attacks, the multiattack and what is left out of a monster's ``actions``."""
     actions = [a for a in raw if isinstance(a, dict)] if isinstance(raw, list) else []
@@ -104,7 +112,7 @@ def read_actions(raw: object) -> Actions:
     left_out: list[str] = []
     multi: dict[str, Any] | None = None
     for action in actions:
-        name = _text(action.get("name")).strip()
+        name = printable(_text(action.get("name")))
         if name.casefold() == "multiattack":
             multi = action
             continue
@@ -134,13 +142,14 @@ def _multiattack(action: dict[str, Any], attacks: list[Attack], left_out: list[s
     for entry in listed if isinstance(listed, list) else ():
         if isinstance(entry, dict) and _text(entry.get("action_name")).casefold() in by_name:
             count = convert.first_number(entry.get("count"))
-            found[_text(entry["action_name"]).casefold()] = max(1, count or 1)
+            found[_text(entry["action_name"]).casefold()] = min(MAX_COUNT, max(1, count or 1))
     if not found:
         found = _counts_in_words(_text(action.get("desc")).casefold(), attacks)
-    if sum(found.values()) < 2:
+    parts = tuple((by_name[name], count) for name, count in found.items())
+    if sum(found.values()) < 2 or summed(parts) is None:
         left_out.append("Multiattack: not read (one attack a turn)")
         return ()
-    return tuple((by_name[name], count) for name, count in found.items())
+    return parts
 
 
 def _counts_in_words(desc: str, attacks: list[Attack]) -> dict[str, int]:
@@ -154,21 +163,24 @@ def _counts_in_words(desc: str, attacks: list[Attack]) -> dict[str, int]:
         match = re.search(pattern, desc)
         if match is not None:
             word = match.group(1)
-            found[attack.name] = int(word) if word.isdigit() else NUMBERS[word]
+            found[attack.name] = min(MAX_COUNT, int(word) if word.isdigit() else NUMBERS[word])
     if not found:
         match = re.search(rf"\b{_COUNT}\b\s+(?:\w+\s+)?attacks", desc)
         melee = [a for a in attacks if a.range is None] or attacks
         if match is not None and melee:
             word = match.group(1)
-            found[melee[0].name] = int(word) if word.isdigit() else NUMBERS[word]
+            found[melee[0].name] = min(MAX_COUNT, int(word) if word.isdigit() else NUMBERS[word])
     return found
 
 
-def summed(parts: tuple[tuple[Attack, int], ...]) -> Attack:
+def summed(parts: tuple[tuple[Attack, int], ...]) -> Attack | None:
     """A multiattack as one attack: the damage summed, the attack bonus of the attacks
     weighted by their damage (most books give them all the same), a range only if all
-    have one."""
-    damage = convert.sum_dice([a.damage for a, n in parts for _ in range(n)])
+    have one; None when the sum is past what dice notation holds."""
+    try:
+        damage = convert.sum_dice([a.damage for a, n in parts for _ in range(n)])
+    except DiceError:
+        return None
     weight = sum(a.mean * n for a, n in parts) or 1.0
     bonus = round(sum(a.bonus * a.mean * n for a, n in parts) / weight)
     name = " + ".join(a.name if n == 1 else f"{a.name} x{n}" for a, n in parts)[:MAX_NAME]

@@ -6,10 +6,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sim import dice
 from sim.errors import Problem
 from sim.model import Weapon
+from sim.scenario.bestiary import load_bestiary_file
 from sim.scenario.srd import Imported, Skipped, file_text, monsters, read_monster
 from tests.builders import fighter, scenario, side
 from tests.scenario import srd_files as f
@@ -127,3 +130,31 @@ def test_file_text_is_a_bestiary_file():
     text = file_text(imported(f.DB_GOBLIN), "monsters.json")
     assert text.startswith("# goblin: AC 15, 7 HP (2d6), CR 1/4, +4 to hit")
     assert "\nrules: d20\n" in text and "\ncreatures:\n  goblin:\n" in text
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats(allow_nan=True)
+    | st.text(max_size=30) | st.sampled_from(["1d6+2", "2d8", "1/4", "range 80/320 ft.", "30 ft."]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["name", "value", "damage_dice", "dc", "from", "options", "walk", "count",
+                         "action_name", "attack_bonus", "damage_bonus", "desc", "damage"]),
+        inner, max_size=5),
+    max_leaves=20)
+KEYS = ["armor_class", "hit_points", "hit_dice", "hit_points_roll", "challenge_rating", "speed",
+        "actions", "special_abilities", "legendary_actions", "damage_immunities", "name"]
+
+
+@given(base=st.sampled_from([f.DB_GOBLIN, f.DB_APE, f.DB_DRAGON, f.O5E_OWLBEAR, f.O5E_BUGBEAR]),
+       changes=st.dictionaries(st.sampled_from(KEYS), JSON_VALUES, max_size=4))
+def test_any_json_is_read_or_refused_never_a_crash(base, changes, tmp_path_factory):
+    """Whatever a file holds in a monster's keys, it is an entry, a skip or a problem; an
+    entry's file is a d20 bestiary file `sim validate` accepts, unless its hit points are
+    past every range (refused there, one line)."""
+    got = read_monster({**base, **changes}, "m.json", "")
+    assert isinstance(got, Imported | Skipped | Problem)
+    if isinstance(got, Imported):
+        path = tmp_path_factory.mktemp("d20") / "x.yaml"
+        path.write_text(file_text(got, "m.json"), encoding="utf-8")
+        problems: list[Problem] = []
+        load_bestiary_file(path, problems)
+        assert all(p.path.endswith(".hp") for p in problems), [str(p) for p in problems]
