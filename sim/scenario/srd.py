@@ -170,6 +170,12 @@ def _lists_left_out(raw: dict[str, Any]) -> list[str]:
             if isinstance(name, str) and name.strip():
                 spells = "spellcasting" in name.casefold()
                 out.append(f"{name.strip()}: {'spells' if spells else kind}")
+    saves = _saves(raw)
+    if saves:
+        out.append(f"saving throw bonuses: {saves}")
+    spells = raw.get("spell_list")
+    if isinstance(spells, list) and spells:
+        out.append(f"spells: {len(spells)}")
     for key in _IMMUNITIES:
         value = raw.get(key)
         names = [v.get("name") if isinstance(v, dict) else v for v in value] \
@@ -178,6 +184,22 @@ def _lists_left_out(raw: dict[str, Any]) -> list[str]:
         if shown:
             out.append(f"{key.replace('_', ' ')}: {shown}")
     return out
+
+
+def _saves(raw: dict[str, Any]) -> str:
+    """The saving throw bonuses: 5e-database's proficiencies, Open5e's ``dexterity_save``."""
+    found: list[str] = []
+    listed = raw.get("proficiencies")
+    for item in listed if isinstance(listed, list) else ():
+        what = item.get("proficiency") if isinstance(item, dict) else None
+        name = what.get("name") if isinstance(what, dict) else None
+        if isinstance(name, str) and name.startswith("Saving Throw:") \
+                and isinstance(item.get("value"), int):
+            found.append(f"{printable(name.removeprefix('Saving Throw:'))} {item.get('value')}")
+    for key, value in raw.items():
+        if isinstance(key, str) and key.endswith("_save") and isinstance(value, int):
+            found.append(f"{key.removesuffix('_save')[:3].upper()} {value}")
+    return ", ".join(found)
 
 
 def _description(shape: str, book: str, left_out: list[str]) -> str:

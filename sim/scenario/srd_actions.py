@@ -22,6 +22,9 @@ from sim.scenario.limits import MAX_NAME
 
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
            "eight": 8, "twice": 2, "thrice": 3}
+CONDITIONS = ("blinded", "charmed", "deafened", "frightened", "grappled", "incapacitated",
+              "paralyzed", "petrified", "poisoned", "prone", "restrained", "stunned",
+              "unconscious")
 MAX_COUNT = 10  # attacks of one kind in a multiattack: no book gives more
 _COUNT = r"(\d+|" + "|".join(NUMBERS) + r")"
 
@@ -95,6 +98,9 @@ def _attack(action: dict[str, Any], left_out: list[str]) -> Attack | None:
     thrown = "melee or ranged" in desc.casefold()
     if "saving throw" in desc.casefold() and not any(name in o for o in left_out):
         left_out.append(f"{name}: the saving throw its hit forces")
+    imposed = [c for c in CONDITIONS if re.search(rf"\b{c}\b", desc.casefold())]
+    if imposed:
+        left_out.append(f"{name}: the conditions it imposes ({', '.join(imposed)})")
     return Attack(name[:MAX_NAME].casefold(), bonus, damage,
                   None if feet is None else convert.metres(feet), thrown and feet is not None)
 

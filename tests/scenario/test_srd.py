@@ -72,6 +72,17 @@ class TestShapes:
         assert isinstance(got, Skipped) and "no attack" in got.why
 
 
+def test_conditions_and_saves_an_attack_leaves_out():
+    """Open5e: a hit that grapples, a saving throw bonus."""
+    beak = {**f.O5E_OWLBEAR["actions"][1], "desc": "Melee Weapon Attack: +7 to hit. Hit: 10,"
+            " and the target is grappled (escape DC 15) and must succeed on a DC 13 Constitution"
+            " saving throw or be poisoned."}
+    owlbear = imported({**f.O5E_OWLBEAR, "actions": [beak], "dexterity_save": 3})
+    assert owlbear.left_out[:2] == ("Beak: the saving throw its hit forces",
+                                    "Beak: the conditions it imposes (grappled, poisoned)")
+    assert "saving throw bonuses: DEX 3" in owlbear.left_out
+
+
 class TestMultiattack:
     def test_structured(self):
         """5e-database's list: two fists are one weapon of their summed damage."""
@@ -100,7 +111,7 @@ class TestMultiattack:
                 dragon.block["defense_threshold"], dragon.block["movement"]) == (10, 21, 17, 12)
         told = " | ".join(dragon.left_out)
         for words in ("Fire Breath: a saving-throw action", "Wing Attack: legendary action",
-                      "damage immunities: fire", "fly 80 ft."):
+                      "damage immunities: fire", "fly 80 ft.", "saving throw bonuses: DEX 4"):
             assert words in told
         assert "Not carried: Fire Breath" in dragon.block["description"]
 
