@@ -75,8 +75,8 @@ def _cr(value: object) -> Told:
 
 def _hp(value: object) -> Told:
     shown = value if isinstance(value, int | str) and not isinstance(value, bool) else "27"
-    return Told("hp", f"hit points; write hp: {shown}: a number, or the book's dice with their"
-                " modifier (27 (5d8+5): hp: 5d8+5), rolled anew each battle")
+    return Told("hp", f"hit points; write hp: {shown} (a number, or the book's dice with their"
+                " modifier: 27 (5d8+5) is hp: 5d8+5, rolled anew each battle)")
 
 
 def _speed(value: object) -> Told:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 
 from sim.scenario.convert import sum_dice
 from tests.scenario.chances import book_chance, hit_chance
@@ -162,3 +163,54 @@ class TestOtherKeys:
                 "      - {name: A, hp: 10, ac: 3, weapons: [{name: s, damage: 1d6}]}\n"
                 "  - name: b\n    members:\n      - {name: B, hp: 10, weapons: [{name: s, damage: 1d6}]}\n")
         assert "did you mean 'armor'?" in arena.one(text).message
+
+
+BOOK_GOBLIN = """\
+name: By the hints alone
+rules: d20
+sides:
+  - name: heroes
+    party: true
+    members:
+      - {name: Aria, hp: 24, level: 3, armor: 6, weapons: [{name: sword, damage: 1d8, bonus: 2}]}
+      - {name: Bran, hp: 20, level: 2, armor: 3, weapons: [{name: axe, damage: 1d8, bonus: 1}]}
+  - name: goblins
+    members:
+      - name: goblin                 # as the monster manual prints it
+        count: 3
+        armor_class: 15
+        hit_points: 2d6
+        speed: 30 ft.
+        challenge: 1/4
+        to_hit: 4
+        senses: darkvision 60 ft., passive Perception 9
+        saving_throws: {dex: 2}
+        dex: 14
+        weapons: [{name: scimitar, damage_dice: 1d6+2, damage_type: slashing}]
+"""
+
+
+def test_a_book_monster_goes_in_by_the_hints_alone(arena):
+    """Each line's "write KEY: VALUE" taken, each "drop it" dropped: the goblin validates
+    with --strict, plays, and keeps the book's odds (+4 against the heroes' AC, +5 and +3
+    heroes against AC 15) within 5 points."""
+    problems = arena.problems(BOOK_GOBLIN)
+    assert len(problems) == 10 and not any("did you mean" in p.message for p in problems)
+    data = yaml.safe_load(BOOK_GOBLIN)
+    goblin = data["sides"][1]["members"][0]
+    for p in problems:
+        *where, key = re.findall(r"[a-z_]+", p.path.split("members[0].")[1])
+        block = goblin["weapons"][0] if where == ["weapons"] else goblin
+        written = re.search(r"\bwrite ([a-z_]+): ([^ ;,]+)", p.message)
+        if written is None:
+            assert "drop it" in p.message, p.message
+        else:
+            block[written.group(1)] = yaml.safe_load(written.group(2))
+        del block[key]
+    text = yaml.safe_dump(data, sort_keys=False)
+    spec = arena.load(text)
+    assert (arena.cli("validate", "--strict", "s.yaml")[0], arena.cli("batch", "s.yaml", "-n", "20",
+            "--workers", "1", "--out", "run")[0]) == (0, 0)
+    for hero, ac, bonus in (("Aria", 16, 5), ("Bran", 13, 3)):
+        assert abs(hit_chance(spec, "goblin 1", hero) - book_chance(4, ac)) <= 0.05
+        assert abs(hit_chance(spec, hero, "goblin 1") - book_chance(bonus, 15)) <= 0.05
