@@ -15,7 +15,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from sim.serve.plays import Execution
     from sim.serve.server import Settings, hosts_warning, serve
 
-    check_bestiary_dirs(args.bestiary)
+    check_bestiary_dirs(args.bestiary, env=False)  # the server searches its own folders only
     check_execution_options(args)
     if not args.dir.is_dir():
         raise InputError(option_problem(args.dir, "--dir", "no such folder"))
