@@ -56,7 +56,7 @@ def own_hosts(host: str, port: int, allowed: Iterable[str] = ()) -> Hosts:
         names.add(socket.gethostname().lower())
     if ":" in host and not host.startswith("["):
         names.add(f"[{host}]")
-    return Hosts(frozenset(f"{name}:{port}" for name in names), port, host in WILDCARDS)
+    return Hosts(frozenset(f"{name}:{port}".lower() for name in names), port, host in WILDCARDS)
 
 
 @attrs.frozen
@@ -98,7 +98,7 @@ def is_local_address(name: str) -> bool:
 
 
 class Guard:
-    """ASGI middleware: refuses (403, 413) before the application sees the request."""
+    """ASGI middleware: refuses (403, 413, 415) before the application sees the request."""
 
     def __init__(self, app: App, token: str, hosts: Hosts, max_body: int) -> None:
         self.app = app

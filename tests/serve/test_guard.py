@@ -67,6 +67,7 @@ def test_a_chunked_body_over_the_bound_is_refused_as_it_arrives(client) -> None:
 def test_own_hosts_are_the_loopback_names_only_on_loopback() -> None:
     assert own_hosts("127.0.0.1", 9).names == {"127.0.0.1:9", "localhost:9", "[::1]:9"}
     assert own_hosts("192.168.1.5", 9).names == {"192.168.1.5:9"}
+    assert "mybox:9" in own_hosts("MyBox", 9) and "MYBOX:9" in own_hosts("mybox", 9)  # names: any case
 
 
 # -- the edges a planted one-line bug would move (the mutation audit's three) ----------------
