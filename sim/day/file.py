@@ -31,6 +31,7 @@ from sim.scenario.limits import MAX_DAY_TURNS
 from sim.scenario.overrides import apply as apply_overrides
 from sim.scenario.overrides import blame
 from sim.scenario.overrides import parse_all as parse_overrides
+from sim.scenario.reach import Outside, encounter_file
 from sim.scenario.sides import looks_as
 from sim.scenario.unused import morale_is_on
 from sim.yamlsrc import Path, Source, display_name, load_marked, load_yaml, shorten
@@ -281,7 +282,11 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
                ) -> Encounter | None:
     where: Path = ("steps", i, "encounter")
     if isinstance(value, str):
-        file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)
+        try:
+            file = encounter_file(value, day_path.parent)
+        except Outside as exc:
+            _fail(problems, day, where, f"encounter file {shorten(value)}: {exc}")
+            return None
         what = _not_a_file(file)
         if what is not None:
             _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file}:"

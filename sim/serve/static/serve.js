@@ -10,7 +10,7 @@ const HEADLINE = [["win", "the party wins"], ["any_down", "someone goes down"],
 const POLL_MS = 250;
 const EDIT_WAIT_MS = 500;
 
-const state = { form: null, entries: [], job: null, runs: 0, editTimer: null };
+const state = { form: null, entries: [], job: null, runs: 0, composes: 0, editTimer: null };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -139,8 +139,11 @@ async function formChanged() {
     showProblems([{ line: 0, message: "add at least one party member and one monster", severity: "error" }]);
     return;
   }
+  // The last change of the form wins: answers to two quick changes may come back swapped.
+  const composing = ++state.composes;
   try {
     const { yaml } = await api("POST", "/api/compose", { form: state.form });
+    if (composing !== state.composes) return;
     setYaml(yaml);
     await sourceChanged(false);
   } catch (error) {
