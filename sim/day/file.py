@@ -101,9 +101,8 @@ class Day:
 
     @property
     def resolved_sha256(self) -> str:
-        content: list = [(self.name, self.rules, self.destiny_points)]
-        if self.rest_revives or self.unhealable_recovery != "level_rates":  # (older hashes kept)
-            content.append((self.unhealable_recovery, self.rest_revives))
+        content: list = [(self.name, self.rules, self.destiny_points, self.unhealable_recovery,
+                          self.rest_revives)]  # what the day plays, its rests' options too
         for step in self.steps:
             content.append(step.scenario.resolved_sha256 if isinstance(step, Encounter)
                            else (step.kind, step.hours))
@@ -227,25 +226,21 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     _check_day_length(source, built, problems)
     if errors_of(problems):
         return None
-    first = next(i for i, s in enumerate(built) if isinstance(s, Encounter))
-    opening = built[first]
-    assert isinstance(opening, Encounter)
+    opening = next(s for s in built if isinstance(s, Encounter))
     if not morale_is_on(rules, opening.scenario.options):  # with morale, a rest gives a token
-        for rest in built[:first]:
+        for rest in built[:built.index(opening)]:
             _warn(problems, source, ("steps", rest.step, "rest"), "the party starts the day rested"
                   " (full HP, PSY and heroism, no fatigue) and the first encounter has morale off;"
                   " a rest helps after a fight")
     day_rests = [s.kind for s in built if isinstance(s, Rest)]
-    party_side = next(s for s in built if isinstance(s, Encounter)).scenario.sides
     idle = "unhealable_recovery" in (data.get("options") or {}) and idle_recovery(
-        recovery, day_rests, next(s for s in party_side if s.party).members)
+        recovery, day_rests, next(s for s in opening.scenario.sides if s.party).members)
     if idle:
         _warn(problems, source, ("options", "unhealable_recovery"), idle)
     problems += fights_warnings(source.file, [s.scenario.warnings for s in built
                                               if isinstance(s, Encounter)])
     return Day(name=data["name"].strip(), rules=rules, party=party["name"].strip(),
-               steps=tuple(built), destiny_points=destiny, unhealable_recovery=recovery,
-               rest_revives=revives,
+               steps=tuple(built), destiny_points=destiny, unhealable_recovery=recovery, rest_revives=revives,
                path=str(path), sha256=source.sha256,
                bestiary=tuple(str(pathlib.Path(b).resolve()) for b in bestiary), overrides=overrides)
 
