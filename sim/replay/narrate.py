@@ -339,8 +339,13 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
     """Yield the narration lines of a battle's events (events without a narrator are silent)."""
     held: list[str] = []
     teller = Teller()
+    started: dict[str, bool] = {"day": False, "battle": False}  # and not ended yet
     for raw in events:
         name = raw.get("event", "")
+        what, _, edge = str(name).partition("_")
+        if what in started and edge in ("started", "ended"):
+            started[what] = edge == "started"
+            started["battle"] &= not (what == "day" and edge == "ended")
         event = clean(raw)  # names and every other string are data, never terminal codes
         told = teller.tell(event)
         if told is None:
@@ -362,3 +367,7 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
             held.clear()
             yield line
     yield from held
+    unended = next((what for what in ("battle", "day") if started[what]), None)
+    if unended is not None:  # a log cut at a line's end reads whole: said, not narrated as whole
+        yield (f"The log ends here, before the {unended} does: it was cut short (sim replay --verify"
+               " plays it again to compare).")

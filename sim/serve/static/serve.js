@@ -139,10 +139,11 @@ async function formChanged() {
     showProblems([{ line: 0, message: "add at least one party member and one monster", severity: "error" }]);
     return;
   }
-  const asked = ++state.composes;
+  // The last change of the form wins: answers to two quick changes may come back swapped.
+  const composing = ++state.composes;
   try {
     const { yaml } = await api("POST", "/api/compose", { form: state.form });
-    if (asked !== state.composes) return;  // a later edit's YAML is on its way: this one is stale
+    if (composing !== state.composes) return;
     setYaml(yaml);
     await sourceChanged(false);
   } catch (error) {
