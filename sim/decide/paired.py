@@ -107,11 +107,15 @@ def play(jobs: Sequence[tuple[object, Scenario, int, int]], seed: int, chunk: in
 
 
 def play_chunks(jobs: Sequence[tuple[object, Scenario, int, int]], seed: int, chunk: int,
-                runner: Runner, window: int) -> dict[object, list[ChunkResult]]:
-    """``play``'s chunks themselves (their rows and counts), per tag, in battle order."""
+                runner: Runner, window: int, gate: Callable[[], None] = lambda: None
+                ) -> dict[object, list[ChunkResult]]:
+    """``play``'s chunks themselves (their rows and counts), per tag, in battle order. ``gate``
+    is called before each chunk is handed out: it may wait, or raise to stop (sim serve's
+    spread gives way to the page's other jobs, and stops at once when cancelled)."""
     def tasks() -> Iterator[ChunkTask]:
         for tag, scenario, start, stop in jobs:
             for first in range(start, stop, chunk):
+                gate()
                 yield ChunkTask(scenario, seed, first, min(stop, first + chunk), LogPlan(),
                                 tag=tag, rows_only=True)
 

@@ -200,10 +200,10 @@ class _Phase:
         return out[len(prior):]
 
     def play(self, seed: int, start: int, stop: int, chunk: int, runner: Runner, window: int,
-             kept: list[tuple[int, ...]]) -> None:
+             kept: list[tuple[int, ...]], gate: Callable[[], None]) -> None:
         if self.tags:
             jobs = [(k, self.plays[k - self.offset].subject, start, stop) for k in self.tags]
-            self.count(play_chunks(jobs, seed, chunk, runner, window), kept, start)
+            self.count(play_chunks(jobs, seed, chunk, runner, window, gate), kept, start)
 
 
 Partial = Callable[[Spread], None]
@@ -212,10 +212,11 @@ Partial = Callable[[Spread], None]
 def spread(subject: Subject, groups: Sequence[Group], seed: int, n: int, runner: Runner, window: int,
            chunk: int, precision: float | None = None, step: int | None = None,
            progress: Callable[[int, int], None] = lambda done, total: None,
-           partial: Partial = lambda s: None) -> Spread:
+           partial: Partial = lambda s: None, gate: Callable[[], None] = lambda: None) -> Spread:
     """Play the presets of ``groups`` and the corners on battles 0..n-1 of ``seed`` (fewer once
     every paired headline difference is within ``precision``); ``partial`` sees the rows so far
-    after every step but the last (``step`` battles a play; by default as ``sim compare`` steps)."""
+    after every step but the last (``step`` battles a play; by default as ``sim compare`` steps);
+    ``gate`` is called before each chunk (``paired.play_chunks``)."""
     require_party([Variant(AS_WRITTEN, subject)])
     started = time.perf_counter()
     kind = unit(Variant(AS_WRITTEN, subject))
@@ -227,7 +228,7 @@ def spread(subject: Subject, groups: Sequence[Group], seed: int, n: int, runner:
     done = 0
     while done < n:
         stop = min(n, done + size)
-        presets.play(seed, done, stop, chunk, runner, window, kept)
+        presets.play(seed, done, stop, chunk, runner, window, kept, gate)
         done = stop
         progress(done * len(presets.tags), total)
         if precision is not None and presets.paired.diff_halfwidth(HEADLINE) <= precision:
@@ -239,7 +240,7 @@ def spread(subject: Subject, groups: Sequence[Group], seed: int, n: int, runner:
     corners = _Phase.of(_same(corner_plays(subject, groups, first), plays), len(plays))
     for start in range(0, done, BLOCK):
         stop = min(done, start + BLOCK)
-        corners.play(seed, start, stop, chunk, runner, window, kept)
+        corners.play(seed, start, stop, chunk, runner, window, kept, gate)
         played_now = done * len(presets.tags)
         progress(played_now + stop * len(corners.tags), played_now + done * len(corners.tags))
     elapsed = time.perf_counter() - started

@@ -153,7 +153,7 @@ class Server:
         n = _int(body, "n", SPREAD_N, 1, MAX_PAIRED)
         seed = _int(body, "seed", 1, 0, MAX_SEED)
         try:
-            return spread_job(body, self.scenario, folder, n, seed, self.execution)
+            return spread_job(body, self.scenario, folder, n, seed, self.execution, self.jobs)
         except ValueError as exc:
             raise BadRequest(str(exc)) from None
 

@@ -63,6 +63,26 @@ def test_a_day_spreads_too(client, server_app) -> None:
     assert result["as_written"]["steps"] and {p["side"] for p in result["presets"]} == {"party"}
 
 
+def test_a_spread_gives_way_to_the_pages_other_jobs(client) -> None:
+    """While a batch runs the spread plays no battle; it goes on once the batch is over, and a
+    cancel stops it before its next chunk."""
+    batch = client.post("/api/jobs", json={"kind": "batch", "scenario": scenario_text(AMBUSH),
+                                           "n": 100_000}).json()
+    spread = client.post("/api/jobs", json={"kind": "spread", "scenario": scenario_text(AMBUSH),
+                                            "n": 2000}).json()
+    deadline = time.monotonic() + 60
+    while client.get(f"/api/jobs/{batch['id']}").json()["done"] < 6000 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert client.get(f"/api/jobs/{spread['id']}").json()["done"] == 0
+    client.delete(f"/api/jobs/{batch['id']}")
+    assert finished(client, batch["id"])["status"] == "cancelled"
+    while client.get(f"/api/jobs/{spread['id']}").json()["done"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert client.get(f"/api/jobs/{spread['id']}").json()["done"] > 0
+    client.delete(f"/api/jobs/{spread['id']}")
+    assert finished(client, spread["id"], timeout=30)["status"] == "cancelled"
+
+
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
 @pytest.mark.parametrize("width", [390, 1280])
 def test_the_box_gives_the_sentence_and_the_range(browser, address: str, width: int) -> None:  # noqa: F811
