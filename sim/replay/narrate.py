@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -344,3 +346,27 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
             held.clear()
             yield line
     yield from held
+
+
+COLUMNS = 80  # a terminal's width: the narration never runs past it
+
+
+def fitted(text: str, width: int = COLUMNS) -> str:
+    """A narration line within ``width`` columns: a longer one goes on under its own indent,
+    two spaces further in (a side's long roster, a roll with many dice)."""
+    lines = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        # A short bracket ("(14 HP)", "(8+1)") is kept whole: its space is held while wrapping.
+        held = _SHORT_BRACKET.sub(lambda m: m[0].replace(" ", _HOLD), line)
+        wrapped = textwrap.wrap(held, width, subsequent_indent=indent + "    ",
+                                break_long_words=False, break_on_hyphens=False)
+        lines += [part.replace(_HOLD, " ") for part in wrapped]
+    return "\n".join(lines)
+
+
+_HOLD = "\x00"
+_SHORT_BRACKET = re.compile(r"\([^()\n]{1,20}\)")
