@@ -195,3 +195,17 @@ def test_replay_lines_fit_80_columns(capsys, tmp_path, scenario: str) -> None:
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "(14 HP)" in out or "(22 HP)" in out or "HP)" in out  # a bracket is never split
     assert not re.search(r"\(\d+\n", out)
+
+
+def test_a_days_headline_names_the_party_side_as_a_gm_says_it(capsys, tmp_path) -> None:
+    """"someone of heroes goes down" read as no GM says it: "someone of the heroes"."""
+    from sim.report.terminal import the_side
+
+    day = pathlib.Path(__file__).parents[2] / "scenarios" / "days" / "goblin_warren.yaml"
+    code, out, _ = run(capsys, "batch", str(day), "-n", "20", "--workers", "1", "--no-progress",
+                       "--out", str(tmp_path / "run"))
+    assert code == 0
+    first = " ".join(out.split("\n\n")[0].split())
+    assert re.search(r"; someone of the \w+ goes down in", first), first
+    assert [the_side(n) for n in ("heroes", "The Watch", "Sir Bors's men", "the company")] == [
+        "the heroes", "The Watch", "Sir Bors's men", "the company"]

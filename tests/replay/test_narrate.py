@@ -163,7 +163,7 @@ class TestStoryOrder:
         end = {"event": "battle_ended", "round": 1, "t": 1.0, "winner": None, "rounds": 1,
                "survivors": ["A", "B"], "dead": [], "knocked_out": [], "stopped": "stalemate"}
         assert next(narrate([end])).strip() == (
-            "== The battle is a draw after 1 round(s): stalemate, nobody can hurt anybody any more. ==")
+            "== The battle is a draw after 1 round: stalemate, nobody can hurt anybody any more. ==")
 
     def test_caster_pays_for_spells(self) -> None:
         """A caster out of PSY pays HP for the spell; never "spell damage from herself"."""
