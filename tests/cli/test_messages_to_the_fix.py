@@ -209,3 +209,13 @@ def test_a_days_headline_names_the_party_side_as_a_gm_says_it(capsys, tmp_path) 
     assert re.search(r"; someone of the \w+ goes down in", first), first
     assert [the_side(n) for n in ("heroes", "The Watch", "Sir Bors's men", "the company")] == [
         "the heroes", "The Watch", "Sir Bors's men", "the company"]
+
+
+def test_sim_replay_lines_fit_80_columns(capsys, tmp_path) -> None:
+    """`sim replay` reached 97 columns: it narrates as `sim run` does, within 80."""
+    scenario = pathlib.Path(__file__).parents[2] / "scenarios" / "raiders_rout.yaml"
+    log = tmp_path / "battle.jsonl"
+    assert run(capsys, "run", str(scenario), "--seed", "1", "--log", str(log))[0] == 0
+    code, out, _ = run(capsys, "replay", str(log), "--no-interactive")
+    assert code == 0 and "raiders" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
