@@ -186,9 +186,16 @@ def inner_written(given: dict[str, Any]) -> frozenset[tuple[str, str]]:
     """The skills and tactics keys of a stat block as written (``("skills", "riding")``...)."""
     tactics = given.get("tactics")
     keys = [] if not isinstance(tactics, Tactics) else [
-        ("tactics", key) for key in ("target", "weapons", "potion_at", "reroll_hp")
+        ("tactics", key) for key in ("target", "weapons", "potion_at", "reroll_hp", "revive")
         if getattr(tactics, key) is not None]
     return frozenset([*(("skills", name) for name in given.get("skills") or ()), *keys])
+
+
+def kinds_of(fields: dict[str, Any], use: str | None) -> tuple[str, ...]:
+    """What a weapon's ``suited:`` knows a block by: its bestiary entry, its name as written
+    (before ``count:`` numbers it) and its ``kind:`` names (rules §3, d20)."""
+    names = (use, fields.get("name"), *fields.get("kind", ()))
+    return tuple(dict.fromkeys(n for n in names if isinstance(n, str)))
 
 
 def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
@@ -196,7 +203,7 @@ def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
     out: list[tuple[Combatant, Path]] = []
     for m in members:
         base = m.fields["name"]
-        fields = {k: v for k, v in m.fields.items() if k not in ("description",)}
+        fields = {k: v for k, v in m.fields.items() if k not in ("description", "kind")}
         for i in range(1, m.count + 1):
             name = f"{base} {i}" if m.count > 1 else base
             mount_name = None
@@ -205,11 +212,14 @@ def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
             # One scenario entry is one kind of creature (rules §3 terror): the `count:` members
             # of an entry share it; two entries are two kinds, even of one bestiary entry.
             spec = Combatant(**{**fields, "name": name, "side": side,
-                                "kind": format_path(m.path), "mount": mount_name})
+                                "kind": format_path(m.path), "mount": mount_name,
+                                "kinds": kinds_of(m.fields, m.use)})
             out.append((spec, m.path))
             if m.mount is not None:
-                mount_fields = {k: v for k, v in m.mount.items() if k not in ("description", "name")}
+                mount_fields = {k: v for k, v in m.mount.items()
+                                if k not in ("description", "name", "kind")}
                 out.append((Combatant(**{**mount_fields, "name": mount_name, "side": side,
                                          "kind": format_path((*m.path, "mount")),
+                                         "kinds": kinds_of(m.mount, m.mount_use),
                                          "rider": name}), (*m.path, "mount")))
     return out
