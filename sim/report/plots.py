@@ -19,7 +19,6 @@ from typing import Any
 import attrs
 
 from sim.batch import RunFolder
-from sim.report.terminal import the_side
 
 Summary = dict[str, Any]
 _CAUSE_COLOURS = {"weapon": "#8c564b", "fire": "#d62728", "poison": "#2ca02c", "drowning": "#1f77b4",
@@ -331,8 +330,8 @@ def _party_figure(summary: Summary) -> list[Plot]:
     if not party:
         return []
     return [Plot("party", _party_plot(party, _unit(summary)),
-                 f"How many of {the_side(party['side'])} end {_of_a(summary)} dead, and how many went"
-                 f" down at some moment (share of {_unit(summary)}).")]
+                 f"How many party members end {_of_a(summary)} dead, and how many went down at some"
+                 f" moment (share of {_unit(summary)}).")]
 
 
 def _party_plot(party: dict[str, Any], unit: str) -> str:
