@@ -169,6 +169,8 @@ def test_the_battle_picker_is_not_cut_on_a_phone(browser: Any, pages: dict[str, 
         }""")
         assert widths and max(widths) <= room, opened.tab.evaluate(
             "[...document.getElementById('pick').options].map((o) => o.text)")
+        # The whole outcome is on the page, under the picker.
+        assert opened.tab.locator("#pick-note").inner_text().startswith(("battle ", "day "))
         assert opened.errors == []
     finally:
         opened.tab.close()
