@@ -269,7 +269,8 @@ class TestDayFile:
         day = load_day(write_day(tmp_path, "name: D\nrules: d100\n" + party + steps + rest))
         assert day.steps[0].scenario.sides[0].members[0].level == 4  # the party is listed first
         (tmp_path / "again").mkdir()
-        assert load_day(write_day(tmp_path / "again", "name: D\nrules: d100\n" + party + steps)).warnings == ()
+        without_rest = "name: D\nrules: d100\n" + party + steps
+        assert load_day(write_day(tmp_path / "again", without_rest)).warnings == ()
         (tmp_path / "foe").mkdir()
         foe = steps.replace("{use: brigand}", "{use: brigand, level: 2}")
         (line,) = self.warnings(tmp_path / "foe", "name: D\nrules: d100\n" + party + foe)
