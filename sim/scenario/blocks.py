@@ -20,7 +20,7 @@ from sim.model import (
     Tactics,
     Weapon,
 )
-from sim.scenario import ignored, unread
+from sim.scenario import foreign, ignored, unread
 from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_DAMAGE, MAX_HP, MAX_TOKENS
 from sim.yamlsrc import Path, shorten
@@ -65,7 +65,8 @@ def _weapon(c: Checker, value: object, path: Path) -> Any:
     """A Weapon; with a problem in it, still the weapon its valid keys make (so the checks
     that read weapons, such as skills, run too: the problem itself is already recorded)."""
     fields: dict[str, Any] = {}
-    c.mapping(value, path, weapon_fields(c), required=("name", "damage"), partial=fields)
+    c.mapping(value, path, weapon_fields(c), required=("name", "damage"), partial=fields,
+              foreign=foreign.weapon_key if c.rules == "d20" else None)
     if fields.get("name", INVALID) is INVALID or fields.get("damage", INVALID) is INVALID:
         return INVALID
     return Weapon(**{k: v for k, v in fields.items() if k != "description" and v is not INVALID})
@@ -228,6 +229,11 @@ def _kind(c: Checker, value: object, path: Path) -> Any:
     return names if names is INVALID else tuple(names)
 
 
+def stat_hints(c: Checker) -> Callable[[object, object], foreign.Told | None] | None:
+    """What tells a stat block's keys of other d20 games (``sim.scenario.foreign``)."""
+    return foreign.stat_key if c.rules == "d20" else None
+
+
 def _gifts(c: Checker, value: object, path: Path) -> Any:
     """d20 gifts: the engine reads one, ``initiative``; any other name would do nothing."""
     names = c.names(value, path)
@@ -267,7 +273,7 @@ def _mount(c: Checker, value: object, path: Path) -> Any:
         dropped = tuple(k for k, v in value.items()
                         if v is None and k in table and k not in ("use", "name", "hp"))
         value = {k: v for k, v in value.items() if k not in dropped}
-    fields = c.mapping(value, path, table)
+    fields = c.mapping(value, path, table, foreign=stat_hints(c))
     return fields if fields is INVALID else {**fields, **dict.fromkeys(dropped)}
 
 

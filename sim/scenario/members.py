@@ -13,7 +13,13 @@ import attrs
 
 from sim.model import Combatant, Tactics
 from sim.scenario.bestiary import Entry, where_searched
-from sim.scenario.blocks import check_potion_at, check_skills, check_weapon_names, stat_fields
+from sim.scenario.blocks import (
+    check_potion_at,
+    check_skills,
+    check_weapon_names,
+    stat_fields,
+    stat_hints,
+)
 from sim.scenario.checker import INVALID, Checker
 from sim.scenario.limits import MAX_COUNT
 from sim.scenario.lookup import did_you_mean_entry
@@ -126,7 +132,7 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         assert isinstance(value, dict)
         value = {k: v for k, v in value.items() if k not in dropped}
     partial: dict[str, Any] = {}
-    fields = c.mapping(value, path, fields_table, partial=partial)
+    fields = c.mapping(value, path, fields_table, partial=partial, foreign=stat_hints(c))
     if fields is INVALID:
         if "use" in partial:
             return INVALID
