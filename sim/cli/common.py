@@ -78,10 +78,12 @@ def tell_warnings(warnings: Sequence[Problem], refuse: bool) -> list[str]:
     return lines
 
 
-def check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
+def check_bestiary_dirs(dirs: Sequence[pathlib.Path], env: bool = True) -> None:
     """Every --bestiary and $SIM_BESTIARY folder exists: one that does not would be passed
-    over without a word, and an entry it meant to give taken from the next folder instead."""
-    for option, folders in (("--bestiary", dirs), (BESTIARY_ENV, env_bestiary_dirs())):
+    over without a word, and an entry it meant to give taken from the next folder instead.
+    (``env``: whether the command reads $SIM_BESTIARY; sim serve does not.)"""
+    given = [("--bestiary", dirs), (BESTIARY_ENV, env_bestiary_dirs() if env else [])]
+    for option, folders in given:
         for folder in folders:
             if not folder.is_dir():
                 msg = f"{folder}:0:0: {option}: not a folder"

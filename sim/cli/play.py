@@ -28,8 +28,9 @@ from sim.day.play import run_any
 from sim.errors import InputError, Problem, ScenarioError, strict
 from sim.events import StreamedLog, render
 from sim.model import Scenario
+from sim.replay.columns import fitted
 from sim.replay.load import read_log, regenerate, verify
-from sim.replay.narrate import fitted, narrate
+from sim.replay.narrate import narrate
 from sim.replay.picks import pick_battles
 from sim.scenario import validate_file
 from sim.scenario.bestiary import bestiary_dirs, rules_folder

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -346,8 +344,13 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
     """Yield the narration lines of a battle's events (events without a narrator are silent)."""
     held: list[str] = []
     teller = Teller()
+    started: dict[str, bool] = {"day": False, "battle": False}  # and not ended yet
     for raw in events:
         name = raw.get("event", "")
+        what, _, edge = str(name).partition("_")
+        if what in started and edge in ("started", "ended"):
+            started[what] = edge == "started"
+            started["battle"] &= not (what == "day" and edge == "ended")
         event = clean(raw)  # names and every other string are data, never terminal codes
         told = teller.tell(event)
         if told is None:
@@ -369,27 +372,8 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
             held.clear()
             yield line
     yield from held
+    unended = next((what for what in ("battle", "day") if started[what]), None)
+    if unended is not None:  # a log cut at a line's end reads whole: said, not narrated as whole
+        yield (f"The log ends here, before the {unended} does: it was cut short (sim replay --verify"
+               " plays it again to compare).")
 
-
-COLUMNS = 80  # a terminal's width: the narration never runs past it
-
-
-def fitted(text: str, width: int = COLUMNS) -> str:
-    """A narration line within ``width`` columns: a longer one goes on under its own indent,
-    two spaces further in (a side's long roster, a roll with many dice)."""
-    lines = []
-    for line in text.split("\n"):
-        if len(line) <= width:
-            lines.append(line)
-            continue
-        indent = " " * (len(line) - len(line.lstrip(" ")))
-        # A short bracket ("(14 HP)", "(8+1)") is kept whole: its space is held while wrapping.
-        held = _SHORT_BRACKET.sub(lambda m: m[0].replace(" ", _HOLD), line)
-        wrapped = textwrap.wrap(held, width, subsequent_indent=indent + "    ",
-                                break_long_words=False, break_on_hyphens=False)
-        lines += [part.replace(_HOLD, " ") for part in wrapped]
-    return "\n".join(lines)
-
-
-_HOLD = "\x00"
-_SHORT_BRACKET = re.compile(r"\([^()\n]{1,20}\)")

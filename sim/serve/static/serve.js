@@ -11,7 +11,7 @@ const POLL_MS = 250;
 const EDIT_WAIT_MS = 500;
 
 // figures: the battles, seed and party figures of the last finished batch (what the page shows).
-const state = { form: null, entries: [], job: null, runs: 0, editTimer: null, figures: null };
+const state = { form: null, entries: [], job: null, runs: 0, composes: 0, editTimer: null, figures: null };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -139,8 +139,11 @@ async function formChanged() {
     showProblems([{ line: 0, message: "add at least one party member and one monster", severity: "error" }]);
     return;
   }
+  // The last change of the form wins: answers to two quick changes may come back swapped.
+  const composing = ++state.composes;
   try {
     const { yaml } = await api("POST", "/api/compose", { form: state.form });
+    if (composing !== state.composes) return;
     setYaml(yaml);
     await sourceChanged(false);
   } catch (error) {
