@@ -50,6 +50,15 @@ def warn_problem(text: object) -> None:
     say_line(text, sys.stderr)
 
 
+def by_line(problems: Sequence[Problem]) -> list[Problem]:
+    """Problems and warnings as a GM reads the file: each file in the order first told, and in
+    it by line and column (a file-wide problem, line 0, first)."""
+    order: dict[str, int] = {}
+    for problem in problems:
+        order.setdefault(problem.file, len(order))
+    return sorted(problems, key=lambda p: (order[p.file], p.line, p.col))
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 

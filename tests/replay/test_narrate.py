@@ -167,7 +167,7 @@ class TestStoryOrder:
         end = {"event": "battle_ended", "round": 1, "t": 1.0, "winner": None, "rounds": 1,
                "survivors": ["A", "B"], "dead": [], "knocked_out": [], "stopped": "stalemate"}
         assert next(narrate([end])).strip() == (
-            "== The battle is a draw after 1 round(s): stalemate, nobody can hurt anybody any more. ==")
+            "== The battle is a draw after 1 round: stalemate, nobody can hurt anybody any more. ==")
 
     def test_caster_pays_for_spells(self) -> None:
         """A caster out of PSY pays HP for the spell; never "spell damage from herself"."""
@@ -247,7 +247,8 @@ def test_a_log_cut_at_a_line_boundary_says_it_ends_before_the_fight(tmp_path, ca
         cut.write_text("".join(lines[:keep]), encoding="utf-8")
         code, told, _ = run(capsys, "replay", str(cut), "--no-interactive")
         assert code == 0
-        last = told.splitlines()[-1]
+        # The last line, with what 80 columns wrapped under it joined back.
+        last = " ".join(told[told.rfind("\nThe log ends here") + 1:].split())
         assert last.startswith("The log ends here, before the "), last
         if keep == len(lines) - 1:  # the last line ends the whole battle, or the whole day
             assert last.startswith(f"The log ends here, before the {unit} does: it was cut short")
