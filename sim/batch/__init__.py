@@ -26,7 +26,9 @@ from sim.batch.chunk import (
     ChunkResult,
     ChunkTask,
     LogPlan,
+    batch_summary,
     battle_seed,
+    empty_aggregate,
     run_chunk,
 )
 from sim.batch.folder import JOURNAL, SUMMARY, RunFolder, write_atomic
@@ -54,9 +56,9 @@ from sim.batch.tables import PART_KEY
 from sim.batch.weigh import Work, runner_of
 
 __all__ = [
-    "BATTLES", "DEFAULT_CHUNK", "JOURNAL", "PART_KEY", "SUMMARY", "WORKERS_PER_CORE", "Batch", "BatchSpec",
-    "ChunkResult", "ChunkTask", "LogPlan", "RunFolder", "Runner", "Work", "battle_seed", "check_scheduler",
-    "default_out", "default_workers", "kept_pool", "load_run_scenario", "make_runner", "max_local_workers",
-    "open_run", "run_chunk", "run_serial", "runner_of", "scheduler_problem", "spec_from_manifest",
-    "start_run", "write_atomic",
+    "BATTLES", "DEFAULT_CHUNK", "JOURNAL", "PART_KEY", "SUMMARY", "WORKERS_PER_CORE", "Batch",
+    "BatchSpec", "ChunkResult", "ChunkTask", "LogPlan", "RunFolder", "Runner", "Work", "batch_summary",
+    "battle_seed", "check_scheduler", "default_out", "default_workers", "empty_aggregate", "kept_pool",
+    "load_run_scenario", "make_runner", "max_local_workers", "open_run", "run_chunk", "run_serial",
+    "runner_of", "scheduler_problem", "spec_from_manifest", "start_run", "write_atomic",
 ]

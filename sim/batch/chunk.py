@@ -221,3 +221,14 @@ def empty_aggregate(scenario: Scenario | Day) -> Aggregate:
     return Aggregate.for_roster(roster_of(scenario), [s.name for s in scenario.sides], party, mounts,
                                 scenario.max_rounds)
 
+
+
+def batch_summary(aggregate: Aggregate, scenario: Scenario | Day, seed: int, n: int,
+                  elapsed: float) -> dict[str, Any]:
+    """The summary of a batch's counts (summary.json, ``sim batch --json``); ``sim spread``
+    gives each of its plays this one."""
+    summary = aggregate.summary({"scenario": scenario.name, "rules": scenario.rules, "seed": seed,
+                                 "elapsed_s": round(elapsed, 3)})
+    summary["stopped_by"] = "n" if aggregate.battles >= n else "precision"
+    summary["warnings"] = [str(w) for w in scenario.warnings]  # as told before the run
+    return summary

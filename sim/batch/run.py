@@ -28,6 +28,7 @@ from sim.batch.chunk import (
     ChunkResult,
     ChunkTask,
     LogPlan,
+    batch_summary,
     empty_aggregate,
     part_identity,
     roster_of,
@@ -190,12 +191,7 @@ class Batch:
             self.store.discard()
             raise
         self.elapsed = manifest.get("elapsed_s", 0.0) + time.perf_counter() - started
-        summary = self.aggregate.summary({
-            "scenario": self.scenario.name, "rules": self.scenario.rules, "seed": self.spec.seed,
-            "elapsed_s": round(self.elapsed, 3),
-        })
-        summary["stopped_by"] = "n" if self.aggregate.battles >= self.spec.n else "precision"
-        summary["warnings"] = [str(w) for w in self.scenario.warnings]  # as told before the run
+        summary = batch_summary(self.aggregate, self.scenario, self.spec.seed, self.spec.n, self.elapsed)
         write_run_file(self.folder.path / SUMMARY,
                        (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode())
         manifest.update(status="complete", battles_done=self.aggregate.battles,

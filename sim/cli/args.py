@@ -90,6 +90,16 @@ def _add_runner(command: argparse.ArgumentParser) -> None:
     _force_option(command, "--report's page")
 
 
+def _add_paired(command: argparse.ArgumentParser, each: str, watched: str) -> None:
+    """-n and --precision of the paired commands (compare, spread), then --strict and the runner."""
+    command.add_argument("-n", type=_positive,
+                         help=f"battles per {each} (default {COMPARE_N}); with --precision, the cap"
+                              f" (default {PRECISION_CAP:,})")
+    command.add_argument("--precision", type=_fraction, help=f"stop once {watched} is within +-P")
+    _add_strict(command)
+    _add_runner(command)
+
+
 DEFAULT_N = 1000  # sim batch -n
 COMPARE_N = 2000  # sim compare -n
 # -n when --precision is given without it: play until the precision is reached, within this.
@@ -256,13 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="two or more scenarios, or one with --vary")
     compare.add_argument("--vary", metavar="PATH=V1,V2,...",
                          help="variants of one scenario: PATH set to each value (or LO..HI)")
-    compare.add_argument("-n", type=_positive,
-                         help=f"battles per variant (default {COMPARE_N}); with --precision, the cap"
-                              f" (default {PRECISION_CAP:,})")
-    compare.add_argument("--precision", type=_fraction,
-                         help="stop once every headline difference is within +-P")
-    _add_strict(compare)
-    _add_runner(compare)
+    _add_paired(compare, "variant", "every headline difference")
 
     tune = commands.add_parser("tune", help="the values of one parameter that meet a risk target")
     tune.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)
@@ -279,6 +283,15 @@ def build_parser() -> argparse.ArgumentParser:
                            "straddles it (default 0.02)")
     _add_strict(tune)
     _add_runner(tune)
+
+    spread = commands.add_parser(
+        "spread", help="how much the odds hang on play: the encounter under named tactics presets")
+    spread.add_argument("scenario", type=pathlib.Path, nargs="?",
+                        help=SCENARIO_HELP + " (or a day); not with --presets")
+    spread.add_argument("--presets", action="store_true", help="list the presets and the keys each sets")
+    spread.add_argument("--side", metavar="NAME",
+                        help="play only this side's presets: party, opposition, or a side's name")
+    _add_paired(spread, "play", "every preset's widest headline difference")
 
     show = commands.add_parser("show", help="print the scenario resolved: every stat block as it fights")
     show.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)

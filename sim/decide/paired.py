@@ -102,9 +102,20 @@ def play(jobs: Sequence[tuple[object, Scenario, int, int]], seed: int, chunk: in
          window: int) -> dict[object, list[BattleRow]]:
     """Play battles ``start..stop`` of each job's scenario on the master ``seed``; rows per tag,
     in battle order, whatever order the workers finish in."""
+    return {tag: [row for r in parts for row in r.rows]
+            for tag, parts in play_chunks(jobs, seed, chunk, runner, window).items()}
+
+
+def play_chunks(jobs: Sequence[tuple[object, Scenario, int, int]], seed: int, chunk: int,
+                runner: Runner, window: int, gate: Callable[[], None] = lambda: None
+                ) -> dict[object, list[ChunkResult]]:
+    """``play``'s chunks themselves (their rows and counts), per tag, in battle order. ``gate``
+    is called before each chunk is handed out: it may wait, or raise to stop (sim serve's
+    spread gives way to the page's other jobs, and stops at once when cancelled)."""
     def tasks() -> Iterator[ChunkTask]:
         for tag, scenario, start, stop in jobs:
             for first in range(start, stop, chunk):
+                gate()
                 yield ChunkTask(scenario, seed, first, min(stop, first + chunk), LogPlan(),
                                 tag=tag, rows_only=True)
 
@@ -117,8 +128,7 @@ def play(jobs: Sequence[tuple[object, Scenario, int, int]], seed: int, chunk: in
         close = getattr(results, "close", None)
         if close is not None:
             close()
-    return {tag: [row for r in sorted(parts, key=lambda r: r.start) for row in r.rows]
-            for tag, parts in got.items()}
+    return {tag: sorted(parts, key=lambda r: r.start) for tag, parts in got.items()}
 
 
 @attrs.define

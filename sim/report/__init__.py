@@ -4,6 +4,7 @@
 - ``page``: the HTML lethality report of a run folder (``report.html``).
 - ``plots``: its matplotlib figures as inline SVG; ``viewer``: its embedded battle viewer.
 - ``decision``: the ``sim compare`` and ``sim tune`` results, on the terminal and as a page.
+- ``spread``: the ``sim spread`` sentence and table (80 columns) and its page.
 - ``render``: the Jinja2 environment (autoescape on) over ``templates/`` (the pages, their
   stylesheet and script), package data installed with the code.
 

@@ -38,13 +38,15 @@ from sim.scenario.show import bestiary, entry_line, plain
 from sim.serve.compose import NotAForm, check_form, from_yaml, to_yaml
 from sim.serve.jobs import Busy, Job, Jobs
 from sim.serve.plays import CHUNK, Execution, play_batch, play_compare, play_tune
+from sim.serve.spreads import DEFAULT_N as SPREAD_N
+from sim.serve.spreads import spread_job
 from sim.serve.workspace import POSTED, Workspace, discard, input_problems, input_warnings, problem_data
 
 HERE = pathlib.Path(__file__).parent
 MAX_BATCH = 100_000  # battles of one batch (with precision, the cap)
 MAX_PAIRED = 20_000  # battles a variant of a compare or a value of a tune
 MAX_SEED = 2**63 - 1
-KINDS = ("batch", "compare", "tune")
+KINDS = ("batch", "compare", "tune", "spread")
 EVERY_ANSWER = [(b"referrer-policy", b"no-referrer"),  # the token is in the first address
                 (b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]
 PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
@@ -145,6 +147,15 @@ class Server:
         job = Job(secrets.token_hex(8), "tune", folder, n * len(values))
         return job, lambda j: _as_posted(play_tune(j, points, target, seed, n, precision, self.execution),
                                          [v for _, v in points])
+
+    def spread_job(self, body: dict[str, Any], folder: pathlib.Path
+                   ) -> tuple[Job, Callable[[Job], dict[str, Any]]]:
+        n = _int(body, "n", SPREAD_N, 1, MAX_PAIRED)
+        seed = _int(body, "seed", 1, 0, MAX_SEED)
+        try:
+            return spread_job(body, self.scenario, folder, n, seed, self.execution, self.jobs)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
 
     def _scenario_only(self, body: dict[str, Any], folder: pathlib.Path, overrides: list[str]) -> Any:
         subject = self.scenario(body, folder, overrides)

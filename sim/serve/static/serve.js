@@ -232,6 +232,7 @@ async function sourceChanged(fromEditor) {
   const text = $("yaml").value;
   state.figures = null;
   cancelJob();
+  document.dispatchEvent(new CustomEvent("sim:edited"));  // spread.js: its box is stale
   if (fromEditor) {
     const parsed = await api("POST", "/api/parse", { scenario: text });
     if (!current()) return;
@@ -354,6 +355,7 @@ function showBatch(job) {
   });
   $("headline").tBodies[0].replaceChildren(...rows);
   showDay(summary.steps);
+  if (job.status === "done") document.dispatchEvent(new CustomEvent("sim:batch-done"));  // spread.js
   const report = $("report");
   report.hidden = !job.report;
   report.href = `/jobs/${job.id}/report`;
