@@ -39,7 +39,8 @@ from sim.odds.strikes import Rules, d100_target, strike
 
 EPSILON = 1e-15  # a state less likely than this is dropped (its mass kept in ``residual``)
 DONE = 1e-13  # stop once the fights still going weigh less than this (also ``residual``)
-MAX_STATES = 250_000  # live states at any turn: the bound of ``sim odds``
+MAX_STATES = 100_000  # live states at any turn: the bound of ``sim odds``
+MAX_HP_PRODUCT = 2_000_000  # the product of (maximum HP + 1) over the fighters, checked first
 MAX_FIGHTERS = 6
 
 State = tuple[tuple[Local, ...], tuple[int, ...], tuple[int, ...]]
@@ -86,6 +87,7 @@ class Solver:
         self.outnumbering = scenario.rules == "d20" and any(len(e) >= at for e in self.enemies)
         self.focusing = "focus" in self.policies
         self._turns: dict[tuple[State, int, bool], list[tuple[float, State]]] = {}
+        self._strikes: dict[tuple, list[tuple[float, Local, Local, int, bool]]] = {}
 
     # --- the rounds ---------------------------------------------------------------------------
 
@@ -239,13 +241,22 @@ class Solver:
         if self.outnumbering:
             outnumbered = bin(masks[t] & ~(1 << i)).count("1") >= self.scenario.options.outnumbered_at
             masks = (*masks[:t], masks[t] | (1 << i), *masks[t + 1:])
-        a, target = self.fighters[i], self.fighters[t]
-        for p, al, tl, dmg, ends in strike(self.rules, a, target, weapon, locals_[i], locals_[t],
-                                           surprise, outnumbered):
+        for p, al, tl, dmg, ends in self._strike(i, t, weapon, locals_[i], locals_[t], surprise, outnumbered):
             after = list(locals_)
             after[i], after[t] = al, tl
             for q, landed in self._land(after, i, t, dmg):
                 yield p * q, (landed, masks, focus), ends
+
+    def _strike(self, i: int, t: int, weapon: Weapon, a_loc: Local, t_loc: Local, surprise: bool,
+                outnumbered: bool) -> list[tuple[float, Local, Local, int, bool]]:
+        """``strikes.strike``, memoised: the same two fighters' states recur in many states."""
+        key = (i, t, weapon.name, a_loc, t_loc, surprise, outnumbered)
+        found = self._strikes.get(key)
+        if found is None:
+            found = [(p, al, tl, dmg, ends) for p, al, tl, dmg, ends, _hit, _crit in strike(
+                self.rules, self.fighters[i], self.fighters[t], weapon, a_loc, t_loc, surprise, outnumbered)]
+            self._strikes[key] = found
+        return found
 
     def _land(self, locals_: list[Local], i: int, t: int, dmg: int
               ) -> list[tuple[float, tuple[Local, ...]]]:

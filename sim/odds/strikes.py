@@ -1,8 +1,8 @@
 """One attack in each system (rules §3), as the law of what it does: written from the rules,
 never from the engine (the solver is the engine's oracle).
 
-``strike`` returns (probability, attacker's state, target's state, damage, turn ends) with
-the damage already past armor. What a fall, a kill or a wound does next is ``fight``'s.
+``strike`` returns (probability, attacker's state, target's state, damage, turn ends, hit,
+critical) with the damage already past armor. What a fall, a kill or a wound does next is ``fight``'s.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from sim.odds.roster import (
     d100_score,
 )
 
-Outcome = tuple[float, Local, Local, int, bool]
+Outcome = tuple[float, Local, Local, int, bool, bool, bool]
 D4 = ((1, 0.25), (2, 0.25), (3, 0.25), (4, 0.25))
 D6 = tuple((k, 1 / 6) for k in range(1, 7))
 HEROISM_REACH = 5  # rules §3: a d6 can still save a roll short by 5 or less
@@ -58,10 +58,10 @@ def strike(rules: Rules, a: Profile, t: Profile, weapon: Weapon, a_loc: Local, t
         raw = _quality(rules, a, t, weapon, a_loc, t_loc, surprise)
     else:
         raw = _open(rules, a, t, weapon, a_loc, t_loc, surprise)
-    merged: dict[tuple[Local, Local, int, bool], float] = defaultdict(float)
-    for p, al, tl, dmg, ends in raw:
-        merged[(al, tl, dmg, ends)] += p
-    return [(p, al, tl, dmg, ends) for (al, tl, dmg, ends), p in merged.items()]
+    merged: dict[tuple[Local, Local, int, bool, bool, bool], float] = defaultdict(float)
+    for p, *rest in raw:
+        merged[tuple(rest)] += p  # type: ignore[index]
+    return [(p, *rest) for rest, p in merged.items()]  # type: ignore[misc]
 
 
 def _add(*laws: tuple[tuple[int, float], ...]) -> tuple[tuple[int, float], ...]:
@@ -132,22 +132,22 @@ def _d20(rules: Rules, a: Profile, t: Profile, weapon: Weapon, a_loc: Local, t_l
         for p, roll, al in checked(lambda x: rolls.d20(mod, target, x), adv, a_loc, rules.morale):
             for q, final, d6, al2 in _heroism(roll, al, concerns(a, "attack", weapon)):
                 if not final.success:
-                    out.append((p * q, al2, t_loc, 0, False))
+                    out.append((p * q, al2, t_loc, 0, False, False, False))
                     continue
-                extra = bonus_d4 or final.degree == CRIT
-                law = _add(dice_dist(weapon.damage), _const(d6), D4 if extra else _const(0))
-                out += [(p * q * r, al2, t_loc, dmg, False) for dmg, r in law]
+                crit = final.degree == CRIT
+                law = _add(dice_dist(weapon.damage), _const(d6), D4 if bonus_d4 or crit else _const(0))
+                out += [(p * q * r, al2, t_loc, dmg, False, True, crit) for dmg, r in law]
         return out
     mod, target = t.spec.armor, a.spec.effective_attack_threshold  # the party defender rolls
     adv = combine(-1 if surprise or outnumbered else 0)
     for p, roll, tl in checked(lambda x: rolls.d20(mod, target, x), adv, t_loc, rules.morale):
         for q, final, _d6, tl2 in _heroism(roll, tl, concerns(t, "defense", None)):
             if final.success:
-                out.append((p * q, a_loc, tl2, 0, False))
+                out.append((p * q, a_loc, tl2, 0, False, False, False))
                 continue
-            extra = bonus_d4 or final.degree == CRIT_FAIL
-            law = _add(dice_dist(weapon.damage), D4 if extra else _const(0))
-            out += [(p * q * r, a_loc, tl2, dmg, False) for dmg, r in law]
+            crit = final.degree == CRIT_FAIL
+            law = _add(dice_dist(weapon.damage), D4 if bonus_d4 or crit else _const(0))
+            out += [(p * q * r, a_loc, tl2, dmg, False, True, crit) for dmg, r in law]
     return out
 
 
@@ -172,19 +172,19 @@ def _d100(rules: Rules, a: Profile, t: Profile, weapon: Weapon, a_loc: Local, t_
             al = (*al[:FAT], min(al[FAT] + 1, a.fatigue_cap), *al[FAT + 1:])
         ends = roll.degree == CRIT_FAIL and opts.fumble_ends_turn
         if not roll.success:
-            out.append((p, al, t_loc, 0, ends))
+            out.append((p, al, t_loc, 0, ends, False, False))
             continue
         crit = roll.degree == CRIT
         pierce = weapon.armor_piercing or (crit and opts.critical_pierces)
         law = _hurt(_add(dice_dist(weapon.damage), _const(weapon.bonus)), 0 if pierce else t.spec.armor)
         if crit and opts.critical_ignores_defense:
-            out += [(p * r, al, t_loc, dmg, ends) for dmg, r in law]
+            out += [(p * r, al, t_loc, dmg, ends, True, True) for dmg, r in law]
             continue
         for q, parry, tl in checked(lambda x: rolls.d100(defense, x), 0, t_loc, rules.morale):
             if parry.success:
-                out.append((p * q, al, tl, 0, ends))
+                out.append((p * q, al, tl, 0, ends, False, False))
             else:
-                out += [(p * q * r, al, tl, dmg, ends) for dmg, r in law]
+                out += [(p * q * r, al, tl, dmg, ends, True, crit) for dmg, r in law]
     return out
 
 
@@ -211,11 +211,12 @@ def _quality(rules: Rules, a: Profile, t: Profile, weapon: Weapon, a_loc: Local,
         if roll.degree == CRIT_FAIL:
             al = (*al[:SKIP], 1, *al[SKIP + 1:])
         if not roll.success:
-            out.append((p, al, t_loc, 0, False))
+            out.append((p, al, t_loc, 0, False, False, False))
             continue
-        extra = exploit_die(weapon.damage) if roll.degree == CRIT else _const(0)
+        crit = roll.degree == CRIT
+        extra = exploit_die(weapon.damage) if crit else _const(0)
         law = _hurt(_add(dice_dist(weapon.damage), extra, _const(weapon.bonus)), armor)
-        out += [(p * r, al, t_loc, dmg, False) for dmg, r in law]
+        out += [(p * r, al, t_loc, dmg, False, True, crit) for dmg, r in law]
     return out
 
 
@@ -233,8 +234,8 @@ def _open(rules: Rules, a: Profile, t: Profile, weapon: Weapon, a_loc: Local, t_
     for p, roll, al in checked(lambda x: rolls.open_d10(base, t.spec.defense, x, tie),
                                1 if surprise else 0, a_loc, rules.morale):
         if not roll.success:
-            out.append((p, al, t_loc, 0, False))
+            out.append((p, al, t_loc, 0, False, False, False))
             continue
         law = _hurt(_add(dice_dist(weapon.damage), _const(roll.margin // 5 + weapon.bonus)), armor)
-        out += [(p * r, al, t_loc, dmg, False) for dmg, r in law]
+        out += [(p * r, al, t_loc, dmg, False, True, roll.degree == CRIT) for dmg, r in law]
     return out

@@ -8,9 +8,11 @@ items (hazards, a timeline, a day, potions, mounts...) is refused, never approxi
 
 from __future__ import annotations
 
+import math
+
 from sim.errors import InputError
 from sim.model import Combatant, Scenario
-from sim.odds.fight import MAX_FIGHTERS, MAX_STATES
+from sim.odds.fight import MAX_FIGHTERS, MAX_HP_PRODUCT, MAX_STATES
 
 BATCH_HINT = "use sim batch for it"
 
@@ -68,10 +70,14 @@ def check(scenario: object) -> Scenario:
         raise InputError("\n".join(lines))
     if len(scenario.combatants) > MAX_FIGHTERS:
         raise InputError(too_big(scenario, f"{len(scenario.combatants)} combatants"))
+    product = math.prod(c.hp.max + 1 for c in scenario.combatants)
+    if product > MAX_HP_PRODUCT:
+        raise InputError(too_big(scenario, f"{product:,} combinations of HP"))
     return scenario
 
 
 def too_big(scenario: Scenario, what: str) -> str:
     """The one line that states the bound."""
     return (f"{scenario.path or '(scenario)'}:0:0: sides: too big to solve exactly ({what}); the bound is"
-            f" {MAX_FIGHTERS} combatants and {MAX_STATES:,} states at a time: use sim batch")
+            f" {MAX_FIGHTERS} combatants, {MAX_HP_PRODUCT:,} combinations of HP (the product of"
+            f" max HP + 1) and {MAX_STATES:,} states at a time: use sim batch")
