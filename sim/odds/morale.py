@@ -45,20 +45,19 @@ def checked(roll: Callable[[int], Dist], advantage: int, local: Local, rules: Mo
     holder = rules.on and local[TOK] >= 0
     despairing = holder and local[DESP] == 1
     adv = combine(advantage, -1 if despairing and rules.despair_disadvantage else 0)
-    out: list[tuple[float, Roll, Local]] = []
-    for p, first in roll(adv):
-        if first.success or not holder:
-            out.append((p, first, local))
-        elif local[TOK] > 0:
-            for q, second in roll(adv):
+    first = roll(adv)
+    rerolls = holder and (local[TOK] > 0 or not despairing or rules.despair_again)
+    if not rerolls:
+        out = [(p, r, local) for p, r in first]
+    else:  # every failure is rerolled alike: its own result no longer matters
+        out = [(p, r, local) for p, r in first if r.success]
+        failed = sum(p for p, r in first if not r.success)
+        for q, second in roll(adv):
+            if local[TOK] > 0:
                 after = local if second.success else gain(local, -1)
-                out.append((p * q, second, after))
-        elif not despairing or rules.despair_again:
-            for q, second in roll(adv):
+            else:  # despair: a success gives a token, a failure leaves it despairing
                 after = gain(local, 1) if second.success else (*local[:DESP], 1, *local[DESP + 1:])
-                out.append((p * q, second, after))
-        else:
-            out.append((p, first, local))
+            out.append((failed * q, second, after))
     if not holder:
         return out
     return [(p, r, gain(after, 1 if r.degree == CRIT else -1 if r.degree == CRIT_FAIL else 0))

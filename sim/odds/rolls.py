@@ -150,5 +150,7 @@ def open_d10(base: int, difficulty: int, advantage: int, tie_succeeds: bool) -> 
         margin = base + total - difficulty
         success = margin > 0 or (margin == 0 and tie_succeeds)
         degree = (CRIT if ten else SUCCESS) if success else (CRIT_FAIL if one else FAIL)
-        out[Roll(success, degree, margin)] += p
+        # Only floor(margin / 5) of a hit is read (its damage): margins are kept to that step,
+        # and a failure's not at all, so a fight meets tens of outcomes, not hundreds.
+        out[Roll(success, degree, margin - margin % 5 if success else 0)] += p
     return _merge(out)
