@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim.errors import InputError
 from sim.model import Scenario
 from sim.odds.attacks import AttackOdds
-from sim.odds.fight import Result
+from sim.odds.fight import Result, Solver, TooBig
+from sim.odds.support import check
 from sim.tally.party import difficulty
+
+QUICK_STATES = 20_000  # the bound of a solve beside a batch (sim serve): seconds at most
 
 FIGURES = ("party.win", "party.any_down", "party.any_death", "party.tpk", "draw", "rounds.mean")
 
@@ -61,3 +65,17 @@ def figure(summary_: dict[str, Any], name: str) -> float | None:
     if party is None:
         return None
     return party[name.removeprefix("party.")]["p"]
+
+
+def exact_party(subject: object, max_states: int = QUICK_STATES) -> dict[str, float] | None:
+    """The party's exact figures (``win``, ``any_down``, ``any_death``, ``tpk``) when the
+    fight is small enough to solve within ``max_states``; None otherwise (a day, no party
+    side, something the solver refuses, too big)."""
+    try:
+        scenario = check(subject)
+        result = Solver(scenario, max_states).solve()
+    except (InputError, TooBig):
+        return None
+    party = summary(scenario, result, [])["party"]
+    keys = ("win", "any_down", "any_death", "tpk")
+    return None if party is None else {key: party[key]["p"] for key in keys}
