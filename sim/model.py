@@ -22,6 +22,10 @@ DEFAULT_POTION_AT = 0.33  # rules §8: drink at or below a third of maximum HP
 # are below the roll's mean (below_mean), every time (always) or never.
 REROLL_POLICIES = ("below_mean", "always", "never")
 DEFAULT_REROLL = "below_mean"
+# rules §7 (d100, 2d10, d10): between a day's fights the party pours a potion it carries into
+# each member at 0 HP (between_fights), or keeps them (never).
+REVIVE_POLICIES = ("between_fights", "never")
+DEFAULT_REVIVE = "between_fights"
 # Aspects "evoking resistance or healing" (seed 003): one heroism die on that re-roll, +1d6 HP.
 REST_ASPECTS = ("resistance", "healing")
 MELEE_REACH_M = 2.0  # rules §2: melee needs a gap of at most 2 m
@@ -46,6 +50,9 @@ class Weapon:
     area: bool = False
     psy: int = 0  # > 0: a spell, costing this much PSY (then unhealable HP) per cast
     thrown: bool = False  # a ranged weapon thrown by hand (knife, javelin, firepot): not a bow
+    # d20 (seed 003, "une attaque particulièrement adaptée"): the creatures it is made for,
+    # by bestiary name or kind; a hit on one adds 1d4 (never stacked with another +1d4).
+    suited: tuple[str, ...] = ()
     # Derived once: a plain hit (no area, fire, poison or spell) takes the short path.
     plain: bool = attrs.field(init=False, eq=False, repr=False)
     # Derived once: how far it strikes, in metres (read on every weapon choice at a distance).
@@ -86,6 +93,8 @@ class Tactics:
     potion_at: float | None = None  # drink at or below this fraction of maximum HP
     reroll_hp: str | None = attrs.field(  # d20 long rest: when to re-roll the hit dice
         default=None, validator=attrs.validators.optional(attrs.validators.in_(REROLL_POLICIES)))
+    revive: str | None = attrs.field(  # a day: a potion for a member at 0 HP between fights
+        default=None, validator=attrs.validators.optional(attrs.validators.in_(REVIVE_POLICIES)))
 
     def over(self, base: Tactics | None) -> Tactics:
         """These tactics, with every key they leave out taken from ``base``."""
@@ -96,6 +105,7 @@ class Tactics:
             weapons=base.weapons if self.weapons is None else self.weapons,
             potion_at=base.potion_at if self.potion_at is None else self.potion_at,
             reroll_hp=base.reroll_hp if self.reroll_hp is None else self.reroll_hp,
+            revive=base.revive if self.revive is None else self.revive,
         )
 
     @property
@@ -112,6 +122,11 @@ class Tactics:
     def reroll(self) -> str:
         """When a d20 long rest re-rolls the hit dice: ``reroll_hp``, else below_mean."""
         return DEFAULT_REROLL if self.reroll_hp is None else self.reroll_hp
+
+    @property
+    def revives(self) -> bool:
+        """Whether the party revives a member at 0 HP with a potion between a day's fights."""
+        return (DEFAULT_REVIVE if self.revive is None else self.revive) == "between_fights"
 
 
 @attrs.frozen
@@ -136,6 +151,9 @@ class Combatant:
     # members of one entry (`count: 3`) are one kind, and terror frightens once per kind
     # (rules §3). Empty: a kind of its own.
     kind: str = ""
+    # What a weapon's ``suited:`` list knows it by: its bestiary entry, its entry's name (the
+    # members of ``count: 3`` share it) and the ``kind:`` names its block gives (d20).
+    kinds: tuple[str, ...] = ()
     tactics: Tactics | None = None  # overrides the side's tactics, key by key
     items: tuple[Item, ...] = ()  # potions (rules §8)
     # d100 (seed 002)
@@ -172,6 +190,10 @@ class Combatant:
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
+    def suits(self, weapon: Weapon) -> bool:
+        """Whether ``weapon`` is particularly suited to this combatant (d20, rules §3)."""
+        return any(kind in weapon.suited for kind in self.kinds)
+
     def has_gift(self, gift: str) -> bool:
         """Whether this combatant has the named gift (e.g. ``initiative``)."""
         return gift in self.gifts
@@ -196,6 +218,9 @@ class Options:
     outnumbered_at: int = 3
     attacks_per_turn: int | None = None  # d100: cap on attacks in one turn (None: no cap)
     morale_on: bool | None = None  # None: the system's default (on with 2d10)
+    # Who holds morale tokens (rules §4): the party's members (seed 000: "pour chaque joueur"),
+    # or every side's; without a party side every side holds them either way.
+    morale_who: str = "party"
     wound_divisor: int = 2  # morale: a wound of k damage costs floor(k / divisor) tokens
     flee_at: float | None = None  # rout: a side below this fraction of able members flees
     difficulty: int = 10  # d10: the difficulty of a check nothing else sets
@@ -211,7 +236,13 @@ class Options:
     despair_again: bool = False  # morale: a despairing combatant may despair again (rules §4)
     unconscious_rider: str = "slides"  # d100: slides out unhurt, or falls (riding check, 1d10)
 
+    def holds_tokens(self, party: bool, party_side: bool) -> bool:
+        """Whether a member of a side holds morale tokens (morale on): the party's members,
+        every side's without a party side, or everyone's with ``morale: {who: everyone}``."""
+        return party or not party_side or self.morale_who == "everyone"
 
+
+MORALE_WHO = ("party", "everyone")
 TERROR_PER = ("kind", "body")
 DEFENSE_PER = ("attack", "round")
 UNCONSCIOUS_RIDER = ("slides", "falls")

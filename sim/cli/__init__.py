@@ -9,6 +9,7 @@
     batch    batch (new, resumed, interrupted)
     decide   compare, tune
     show     show, bestiary
+    srd      import (other d20 games' monsters as bestiary files)
 
 May import every layer below it; the server, the report package and the terminal
 replay only inside the command that needs them (their libraries are slow to load).

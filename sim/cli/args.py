@@ -320,6 +320,18 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--name", help="the scenario's name (default: from the foes)")
     _bestiary_option(new)
 
+    imports = commands.add_parser(
+        "import", help="monsters of another d20 game's JSON (5e-database, Open5e) as d20 bestiary"
+                       " files", epilog="the conversions: docs/guide/stat-blocks.md")
+    imports.add_argument("file", type=pathlib.Path, metavar="FILE.json",
+                         help="one monster, a list of them, or an API page {\"results\": [...]}")
+    imports.add_argument("--rules", choices=("d20",), default="d20",
+                         help="the system to convert to (d20, the only one with the d20 games'"
+                              " rolls)")
+    imports.add_argument("--out", type=pathlib.Path, metavar="DIR",
+                         help="bestiary folder: the files go in DIR/d20/ (default ./bestiary)")
+    _force_option(imports, "a monster's file")
+
     serve = commands.add_parser("serve", help="a local web page: build an encounter, watch its odds live")
     serve.add_argument("--port", type=_port, default=8765,
                        help="port to listen on (default 8765; 0: any free port)")

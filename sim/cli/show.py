@@ -32,9 +32,13 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def rest_note(day: Day, step: Rest) -> str:
     """What a rest does in this day's system (rules §7), as comment lines: d20 heals nothing by
-    the hour, and a long rest re-rolls hit dice by each member's ``tactics.reroll_hp``."""
+    the hour, and a long rest re-rolls hit dice by each member's ``tactics.reroll_hp``;
+    elsewhere a member at 0 HP is beyond rest unless the day says ``rest_revives``."""
     if day.rules != "d20":
-        return ""
+        if day.rest_revives:
+            return "# a member at 0 HP wakes with the first HP a rest gives (rest_revives: true)\n"
+        return ("# a member at 0 HP gets no HP from a rest (seed 002: only magic helps);\n"
+                "# the party pours it a potion between fights unless tactics.revive: never\n")
     if step.hours < HEROISM_BACK_AFTER_HOURS:
         return "# d20: no healing by the hour (a rest of 8 h or more re-rolls hit dice)\n"
     lines = ["# d20 long rest: heroism dice back; hit dice re-rolled to set HP by tactics.reroll_hp"

@@ -66,6 +66,7 @@ class Day:
     steps: tuple[Encounter | Rest, ...]
     destiny_points: int = 0
     unhealable_recovery: str = "level_rates"  # rules §7's Convention, or rest_dice (sim.day.options)
+    rest_revives: bool = False  # a rest gives HP to a member at 0 HP (sim.day.options)
     path: str = ""
     sha256: str = ""
     bestiary: tuple[str, ...] = ()
@@ -99,7 +100,9 @@ class Day:
 
     @property
     def resolved_sha256(self) -> str:
-        content = [(self.name, self.rules, self.destiny_points)]
+        content: list = [(self.name, self.rules, self.destiny_points)]
+        if self.rest_revives or self.unhealable_recovery != "level_rates":  # (older hashes kept)
+            content.append((self.unhealable_recovery, self.rest_revives))
         for step in self.steps:
             content.append(step.scenario.resolved_sha256 if isinstance(step, Encounter)
                            else (step.kind, step.hours))
@@ -189,7 +192,7 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
         checker.text(data["name"], ("name",))
     if "description" in data:
         checker.text(data["description"], ("description",), MAX_DESCRIPTION)
-    destiny, recovery = read_day_options(data.get("options"), rules,
+    destiny, recovery, revives = read_day_options(data.get("options"), rules,
                                          lambda where, message: _fail(problems, source, where, message),
                                          lambda where, message: _warn(problems, source, where, message))
     party = data.get("party")
@@ -241,6 +244,7 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
                                               if isinstance(s, Encounter)])
     return Day(name=data["name"].strip(), rules=rules, party=party["name"].strip(),
                steps=tuple(built), destiny_points=destiny, unhealable_recovery=recovery,
+               rest_revives=revives,
                path=str(path), sha256=source.sha256,
                bestiary=tuple(str(pathlib.Path(b).resolve()) for b in bestiary), overrides=overrides)
 

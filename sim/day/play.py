@@ -17,6 +17,7 @@ import attrs
 from sim import __version__
 from sim.day.file import OPPOSITION, Day, Rest
 from sim.day.rest import Member, rest
+from sim.day.revive import beyond_rest, revive_downed
 from sim.engine import Battle, run_battle
 from sim.engine.outcome import FighterRow
 from sim.engine.state import ACTIVE, BROKEN, DEAD, UNCONSCIOUS, Fighter
@@ -96,7 +97,7 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
     members = roster(day)
     by_name = {m.name: m for m in members}
     counted = {c.name for c in day.members if c.rider is None}
-    rest_rng: random.Random | None = None  # made at the first rest (seeding costs)
+    rest_rng: random.Random | None = None  # made at the first rest or revival (seeding costs)
     destiny = day.destiny_points
     results: list[StepResult] = []
     rounds = 0
@@ -119,6 +120,9 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
             by_name[fighter.name].hand_over(fighter)
 
     ended = False
+    # d100, 2d10, d10: a member at 0 HP is carried along until magic raises it (rules §7).
+    carried = day.rules != "d20"
+    last_fight = max(s.step for s in day.encounters)
     for step in day.steps:
         if ended:
             results.append(StepResult(step.step, False, False, None, 0, False, False, 0, 0, 0))
@@ -129,13 +133,14 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
             for member in members:  # (one not yet in a fight takes the rest's morale token)
                 if member.alive:
                     fields = rest(member, step.kind, step.hours, rest_rng, events is not None,
-                                  day.unhealable_recovery == "rest_dice")
+                                  day.unhealable_recovery == "rest_dice", day.rest_revives)
                     if fields is not None:
                         events.append({"event": "rested", "round": 0, "t": 0.0, "step": step.step,
                                        "actor": member.name, **fields})
             results.append(StepResult(step.step, True, False, None, 0, False, False, 0, 0, 0))
             continue
-        dead = {m.name for m in members if not m.alive}
+        # The dead, the gone and (d100, 2d10, d10) those at 0 HP no magic raised stay out.
+        dead = {m.name for m in members if not m.alive or (carried and beyond_rest(m))}
         entered_down = {m.name for m in members if m.status in (BROKEN, UNCONSCIOUS)}
         standing = [m for m in members if m.alive and m.name in counted and m.max_hp is not None]
         hp_start = sum(m.hp for m in standing)
@@ -145,8 +150,9 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
         down_start = sum(1 for m in members if m.name in counted and m.status != ACTIVE)
         scenario = _fighting(step.scenario, day.party, dead)
         if events is not None:
+            out = [m.name for m in members if m.alive and m.name in dead]
             events.append({"event": "encounter_started", "round": 0, "t": 0.0, "step": step.step,
-                           "name": step.name})
+                           "name": step.name, **({"carried": out} if out else {})})
         # Its events go straight into the day's log (not gathered, then copied at its end).
         battle = Battle(scenario, step_seed(seed, encounters), log, carry=carry, sink=events)
         battle.destiny_left = destiny_start = destiny
@@ -183,6 +189,12 @@ def run_day(day: Day, seed: int, log: bool = False, batch: dict | None = None,
         if not won:
             ended = True
             winner = None if outcome.winner is None else OPPOSITION
+        elif carried and step.step < last_fight:
+            if rest_rng is None:
+                rest_rng = random.Random(step_seed(seed, -1))
+            for fields in revive_downed(members, counted, rest_rng, events is not None):
+                events.append({"event": "revived", "round": 0, "t": 0.0,
+                               "step": step.step, **fields})
     party_now = [m for m in members if m.name in counted]
     survived = any(m.status != DEAD for m in party_now)
     rows = tuple((m.hp, m.status, m.cause if m.status == DEAD else None,

@@ -22,7 +22,7 @@ from sim import dice
 from sim.dice import roll_die
 from sim.engine.morale import state_of
 from sim.engine.state import ACTIVE, BROKEN, DEAD, FLED, LEFT_BEHIND, UNCONSCIOUS, Fighter
-from sim.model import REST_ASPECTS, Combatant, Tactics
+from sim.model import REST_ASPECTS, Combatant, Item, Tactics
 from sim.rules.d100 import load_fatigue
 from sim.scenario.checker import did_you_mean
 from sim.yamlsrc import shorten
@@ -114,6 +114,8 @@ class Member:
     items_used: int = 0  # over the day
     social_lost: int = 0  # social lost to fire (d100, rules §6): it carries from fight to fight
     tokens_due: int = 0  # morale tokens of rests before its first fight, added once it rolls them
+    potions: tuple[Item, ...] = ()  # its stat block's items, by name (``items`` counts what is left)
+    revived_by_potion: bool = True  # tactics.revive: a potion raises it at 0 HP between fights
 
     @classmethod
     def of(cls, spec: Combatant, rules: str, side_tactics: Tactics) -> Member:
@@ -121,7 +123,8 @@ class Member:
         side's, key by key)."""
         tactics = side_tactics if spec.tactics is None else spec.tactics.over(side_tactics)
         return cls(spec.name, spec.level, spec.psy, spec.heroism, rules, spec.hp, tactics.reroll,
-                   bool(set(spec.aspects or ()) & set(REST_ASPECTS)))
+                   bool(set(spec.aspects or ()) & set(REST_ASPECTS)), potions=spec.items,
+                   revived_by_potion=tactics.revives)
 
     def hand_over(self, fighter: Fighter) -> None:
         """Give a fighter of a new fight what this member carries (after its first fight; before
@@ -177,12 +180,14 @@ class Member:
 
 
 def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool = True,
-         rest_dice: bool = False) -> dict[str, Any] | None:
+         rest_dice: bool = False, revives: bool = False) -> dict[str, Any] | None:
     """One rest of ``hours`` hours for one member (rules §7), by its system's seed; with
     ``report``, the ``rested`` event's fields (built only when a log wants them).
     ``rest_dice``: unhealable HP come back with the healing dice of good and intensive
-    rests, not at the rates by level. Before its first fight a member is as its stat block
-    says: only the rest's morale token counts (given once the fight rolls its tokens)."""
+    rests, not at the rates by level. ``revives`` (a day's ``rest_revives``): a member at
+    0 HP heals too; by default conventional care can do nothing for it (seed 002), only
+    magic (``sim.day.revive``). Before its first fight a member is as its stat block says:
+    only the rest's morale token counts (given once the fight rolls its tokens)."""
     if member.max_hp is None:
         member.tokens_due += 1
         if not report:
@@ -191,7 +196,7 @@ def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool
                 **{key: None for key in _STATE_KEYS}}
     before = (member.hp, member.unhealable, member.psy, member.fatigue, member.heroism, member.morale)
     extra = _long_rest_d20(member, hours, rng) if member.rules == "d20" else _rest_by_hour(
-        member, REST_KINDS[kind], hours, rng, rest_dice)
+        member, REST_KINDS[kind], hours, rng, rest_dice, heals=member.hp > 0 or revives)
     if hours >= HEROISM_BACK_AFTER_HOURS:
         member.heroism = member.max_heroism - extra.get("heroism_spent", 0)
     if member.morale is not None:
@@ -221,20 +226,22 @@ _STATE_KEYS = ("hp_before", "hp_after", "max_hp", "unhealable_before", "unhealab
 
 
 def _rest_by_hour(member: Member, rule: RestKind, hours: int, rng: random.Random,
-                  rest_dice: bool) -> dict[str, Any]:
-    """Seed 002's table, hour by hour (d100; 2d10 and d10 by convention)."""
+                  rest_dice: bool, heals: bool = True) -> dict[str, Any]:
+    """Seed 002's table, hour by hour (d100; 2d10 and d10 by convention). Without ``heals``
+    (a member at 0 HP, seed 002: "la médecine conventionnelle ne peut plus rien pour lui")
+    it gets no HP, unhealable ones included; PSY and fatigue come back as usual."""
     level = member.level
     max_hp = member.max_hp or 0
     for hour in range(1, hours + 1):
         healed = rule.heal.roll(rng) + level  # rolled every hour, even with nothing to heal
-        if rest_dice and rule.dice_heal_unhealable:
+        if heals and rest_dice and rule.dice_heal_unhealable:
             member.hp = max(member.hp, min(max_hp, member.hp + healed))
             # The HP above the ordinary ceiling were unhealable ones.
             member.unhealable = min(member.unhealable, max_hp - member.hp)
-        else:
+        elif heals:
             # Ordinary healing never touches HP paid for spells: it stops below them.
             member.hp = max(member.hp, min(max_hp - member.unhealable, member.hp + healed))
-        if not rest_dice:
+        if not rest_dice and heals:
             back = min(member.unhealable, rule.unhealable_per_level * level)
             member.unhealable -= back
             member.hp = min(max_hp, member.hp + back)

@@ -117,9 +117,12 @@ class Battle(Clock, Turns, Combat, Status):
         table, rng, economy, fatigue = self.table, self.table.rng, self.economy, self.rules.fatigue
         prepare, carry, fighters, able = self.rules.prepare, self._carry, self.fighters, self._able
         mounted = False
+        party_side = any(side.party for side in sides)
         for side in sides:
             x = 0.0 if side is home else distance
             members = self._by_side[side.name] = []
+            # The players' characters hold morale tokens, other sides none (rules §4).
+            tokens = self.morale_on and self.scenario.options.holds_tokens(side.party, party_side)
             for spec in side.members:
                 hp = spec.hp.roll(rng)
                 fighter = Fighter(spec, side, len(fighters), hp if hp > 1 else 1, x)
@@ -127,7 +130,7 @@ class Battle(Clock, Turns, Combat, Status):
                 if fighter.items:
                     self._special = True  # potions are weighed before every turn
                 prepare(table, fighter)
-                if self.morale_on and fighter.counts:  # mounts hold no tokens (rules §4)
+                if tokens and fighter.counts:  # mounts hold no tokens (rules §4)
                     give_tokens(table, fighter)
                 if carry is not None:
                     carry(fighter)  # may leave it down (0 HP) or broken from before

@@ -1,6 +1,9 @@
 """Morale tokens (rules §4, seed 000): rerolls, despair, gains and losses, learning ticks.
 
-On by default with the 2d10 system and with ``options: {morale: true}`` elsewhere.
+On by default with the 2d10 system and with ``options: {morale: true}`` elsewhere. The
+players' characters hold tokens (seed 000: "2d6 pour chaque joueur"): the party's members,
+every side's without a party side or with ``morale: {who: everyone}``; a combatant holding
+none (``morale`` None) never rerolls, despairs or ticks learning boxes.
 Morale listens to what happens and is never called by a rule system: every check
 ends in ``table.on_check``, which the engine points at ``after_check`` when morale
 is on (it rerolls a failed check once while the combatant has tokens, spending one
@@ -85,8 +88,9 @@ def after_check(
     combatant cannot despair again (Convention), unless the table says so (the option
     ``despair_again``).
     """
-    if not result.success and who.morale is not None and (
-            not who.despairing or table.despair_again):
+    if who.morale is None:  # holds no tokens (rules §4: a monster, a mount): nothing to do
+        return result
+    if not result.success and (not who.despairing or table.despair_again):
         if who.morale > 0:
             result = again("morale_reroll")
             if not result.success:  # the token is spent only when the reroll fails too

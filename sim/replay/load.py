@@ -158,7 +158,8 @@ def _mismatch(candidate: pathlib.Path, sha256: object) -> str | None:
     return None
 
 
-_DAY_EVENTS = ("day_started", "encounter_started", "encounter_ended", "rested", "day_ended")
+_DAY_EVENTS = ("day_started", "encounter_started", "encounter_ended", "rested", "revived",
+               "day_ended")
 
 
 def _mixed_line(events: list[dict]) -> int | None:

@@ -187,6 +187,23 @@ def _day_ended(e: Event) -> str:
     return f"\n==== {verdict}: {e['rounds']} rounds of fighting{dead}. ===="
 
 
+def _encounter_started(e: Event) -> str:
+    head = f"\n=== Step {e['step'] + 1}: {e['name']} ==="
+    carried = e.get("carried") or ()
+    if not carried:
+        return head
+    who = ", ".join(carried)
+    return (f"{head}\n{who} {'is' if len(carried) == 1 else 'are'} carried along at 0 HP,"
+            " taking no part (only magic raises them).")
+
+
+def _revived(e: Event) -> str:
+    """A potion poured between fights into a member at 0 HP (rules §7)."""
+    woke = f"; {e['target']} wakes up" if e.get("woke") else ""
+    return (f"Between fights, {e['actor']} pours a {e['item']} into {e['target']}:"
+            f" +{e['healed']} HP ({e['hp_before']} -> {e['hp_after']}){woke}, {e['left']} left.")
+
+
 def _rest_header(e: Event) -> str:
     return f"\n=== Step {e['step'] + 1}: {e['kind']} rest, {e['hours']} h ==="
 
@@ -194,8 +211,9 @@ def _rest_header(e: Event) -> str:
 NARRATORS: dict[str, Callable[[Event], str]] = {
     "day_started": lambda e: (f"==== {e['day']} ({e['rules']}, seed {e['seed']}):"
                               f" a day of {e['steps']} steps for {', '.join(e['party'])} ===="),
-    "encounter_started": lambda e: f"\n=== Step {e['step'] + 1}: {e['name']} ===",
+    "encounter_started": _encounter_started,
     "rested": lambda e: _rested(e),
+    "revived": _revived,
     "day_ended": _day_ended,
     "battle_started": _battle_started,
     "round_started": _round_started,
@@ -307,7 +325,7 @@ class Teller:
             self.step = event["step"]
         if name in ("knocked_out", "died"):
             self.down.add(event.get("target", ""))
-        elif name in ("damage_dealt", "item_used", "rested"):
+        elif name in ("damage_dealt", "item_used", "rested", "revived"):
             who = event.get("target") or event.get("actor")
             if isinstance(event.get("hp_after"), int) and event["hp_after"] > 0:
                 self.down.discard(who)

@@ -349,6 +349,7 @@ _HANDLERS: dict[str, Callable[[BattleView, Event], None]] = {
     "effect_ended": BattleView._effect_ended,
     "resource_spent": BattleView._resource_spent,
     "item_used": BattleView._item_used,
+    "revived": BattleView._item_used,  # a potion poured between a day's fights (rules §7)
     "morale_changed": _resource("actor", "morale", "tokens"),
     "spirit_lost": _resource("target", "spirit", "spirit_after"),
     "fatigue_gained": _resource("actor", "fatigue", "fatigue"),

@@ -33,7 +33,7 @@ MOVEMENT_ARTS = frozenset({"acrobatics", "athletics", "stealth"})
 MOVEMENT_ART_TRAINING = 6
 CRITICAL_MARGIN = 10  # margin >= 10 (or <= -10) is a critical, whatever the die
 HEROISM_DIE = 6
-EXTRA_DAMAGE_DIE = 4  # the +1d4 of a surprise attack or a critical
+EXTRA_DAMAGE_DIE = 4  # the +1d4 of a surprise attack, a critical or a suited weapon
 # Shared: a miss, a plain hit and an extra-damage hit carry nothing else (no heroism d6).
 MISS = AttackResult(False)
 HIT = AttackResult(True)
@@ -166,7 +166,9 @@ class D20(BaseSystem):
         makes the party member defend: 1d20 + armor > attack threshold, and
         anything that favours the attacker puts the defender at disadvantage.
         """
-        extra = attacker.side == table.surprising  # a surprise attack
+        # +1d4 on a hit: a surprise attack, or one particularly suited to its target
+        extra = attacker.side == table.surprising or (
+            bool(weapon.suited) and target.spec.suits(weapon))
         if attacker.party or not target.party:
             check = roll_check(
                 table, attacker, "attack", attacker.spec.level + weapon.bonus,
@@ -223,7 +225,8 @@ class D20(BaseSystem):
             extra = kept == 1 or margin <= -CRITICAL_MARGIN
             bonus = 0
         amount = weapon.damage.roll(rng)
-        if extra or attacker.side == table.surprising:
+        if extra or attacker.side == table.surprising or (
+                weapon.suited and target.spec.suits(weapon)):
             amount += int(rng.random() * EXTRA_DAMAGE_DIE) + 1
         amount += bonus
         return amount if amount > 0 else 0
@@ -232,7 +235,8 @@ class D20(BaseSystem):
         self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon,
         attack: AttackResult,
     ) -> DamageResult:
-        """The weapon's dice, +1d4 once on an extra-damage hit, + the heroism d6; no armor."""
+        """The weapon's dice, +1d4 once on an extra-damage hit (surprise, critical, suited: they
+        never stack), + the heroism d6; no armor."""
         if table.log is None:  # nobody will read the natural dice: take the fast sampler
             amount, dice = weapon.damage.roll(table.rng), ()
         else:

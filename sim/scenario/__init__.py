@@ -17,6 +17,9 @@ timeline entries), ``unused`` (idle keys, through ``ignored``, ``idle_fights`` a
 ``context`` holds what of the scenario they judge a block by).
 Beside them: ``overrides`` (``--set PATH=VALUE`` before validation), ``show`` (stat
 blocks as a GM reads them: ``sim show``, ``sim bestiary``) and ``starter`` (``sim new``).
+Import of other books' stat blocks: ``convert`` (another d20 game's numbers as this
+d20's), ``foreign`` (their keys in a d20 stat block, told with the conversion), ``srd`` and
+``srd_actions`` (``sim import``: 5e-database and Open5e JSON as bestiary entries).
 
 May import: ``sim.engine`` (the policies and effects a key names), ``sim.rules``,
 ``sim.model``, ``sim.dice``, ``sim.yamlsrc``, ``sim.io``, ``sim.errors`` and

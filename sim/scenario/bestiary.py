@@ -18,7 +18,13 @@ import attrs
 
 from sim.errors import Problem, ScenarioError
 from sim.model import RULE_SYSTEMS
-from sim.scenario.blocks import check_potion_at, check_skills, check_weapon_names, stat_fields
+from sim.scenario.blocks import (
+    check_potion_at,
+    check_skills,
+    check_weapon_names,
+    stat_fields,
+    stat_hints,
+)
 from sim.scenario.checker import INVALID, Checker, did_you_mean, not_implemented, validate_header
 from sim.scenario.limits import IMPLEMENTED_SYSTEMS
 from sim.scenario.orders import check_entry_order
@@ -95,7 +101,7 @@ def load_bestiary_file(path: pathlib.Path, problems: list[Problem]) -> dict[str,
                           f" {shorten(entries[name].key)} in this file)", at_key=True)
             continue
         partial: dict[str, Any] = {}
-        fields = c.mapping(block, path_, stat_fields(c), partial=partial)
+        fields = c.mapping(block, path_, stat_fields(c), partial=partial, foreign=stat_hints(c))
         check_skills(c, partial, path_)
         if fields is not INVALID:
             check_weapon_names(c, fields.get("tactics"), fields.get("weapons", ()),

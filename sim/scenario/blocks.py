@@ -11,8 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sim.model import INITIATIVE_GIFT, REROLL_POLICIES, TARGET_POLICIES, Item, Tactics, Weapon
-from sim.scenario import ignored, unread
+from sim.model import (
+    INITIATIVE_GIFT,
+    REROLL_POLICIES,
+    REVIVE_POLICIES,
+    TARGET_POLICIES,
+    Item,
+    Tactics,
+    Weapon,
+)
+from sim.scenario import foreign, ignored, unread
 from sim.scenario.checker import INVALID, Checker, did_you_mean
 from sim.scenario.limits import MAX_DAMAGE, MAX_HP, MAX_TOKENS
 from sim.yamlsrc import Path, shorten
@@ -48,6 +56,7 @@ def weapon_fields(c: Checker) -> dict[str, Callable[[object, Path], Any]]:
         "area": c.boolean,
         "psy": lambda v, p: c.integer(v, p, 0, 100),
         "thrown": c.boolean,
+        "suited": lambda v, p: c.names(v, p, min_len=1),
         "description": lambda v, p: c.text(v, p, 2000),
     }, ignored.SYSTEM_WEAPON_KEYS, ignored.WEAPON_KEY_WHY)
 
@@ -56,20 +65,22 @@ def _weapon(c: Checker, value: object, path: Path) -> Any:
     """A Weapon; with a problem in it, still the weapon its valid keys make (so the checks
     that read weapons, such as skills, run too: the problem itself is already recorded)."""
     fields: dict[str, Any] = {}
-    c.mapping(value, path, weapon_fields(c), required=("name", "damage"), partial=fields)
+    c.mapping(value, path, weapon_fields(c), required=("name", "damage"), partial=fields,
+              foreign=foreign.weapon_key if c.rules == "d20" else None)
     if fields.get("name", INVALID) is INVALID or fields.get("damage", INVALID) is INVALID:
         return INVALID
     return Weapon(**{k: v for k, v in fields.items() if k != "description" and v is not INVALID})
 
 
 def read_tactics(c: Checker, value: object, path: Path) -> Any:
-    """``tactics: {target, weapons, potion_at, reroll_hp}``; weapon names are checked against the stat
+    """``tactics: {target, weapons, potion_at, reroll_hp, revive}``; weapon names are checked against the stat
     block (or the side's members) once they are known (``check_weapon_names``)."""
     fields = c.mapping(value, path, {
         "target": lambda v, p: c.choice(v, p, TARGET_POLICIES),
         "weapons": lambda v, p: c.names(v, p, min_len=1),
         "potion_at": lambda v, p: c.number(v, p, 0, 1),
         "reroll_hp": lambda v, p: c.choice(v, p, REROLL_POLICIES),
+        "revive": lambda v, p: c.choice(v, p, REVIVE_POLICIES),
     })
     if fields is INVALID:
         return INVALID
@@ -199,6 +210,7 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
             "gifts": lambda v, p: _gifts(c, v, p),
             "terror": lambda v, p: c.dice(v, p, lo=0, hi=MAX_DAMAGE),
             "spirit": lambda v, p: c.dice(v, p, lo=1, hi=MAX_HP),
+            "kind": lambda v, p: _kind(c, v, p),
         }
     table = system_only(c, table, ignored.SYSTEM_STAT_KEYS, ignored.STAT_KEY_WHY)
     if mount and "mount" not in table:
@@ -206,6 +218,20 @@ def stat_fields(c: Checker, mount: bool = True) -> dict[str, Callable[[object, P
     elif not mount:
         table.pop("mount", None)  # a mount rides nothing: 'mount' is an unknown key there
     return table
+
+
+def _kind(c: Checker, value: object, path: Path) -> Any:
+    """d20 ``kind: undead`` or ``kind: [undead, beast]``: what a weapon's ``suited:`` may
+    name a creature by, besides its bestiary entry."""
+    if isinstance(value, str):
+        value = [value]
+    names = c.names(value, path, min_len=1)
+    return names if names is INVALID else tuple(names)
+
+
+def stat_hints(c: Checker) -> Callable[[object, object], foreign.Told | None] | None:
+    """What tells a stat block's keys of other d20 games (``sim.scenario.foreign``)."""
+    return foreign.stat_key if c.rules == "d20" else None
 
 
 def _gifts(c: Checker, value: object, path: Path) -> Any:
@@ -247,7 +273,7 @@ def _mount(c: Checker, value: object, path: Path) -> Any:
         dropped = tuple(k for k, v in value.items()
                         if v is None and k in table and k not in ("use", "name", "hp"))
         value = {k: v for k, v in value.items() if k not in dropped}
-    fields = c.mapping(value, path, table)
+    fields = c.mapping(value, path, table, foreign=stat_hints(c))
     return fields if fields is INVALID else {**fields, **dict.fromkeys(dropped)}
 
 

@@ -11,7 +11,7 @@ import difflib
 import math
 import pathlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import yaml
@@ -21,6 +21,11 @@ from sim import dice
 from sim.errors import DiceError, Problem, idle_message
 from sim.scenario.limits import IMPLEMENTED_SYSTEMS, MAX_DAMAGE, MAX_MESSAGE, MAX_NAME
 from sim.yamlsrc import Path, Source, format_path, shorten
+
+if TYPE_CHECKING:
+    from sim.scenario.foreign import Told
+
+    Foreign = Callable[[object, object], Told | None]
 
 
 class _Invalid:
@@ -163,11 +168,14 @@ class Checker:
     def mapping(
         self, value: object, path: Path, fields: dict[str, Callable[[object, Path], Any]],
         required: tuple[str, ...] = (), partial: dict[str, Any] | None = None,
+        foreign: Foreign | None = None,
     ) -> Any:
         """Check a mapping's keys, convert each value with its field; INVALID on any problem.
 
         ``partial`` receives every value converted (INVALID where it failed), so checks
-        across keys can still run next to a problem elsewhere in the mapping."""
+        across keys can still run next to a problem elsewhere in the mapping. ``foreign``
+        tells an unknown key that another game uses (``sim.scenario.foreign``) instead of a
+        did-you-mean."""
         if not isinstance(value, dict):
             return self.fail(path, f"must be a mapping (got {shorten(value)})")
         before = self.errors()
@@ -175,6 +183,12 @@ class Checker:
         hinted: set[str] = set()
         for key, item in value.items():
             if not isinstance(key, str) or key not in fields:
+                told = None if foreign is None else foreign(key, item)
+                if told is not None:
+                    hinted.add(f"; did you mean '{told.instead}'?")
+                    self.fail((*path, key), f"unknown key {shorten(key)}: {told.message}",
+                              at_key=True)
+                    continue
                 hint = did_you_mean(key, tuple(fields))
                 hinted.add(hint)
                 self.fail((*path, key), f"unknown key {shorten(key)}{hint}", at_key=True)

@@ -38,6 +38,7 @@ SYSTEM_STAT_KEYS: dict[str, tuple[str, ...]] = {
     "gifts": ("d20",),
     "terror": ("d20",),
     "spirit": ("d20",),
+    "kind": ("d20",),
     "characteristics": ("d100", "2d10"),
     "attributes": ("d10",),
     "skills": ("d100", "2d10", "d10"),
@@ -55,6 +56,7 @@ STAT_KEY_WHY = {
     "gifts": "gifts are d20's (seed 003)",
     "terror": "terror and spirit points are d20's (seed 003)",
     "spirit": "terror and spirit points are d20's (seed 003)",
+    "kind": "only a d20 weapon's suited: list reads a creature's kind (+1d4, seed 003)",
     "characteristics": "d10 stat blocks have 'attributes', d20 ones 'level'",
     "attributes": "attributes are d10's; d100 and 2d10 have 'characteristics'",
     "skills": "d20 rolls level, not skills",
@@ -70,6 +72,7 @@ SYSTEM_WEAPON_KEYS: dict[str, tuple[str, ...]] = {
     "psy": ("d100",),
     "thrown": ("d100",),
     "armor_piercing": ("d100", "2d10", "d10"),
+    "suited": ("d20",),
 }
 WEAPON_KEY_WHY = {
     "hands": "only d100 counts hands (a two-handed weapon or a bow is a full action and tires);"
@@ -80,6 +83,7 @@ WEAPON_KEY_WHY = {
     "thrown": "only d100 tells a thrown weapon (a half-action) from a bow or crossbow (a full"
               " action that tires); elsewhere every attack is the turn's one attack",
     "armor_piercing": "d20 armor never reduces damage (it feeds the defense roll)",
+    "suited": "only d20 adds 1d4 for an attack particularly suited to its target (seed 003)",
 }
 # Options only one system reads.
 SYSTEM_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -209,6 +213,10 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     elif ctx.mount:
         idle("morale", "does nothing: mounts take no part in morale and hold no tokens (the"
                        " rules' Morale section)")
+    elif "morale" in fields and not ctx.options.holds_tokens(ctx.party, ctx.party_side):
+        idle("morale", "does nothing: only the party's members hold morale tokens (seed 000:"
+                       " \"pour chaque joueur\"); for a table where every side holds them set"
+                       " options: {morale: {who: everyone}}, or remove it")
     if rules == "d100" and "load" in fields:
         force = (fields.get("characteristics") or {}).get("force", d100.DEFAULT_CHARACTERISTIC)
         capacity = force / 2 + 20
@@ -264,6 +272,10 @@ def unused_options(rules: str, options: Any, given: Iterable[str], terror: bool,
             f"does nothing: a side routs once fewer than {options.flee_at:g} of its members"
             f" stand (and one still does), and no side here has more than {largest_side}"
             " members; raise it, or remove it")))
+    if options.morale_who == "everyone" and not party_side:
+        found.append(Unused(("morale", "who"), (
+            "does nothing: without a side marked `party: true` every side holds morale tokens"
+            " already; remove it")))
     if options.destiny_points and not party_side:
         found.append(Unused(("destiny_points",), (
             "destiny points save party members only, and no side has `party: true`; mark the"

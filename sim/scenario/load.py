@@ -24,6 +24,7 @@ from sim.scenario.overrides import apply as apply_overrides
 from sim.scenario.overrides import blame
 from sim.scenario.overrides import parse_all as parse_overrides
 from sim.scenario.sides import Roster, read_sides
+from sim.scenario.suited import check_suited
 from sim.scenario.timeline import (
     check_hazard_overlap,
     check_length,
@@ -109,6 +110,8 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
     if roster.complete and isinstance(parsed.get("sides"), list):
         # Checked whatever else is wrong, so one problem never hides another.
         check_names(c, data, parsed["sides"], roster.failed_names)
+        if c.rules == "d20":
+            check_suited(c, roster.members, bestiary or ())
         check_hazard_overlap(c, data)
         if parsed.get("options/clean", True) and surprise is not INVALID:
             # Hazards and every timeline action but explode roll checks (d10: against difficulty).

@@ -13,7 +13,13 @@ import attrs
 
 from sim.model import Combatant, Tactics
 from sim.scenario.bestiary import Entry, where_searched
-from sim.scenario.blocks import check_potion_at, check_skills, check_weapon_names, stat_fields
+from sim.scenario.blocks import (
+    check_potion_at,
+    check_skills,
+    check_weapon_names,
+    stat_fields,
+    stat_hints,
+)
 from sim.scenario.checker import INVALID, Checker
 from sim.scenario.limits import MAX_COUNT
 from sim.scenario.lookup import did_you_mean_entry
@@ -126,7 +132,7 @@ def read_member(c: Checker, value: object, path: Path, bestiary: dict[str, Entry
         assert isinstance(value, dict)
         value = {k: v for k, v in value.items() if k not in dropped}
     partial: dict[str, Any] = {}
-    fields = c.mapping(value, path, fields_table, partial=partial)
+    fields = c.mapping(value, path, fields_table, partial=partial, foreign=stat_hints(c))
     if fields is INVALID:
         if "use" in partial:
             return INVALID
@@ -186,9 +192,16 @@ def inner_written(given: dict[str, Any]) -> frozenset[tuple[str, str]]:
     """The skills and tactics keys of a stat block as written (``("skills", "riding")``...)."""
     tactics = given.get("tactics")
     keys = [] if not isinstance(tactics, Tactics) else [
-        ("tactics", key) for key in ("target", "weapons", "potion_at", "reroll_hp")
+        ("tactics", key) for key in ("target", "weapons", "potion_at", "reroll_hp", "revive")
         if getattr(tactics, key) is not None]
     return frozenset([*(("skills", name) for name in given.get("skills") or ()), *keys])
+
+
+def kinds_of(fields: dict[str, Any], use: str | None) -> tuple[str, ...]:
+    """What a weapon's ``suited:`` knows a block by: its bestiary entry, its name as written
+    (before ``count:`` numbers it) and its ``kind:`` names (rules §3, d20)."""
+    names = (use, fields.get("name"), *fields.get("kind", ()))
+    return tuple(dict.fromkeys(n for n in names if isinstance(n, str)))
 
 
 def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
@@ -196,7 +209,7 @@ def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
     out: list[tuple[Combatant, Path]] = []
     for m in members:
         base = m.fields["name"]
-        fields = {k: v for k, v in m.fields.items() if k not in ("description",)}
+        fields = {k: v for k, v in m.fields.items() if k not in ("description", "kind")}
         for i in range(1, m.count + 1):
             name = f"{base} {i}" if m.count > 1 else base
             mount_name = None
@@ -205,11 +218,14 @@ def expand(members: list[Member], side: str) -> list[tuple[Combatant, Path]]:
             # One scenario entry is one kind of creature (rules §3 terror): the `count:` members
             # of an entry share it; two entries are two kinds, even of one bestiary entry.
             spec = Combatant(**{**fields, "name": name, "side": side,
-                                "kind": format_path(m.path), "mount": mount_name})
+                                "kind": format_path(m.path), "mount": mount_name,
+                                "kinds": kinds_of(m.fields, m.use)})
             out.append((spec, m.path))
             if m.mount is not None:
-                mount_fields = {k: v for k, v in m.mount.items() if k not in ("description", "name")}
+                mount_fields = {k: v for k, v in m.mount.items()
+                                if k not in ("description", "name", "kind")}
                 out.append((Combatant(**{**mount_fields, "name": mount_name, "side": side,
                                          "kind": format_path((*m.path, "mount")),
+                                         "kinds": kinds_of(m.mount, m.mount_use),
                                          "rider": name}), (*m.path, "mount")))
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.model import DEFENSE_PER, TERROR_PER, UNCONSCIOUS_RIDER, Options
+from sim.model import DEFENSE_PER, MORALE_WHO, TERROR_PER, UNCONSCIOUS_RIDER, Options
 from sim.scenario import ignored
 from sim.scenario.blocks import system_only
 from sim.scenario.checker import INVALID, Checker
@@ -16,7 +16,7 @@ from sim.yamlsrc import Path
 
 
 def _morale(c: Checker, value: object, path: Path) -> Any:
-    """``morale: true|false``, or ``morale: {wound_divisor: 3, despair_again: true}`` (on,
+    """``morale: true|false``, or ``morale: {who: everyone, wound_divisor: 3, ...}`` (on,
     with settings); settings with ``on: false`` do nothing (a warning)."""
     if isinstance(value, bool):
         return {"morale_on": value}
@@ -29,9 +29,12 @@ def _morale(c: Checker, value: object, path: Path) -> Any:
         "wound_divisor": lambda v, p: c.integer(v, p, 1, 100),
         "despair_disadvantage": c.boolean,
         "despair_again": c.boolean,
+        "who": lambda v, p: c.choice(v, p, MORALE_WHO),
     })
     if fields is INVALID:
         return INVALID
+    if "who" in fields:
+        fields["morale_who"] = fields.pop("who")
     on = fields.pop("on", True)
     if not on and fields:
         for key in fields:

@@ -24,7 +24,7 @@ from sim.scenario.bestiary import (
 from sim.scenario.context import Context
 from sim.scenario.ignored import unused_in_block
 from sim.scenario.lookup import search
-from sim.scenario.unused import member_context
+from sim.scenario.unused import member_context, morale_is_on
 from sim.terminal import quoted_text, safe, unsafe
 
 # Bookkeeping fields of a resolved combatant: where it came from, not what it fights with.
@@ -56,10 +56,16 @@ def plain(value: Any) -> Any:
     return value
 
 
-def combatant_data(spec: Combatant, rules: str, party: bool = False) -> dict[str, Any]:
+def combatant_data(spec: Combatant, rules: str, party: bool = False, suited: bool = False
+                   ) -> dict[str, Any]:
     """One resolved stat block; d20 thresholds left to their default show the value used
-    (not on a party member: it rolls its own defense, and its thresholds do nothing)."""
+    (not on a party member: it rolls its own defense, and its thresholds do nothing). With
+    ``suited`` (a d20 weapon of the scenario is suited to some creatures), the names it
+    answers to show as its ``kind:``."""
     data = plain(spec)
+    kinds = [k for k in data.pop("kinds", ()) if k != spec.name]
+    if suited and kinds:
+        data["kind"] = kinds
     if rules != "d20":  # only d20 fights by level (a bestiary entry may carry one for a day's rests)
         data.pop("level", None)
     elif not party:
@@ -73,16 +79,19 @@ def combatant_data(spec: Combatant, rules: str, party: bool = False) -> dict[str
 MORALE_KEYS = ("wound_divisor", "despair_disadvantage", "despair_again")
 
 
-def options_data(options: Options) -> dict[str, Any]:
-    """``options:`` as a scenario writes them: morale as ``morale: true|false`` or
-    ``morale: {wound_divisor: K, ...}`` (on), not as the fields it is kept in."""
+def options_data(options: Options, rules: str, party_side: bool = True) -> dict[str, Any]:
+    """``options:`` as a scenario writes them: morale as ``morale: false`` or, when on,
+    ``morale: {who: party, wound_divisor: K, ...}`` (who holds tokens is shown wherever a
+    party side makes it matter: a reading of the seed a GM should see), not as the fields it
+    is kept in."""
     data = plain(options)
-    on = data.pop("morale_on", None)
+    data.pop("morale_on", None)
+    who = data.pop("morale_who", options.morale_who)
     settings = {key: data.pop(key) for key in MORALE_KEYS if key in data}
-    if settings:  # only a written morale mapping sets them, and it turns morale on
-        data["morale"] = settings
-    elif on is not None:
-        data["morale"] = on
+    if morale_is_on(rules, options):
+        data["morale"] = {**({"who": who} if party_side else {}), **settings} or True
+    elif options.morale_on is not None:
+        data["morale"] = False
     return data
 
 
@@ -91,6 +100,7 @@ def members_data(side: Side, scenario: Scenario) -> list[dict[str, Any]]:
     (its combatant is named "NAME of RIDER")."""
     rules = scenario.rules
     mounts = {member.name: member for member in side.members if member.rider is not None}
+    suited = any(w.suited for s in scenario.sides for m in s.members for w in m.weapons)
     out = []
     for member in side.members:
         if member.rider is not None:
@@ -98,7 +108,7 @@ def members_data(side: Side, scenario: Scenario) -> list[dict[str, Any]]:
         ctx = member_context(rules, scenario.options, scenario.sides, side, scenario.surprise,
                              perils=perilous(scenario), mounted=member.mount is not None,
                              distance=scenario.distance)
-        data = without_idle(combatant_data(member, rules, side.party), member, ctx)
+        data = without_idle(combatant_data(member, rules, side.party, suited), member, ctx)
         if member.mount is not None:
             mount = mounts[member.mount]
             data["mount"] = without_idle(combatant_data(mount, rules, side.party), mount,
@@ -145,12 +155,15 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
     """The whole scenario after ``use:``, overrides and ``count:``: every combatant spelt out."""
     data: dict[str, Any] = {"name": scenario.name, "rules": scenario.rules,
                             "max_rounds": scenario.max_rounds, "distance": scenario.distance}
+    party_side = any(s.party for s in scenario.sides)
     for key in ("surprise", "options", "hazards", "timeline"):
-        value = options_data(scenario.options) if key == "options" else plain(getattr(scenario, key))
         if key == "options":
+            value = options_data(scenario.options, scenario.rules, party_side)
             # Every member is shown on its own, so each is a kind of its own (rules §3): per
             # kind is per body there, and ``terror_per: body`` would be told idle.
             value.pop("terror_per", None)
+        else:
+            value = plain(getattr(scenario, key))
         if value not in (None, {}, []):
             data[key] = value
     # A side's tactics only when it has some: its members spelt out may each set their own

@@ -71,7 +71,8 @@ class TestCarryOver:
             _, events = run_day(day, seed, log=True)
             rests = {e["actor"]: e for e in events if e["event"] == "rested"}
             gwen = rests.get("Mother Gwen")
-            if gwen and gwen["psy_before"] < gwen["max_psy"]:
+            # (at 0 HP she is beyond rest and carried along, out of the next fight: rules §7)
+            if gwen and gwen["psy_before"] < gwen["max_psy"] and gwen["hp_before"] > 0:
                 fights = battles(events)
                 second = {c["name"]: c for c in fights[1][0]["combatants"]}
                 assert second["Mother Gwen"]["hp"] == gwen["hp_after"]
@@ -159,7 +160,8 @@ class TestCarryOver:
                 continue
             hp = {c["name"]: c["hp"] for c in fights[1][0]["combatants"]}
             for rider in ("Sir Bors", "Dame Aude"):
-                if hp[f"warhorse of {rider}"] or not hp[rider]:
+                # A mount at 0 HP is carried along, out of the fight (rules §7), or on its feet.
+                if hp.get(f"warhorse of {rider}") or not hp.get(rider):
                     continue
                 checked += 1
                 assert not any(e["event"] == "effect_started" and e["target"] == rider
@@ -411,6 +413,16 @@ class TestDayReplay:
         assert "# d20: no healing by the hour" in out
         assert "#   Sir Bors: hp 3d8+6, reroll_hp: below_mean" in out
 
+    def test_show_says_a_member_at_0_hp_is_beyond_rest(self, capsys):
+        """sim show DAY (d100, 2d10, d10) says the reading of seed 002 the rests play, and the
+        day option that sets it aside, so the GM sees the choice."""
+        assert cli.main(["show", str(MARSH)]) == 0
+        out = capsys.readouterr().out
+        assert "# a member at 0 HP gets no HP from a rest (seed 002: only magic helps);" in out
+        assert "unless tactics.revive: never" in out
+        assert cli.main(["show", str(MARSH), "--set", "options.rest_revives=true"]) == 0
+        assert "wakes with the first HP a rest gives (rest_revives: true)" in capsys.readouterr().out
+
 
 class TestRestBeforeTheFirstFight:
     """A rest before the day's first fight counts (rules §7): a ``rested`` event for each
@@ -432,6 +444,9 @@ class TestRestBeforeTheFirstFight:
         alone = run_battle(day.encounters[0].scenario, 3, log=True)[1][0]
         tokens = {c["name"]: c.get("morale") for c in alone["combatants"]}
         for c in started["combatants"]:
+            if tokens[c["name"]] is None:  # the brigands hold none (rules §4)
+                assert c.get("morale") is None
+                continue
             assert c.get("morale") == tokens[c["name"]] + (c["name"] in {e["actor"] for e in rested})
 
     def test_rest_before_first_fight_replays_and_verifies(self, tmp_path, capsys):

@@ -69,6 +69,22 @@ class TestDayFile:
         (line,) = self.problems(tmp_path, body)
         assert f"steps[1].rest.kind: no rest kind {shown}" in line
 
+    @pytest.mark.parametrize("hours", [0, 169, -1, 2.5])
+    def test_rest_hours_out_of_bounds_are_refused(self, tmp_path, hours):
+        """A rest lasts 1 to 168 hours (a week): 0 and 169 are refused at their key."""
+        body = "name: D\nrules: d20\n" + PARTY + ("steps:\n  - encounter: " + str(AMBUSH) +
+                                                   f"\n  - rest: {{kind: calm, hours: {hours}}}\n")
+        (line,) = self.problems(tmp_path, body)
+        assert line.endswith(f"steps[1].rest.hours: must be a whole number of hours 1..168"
+                             f" (got {hours})")
+
+    @pytest.mark.parametrize("hours", [1, 168])
+    def test_rest_hours_at_the_bounds_are_taken(self, tmp_path, hours):
+        body = "name: D\nrules: d20\n" + PARTY + ("steps:\n  - encounter: " + str(AMBUSH) +
+                                                   f"\n  - rest: {{kind: calm, hours: {hours}}}\n")
+        day = load_day(write_day(tmp_path, body))
+        assert day.steps[1].hours == hours
+
     def test_misspelt_step_and_rest_keys_are_named(self, tmp_path):
         """`rest: {kind: good, hour: 8}` and `- rets: ...` were told only 'must be {kind: ...,
         hours: N}' (or '{encounter...} or {rest...}'), not which key was wrong: now each

@@ -36,10 +36,10 @@ class TestRestArithmetic:
         rng = random.Random(7)
         seen = Counter()
         for _ in range(n):
-            m = member(level, hp=0)
+            m = member(level, hp=1)
             rest(m, kind, 1, rng)
             seen[m.hp] += 1
-        exact = Counter(f + level for f in faces)
+        exact = Counter(1 + f + level for f in faces)
         assert set(seen) <= set(exact)
         for value, ways in exact.items():
             p = ways / len(faces)
@@ -135,10 +135,35 @@ class TestRestArithmetic:
         rest(m, kind, 1, random.Random(1))
         assert m.weakened is not cured
 
-    def test_stabilised_member_wakes_with_first_hp(self):
-        """An unconscious member at 0 HP wakes with the first HP a rest gives."""
-        m = member(hp=0, status="unconscious")
-        rest(m, "quick", 1, random.Random(1))
+    @pytest.mark.parametrize("rules", ["d100", "2d10", "d10"])
+    @pytest.mark.parametrize("kind", ["quick", "calm", "good", "intensive"])
+    def test_a_member_at_0_hp_is_beyond_rest(self, rules, kind):
+        """Rules §7 (seed 002: "la médecine conventionnelle ne peut plus rien pour lui"): a
+        rest gives a member at 0 HP no HP, unhealable ones included, and leaves it down; its
+        PSY still comes back."""
+        m = member(hp=0, status="unconscious", rules=rules, psy=0, unhealable=5)
+        fields = rest(m, kind, 6, random.Random(1))
+        assert (m.hp, m.status, m.unhealable) == (0, "unconscious", 5)
+        assert fields["hp_after"] == 0 and m.psy > 0
+
+    def test_a_member_at_1_hp_heals(self):
+        """The edge of the rule: 1 HP is not 0; the rest heals it as anyone."""
+        m = member(hp=1, rules="d100")
+        rest(m, "calm", 1, random.Random(1))
+        assert m.hp > 1
+
+    @pytest.mark.parametrize("rules", ["d100", "2d10", "d10"])
+    def test_rest_revives_wakes_a_member_at_0_hp_with_the_first_hp(self, rules):
+        """A day's ``rest_revives: true`` (the other reading): the first HP a rest gives wake
+        a stabilised member."""
+        m = member(hp=0, status="unconscious", rules=rules)
+        rest(m, "quick", 1, random.Random(1), revives=True)
+        assert m.hp > 0 and m.status == "active"
+
+    def test_rest_d20_is_unchanged_by_the_0_hp_rule(self):
+        """d20 (seed 003): the 8-hour re-roll sets everyone's HP, the unconscious included."""
+        m = d20_member(hp=0, status="unconscious")
+        rest(m, "calm", 8, random.Random(2), revives=False)
         assert m.hp > 0 and m.status == "active"
 
     def test_rest_kinds_are_the_four_of_rules_7(self):
@@ -277,6 +302,16 @@ class TestRestPerSystem:
         fields = rest(m, "good", 8, random.Random(3))
         assert (m.max_hp < 110) is rerolled and (m.hp == m.max_hp) is rerolled
         assert ("hp_rolled" in fields) is rerolled
+
+    @pytest.mark.parametrize(("hp", "rerolled"), [(7, False), (6, True)])
+    def test_rest_d20_below_mean_keeps_hp_at_exactly_the_mean(self, hp, rerolled):
+        """below_mean is strictly below: 2d6 has a mean of 7, which HP can equal; 7 HP are
+        kept, 6 are re-rolled."""
+        m = d20_member("2d6", hp=hp, max_hp=12, reroll="below_mean")
+        fields = rest(m, "good", 8, random.Random(3))
+        assert ("hp_rolled" in fields) is rerolled
+        if not rerolled:
+            assert (m.hp, m.max_hp) == (7, 12)
 
     def test_rest_d20_unconscious_member_rerolls_and_wakes(self):
         m = d20_member(hp=0, status="unconscious")

@@ -317,8 +317,12 @@ class TestLeftBehind:
         behind = result["metrics"]["party.left_behind"]
         summary = batch_summary(capsys, str(RAIDERS), "-n", "300", "--seed", "1")
         assert behind["values"][0] == summary["party"]["left_behind"]
-        assert behind["values"][0]["p"] > 0.2
+        assert behind["values"][0]["p"] > 0.1
         assert behind["values"][1]["p"] == 0.0
+        # The left behind are alive (rules §5): compare's deaths and downs are the batch's too.
+        for metric in ("any_death", "any_down", "win"):
+            assert result["metrics"][f"party.{metric}"]["values"][0] == summary["party"][metric]
+        assert summary["party"]["any_death"]["p"] < behind["values"][0]["p"]
         assert behind["diffs"][0]["d"] == pytest.approx(-behind["values"][0]["p"])
         assert result["metrics"]["party.any_death"]["values"][1]["p"] > 0.1
 

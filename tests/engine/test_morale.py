@@ -27,11 +27,11 @@ N = 20_000
 
 
 class TestTokens:
-    """Each combatant starts each battle with 2d6 morale tokens (rules §4)."""
+    """Each combatant that holds tokens starts each battle with 2d6 of them (rules §4)."""
 
     def test_2d6_per_combatant_in_listed_order(self) -> None:
         """Tokens: 2d6 rolled for each combatant at set-up, in listed order."""
-        b = Battle(duel2d10(), 1, log=True)
+        b = Battle(duel2d10(morale_who="everyone"), 1, log=True)
         b.table.rng = ScriptedRandom([(3, 6), (4, 6), (6, 6), (2, 6)])  # HP are fixed: only tokens roll
         b._setup()
         assert [f.morale for f in b.fighters] == [7, 8]
@@ -53,20 +53,22 @@ class TestTokens:
 
     def test_rolled_per_battle(self) -> None:
         """Tokens: each battle rolls its own stock (different seeds, different stocks)."""
-        stocks = {tuple(f.morale for f in battle(duel2d10(), seed=s, log=False).fighters)
+        stocks = {tuple(f.morale for f in battle(duel2d10(morale_who="everyone"), seed=s,
+                                                 log=False).fighters)
                   for s in range(40)}
         assert len(stocks) > 10
 
     def test_stat_block_morale_dice(self) -> None:
         """Tokens: a stat block's `morale` dice replace the default 2d6."""
-        b = battle(duel2d10(hero={"morale": dice.parse(3)}, foe={"morale": dice.parse("1d4+20")}))
+        b = battle(duel2d10(hero={"morale": dice.parse(3)}, foe={"morale": dice.parse("1d4+20")},
+                            morale_who="everyone"))
         hero, foe = b.fighters
         assert hero.morale == 3 and 21 <= foe.morale <= 24
 
     def test_on_by_default_with_2d10(self) -> None:
         """Morale is on by default with the 2d10 system."""
         b = battle(duel2d10())
-        assert b.morale_on and all(2 <= f.morale <= 12 for f in b.fighters)
+        assert b.morale_on and 2 <= b.fighters[0].morale <= 12
 
     def test_off_when_asked_with_2d10(self) -> None:
         """`morale: false` turns it off with 2d10: no tokens at all."""
@@ -79,7 +81,47 @@ class TestTokens:
         off = battle(attrs.evolve(duel(), rules=rules))
         assert not off.morale_on and off.fighters[0].morale is None
         on = battle(attrs.evolve(duel(morale_on=True), rules=rules))
-        assert on.morale_on and all(2 <= f.morale <= 12 for f in on.fighters)
+        assert on.morale_on and 2 <= on.fighters[0].morale <= 12
+
+
+class TestTokensBelongToThePlayers:
+    """Rules §4 (seed 000: "ce stock de jeton est de 2d6 pour chaque joueur"): the party's
+    members hold tokens; the other sides hold none, never reroll by morale and never despair.
+    Without a party side every side holds them; ``morale: {who: everyone}`` gives every side
+    tokens."""
+
+    def test_only_the_party_holds_tokens(self) -> None:
+        hero, monster = battle(duel2d10()).fighters
+        assert 2 <= hero.morale <= 12 and monster.morale is None
+
+    def test_without_a_party_side_every_side_holds_tokens(self) -> None:
+        b = battle(quality(side("a", fighter("A")), side("b", fighter("B"))))
+        assert all(2 <= f.morale <= 12 for f in b.fighters)
+
+    def test_who_everyone_gives_every_side_tokens(self) -> None:
+        b = battle(duel2d10(morale_who="everyone"))
+        assert all(2 <= f.morale <= 12 for f in b.fighters)
+
+    def test_a_monsters_own_morale_dice_count_only_where_its_side_holds_tokens(self) -> None:
+        foe = {"morale": dice.parse(20)}
+        assert battle(duel2d10(foe=foe)).fighters[1].morale is None
+        assert battle(duel2d10(foe=foe, morale_who="everyone")).fighters[1].morale == 20
+
+    def test_monsters_never_reroll_despair_or_change_tokens(self) -> None:
+        """Over many battles the party rerolls, gains and loses tokens; the monsters never
+        do anything morale-wise (and the first battles prove the party's side does)."""
+        party_events = 0
+        for seed in range(40):
+            log = run_battle(duel2d10(foe={"hp": 30}), seed, log=True)[1]
+            for e in log:
+                if e["event"] == "check_rolled" and e["purpose"] in ("morale_reroll", "despair"):
+                    assert e["actor"] == "Hero", e
+                    party_events += 1
+                if e["event"] in ("morale_changed", "resource_spent", "learning_ticked"):
+                    assert e["actor"] == "Hero", e
+                if e["event"] == "effect_started" and e["effect"] in ("demoralized", "despairing"):
+                    assert e["target"] == "Hero", e
+        assert party_events > 20
 
 
 class TestReroll:
@@ -325,7 +367,7 @@ class TestMounts:
         return battle(quality(side("heroes", fighter("Knight", mount="Horse"),
                                    fighter("Horse", hp=30, rider="Knight"), fighter("Squire"),
                                    party=True),
-                              side("monsters", fighter("X", hp=40))))
+                              side("monsters", fighter("X", hp=40)), morale_who="everyone"))
 
     def test_mounts_hold_no_tokens(self) -> None:
         knight, horse, squire, x = self._mounted().fighters

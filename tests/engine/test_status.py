@@ -373,7 +373,7 @@ class TestSeriousWound:
     def test_the_wound_is_its_dealers_kill(self, scripted) -> None:
         """Morale (rules §4, kill an enemy +2): a serious wound's knock-out is a fall, so the one
         who dealt the wound gains 2 tokens, as for a blow to 0 HP."""
-        b, *_ = self._wounded(scripted, morale_on=True)
+        b, *_ = self._wounded(scripted, morale_on=True, morale_who="everyone")
         kills = [(e["actor"], e["delta"]) for e in events(b.log, "morale_changed")
                  if e["reason"] == "kill"]
         assert kills == [("M", 2)]
@@ -390,7 +390,7 @@ class TestSeriousWound:
     def test_its_allies_lose_morale(self, scripted) -> None:
         """Morale (rules §4): an ally knocked out by a serious wound has fallen all the
         same: each conscious ally loses 4 tokens."""
-        b, *_ = self._wounded(scripted, morale_on=True)
+        b, *_ = self._wounded(scripted, morale_on=True, morale_who="everyone")
         fell = [(e["actor"], e["delta"]) for e in events(b.log, "morale_changed")
                 if e["reason"] == "ally_fell"]
         assert fell == [("Friend", -4)]

@@ -332,6 +332,20 @@ class TestVerify:
         code, _, err = run(capsys, "replay", "--verify", str(log))
         assert code == 1 and f"first difference at event {target + 1}" in err
 
+    @pytest.mark.parametrize("cut", [-1, 1])
+    def test_a_log_one_line_short_or_long_is_no_match(self, tmp_path: pathlib.Path, capsys,
+                                                      cut: int) -> None:
+        """A log cut before its last line, or with one more line than the battle wrote (the
+        last event again), is not the battle: exit 1 saying how many events each has."""
+        _, log = self._log(tmp_path, capsys)
+        lines = log.read_text().splitlines()
+        n = len(lines)
+        edited = lines[:-1] if cut < 0 else [*lines, lines[-1]]
+        log.write_text("\n".join(edited) + "\n")
+        code, out, err = run(capsys, "replay", "--verify", str(log))
+        assert code == 1 and "identical" not in out, (out, err)
+        assert f"the log has {n + cut} events, the simulation {n}" in err
+
     def test_changed_scenario_exits_2(self, tmp_path: pathlib.Path, capsys) -> None:
         """A scenario edited since the log was written: exit 2 naming every file tried."""
         scenario, log = self._log(tmp_path, capsys)

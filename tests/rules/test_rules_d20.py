@@ -281,6 +281,48 @@ class TestDamage:
         b.attack(hero, monster, SWORD_OF(hero))
         assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (5, [5])
 
+    BLESSED = Weapon("blessed mace", dice.parse("1d8"), suited=("undead", "ghoul"))
+
+    @pytest.mark.parametrize(("kinds", "amount", "dice_"), [
+        (("skeleton", "undead"), 7, [5, 2]), (("ghoul",), 7, [5, 2]), (("wolf",), 5, [5]),
+        ((), 5, [5])])
+    def test_suited_attack_adds_d4(self, scripted, kinds, amount, dice_) -> None:
+        """Rules §3 (seed 003, "une attaque particulièrement adaptée"): a hit with a weapon
+        suited to its target (by bestiary name or kind) adds 1d4; against others, nothing."""
+        b = battle(duel(hero={"weapons": (self.BLESSED,)},
+                        monster={"defense_threshold": 10, "kinds": kinds, "hp": 30}))
+        hero, monster = b.fighters
+        scripted(b, (15, 20), (5, 8), (2, 4))
+        b.attack(hero, monster, self.BLESSED)
+        assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (amount, dice_)
+
+    def test_suited_never_stacks_with_a_critical(self, scripted) -> None:
+        """One +1d4 per hit, however many sources: a critical suited hit rolls one d4."""
+        b = battle(duel(hero={"weapons": (self.BLESSED,)},
+                        monster={"defense_threshold": 5, "kinds": ("undead",), "hp": 30}))
+        hero, monster = b.fighters
+        scripted(b, (20, 20), (1, 8), (2, 4))
+        b.attack(hero, monster, self.BLESSED)
+        assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (3, [1, 2])
+
+    def test_suited_monster_attack_on_a_failed_defense(self, scripted) -> None:
+        """A monster's claws suited to elves: a plain failed defense of an elf adds 1d4."""
+        claws = Weapon("claws", dice.parse("1d8"), suited=("elf",))
+        b = battle(duel(hero={"kinds": ("elf",), "hp": 30},
+                        monster={"attack_threshold": 12, "weapons": (claws,)}))
+        hero, monster = b.fighters
+        scripted(b, (8, 20), (3, 8), (4, 4))
+        b.attack(monster, hero, claws)
+        assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (7, [3, 4])
+
+    def test_suited_strike_equals_attack_then_damage(self) -> None:
+        """The fast path (strike) and the logged path give the same battles with a suited
+        weapon (same seeds, same outcomes)."""
+        spec = duel(hero={"level": 2, "hp": 30, "weapons": (self.BLESSED,)},
+                    monster={"hp": 30, "defense_threshold": 12, "kinds": ("undead",)})
+        for seed in range(30):
+            assert run_battle(spec, seed, log=False)[0] == run_battle(spec, seed, log=True)[0]
+
     @pytest.mark.parametrize("armor", [0, 4, 30])
     def test_explosion_ignores_armor(self, scripted, armor: int) -> None:
         """d20 explosion: armor only feeds the defense roll, so the blast's dice hit in full."""

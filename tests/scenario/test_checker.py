@@ -184,9 +184,13 @@ class TestUnknownKeys:
         assert p.message.endswith(f"; did you mean '{hint}'?")
 
     def test_hitpoints_suggests_hp(self, arena):
-        """``hitpoints`` is the long name of ``hp`` and should be suggested as such."""
+        """``hitpoints`` is the long name of ``hp`` and should be suggested as such (in d20,
+        as another d20 game's key: tests/scenario/test_foreign.py)."""
         p = arena.problems(variant("hp: 24", "hitpoints: 24"))[0]
         assert where(p) == (9, 9, "sides[0].members[0].hitpoints")
+        assert "write hp: 24" in p.message
+        p = arena.problems(variant("rules: d20", "rules: d100", "        level: 3\n", "",
+                                   "hp: 24", "hitpoints: 24"))[0]
         assert "did you mean 'hp'?" in p.message
 
     def test_hitpoints_reported_at_key(self, arena):

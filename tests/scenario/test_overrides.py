@@ -116,9 +116,11 @@ class TestErrors:
 
     def test_unknown_key_goes_to_validation(self):
         """A key of no schema is refused by validation, with its hint and the --set named."""
-        (line,) = problems("sides[goblins].members[goblin].hitpoints=30")
-        assert "unknown key 'hitpoints'; did you mean 'hp'?" in line
-        assert line.endswith("(from --set sides[goblins].members[goblin].hitpoints=30)")
+        (line,) = problems("sides[goblins].members[goblin].hpp=30")
+        assert "unknown key 'hpp'; did you mean 'hp'?" in line
+        assert line.endswith("(from --set sides[goblins].members[goblin].hpp=30)")
+        (line,) = problems("sides[goblins].members[goblin].hitpoints=30")  # another d20 game's
+        assert "unknown key 'hitpoints': hit points; write hp: 30" in line
 
     def test_misspelt_section(self):
         """A misspelt section is reported at the section, naming the --set."""

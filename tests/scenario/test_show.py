@@ -99,18 +99,25 @@ class TestPlain:
         weapon = Weapon(name="bow", damage=parse("1d8+1"), range=30.0, hands=2)
         assert plain(weapon) == {"name": "bow", "damage": "1d8+1", "hands": 2, "range": 30.0}
 
-    @pytest.mark.parametrize(("options", "shown"), [
-        (Options(), {}),
-        (Options(morale_on=False), {"morale": False}),
-        (Options(morale_on=True, spirit=True), {"spirit": True, "morale": True}),
-        (Options(morale_on=True, wound_divisor=3), {"morale": {"wound_divisor": 3}}),
-        (Options(morale_on=True, despair_again=True), {"morale": {"despair_again": True}}),
-        (Options(tie_succeeds=False, defense_per="round"),
+    @pytest.mark.parametrize(("options", "rules", "party", "shown"), [
+        (Options(), "d20", True, {}),
+        (Options(morale_on=False), "2d10", True, {"morale": False}),
+        (Options(morale_on=True, spirit=True), "d20", False, {"spirit": True, "morale": True}),
+        (Options(morale_on=True, wound_divisor=3), "d20", True,
+         {"morale": {"who": "party", "wound_divisor": 3}}),
+        (Options(morale_on=True, despair_again=True), "d20", False,
+         {"morale": {"despair_again": True}}),
+        (Options(tie_succeeds=False, defense_per="round"), "d10", True,
          {"tie_succeeds": False, "defense_per": "round"}),
+        (Options(), "2d10", True, {"morale": {"who": "party"}}),
+        (Options(morale_who="everyone"), "2d10", True, {"morale": {"who": "everyone"}}),
     ])
-    def test_options_as_written(self, options: Options, shown: dict) -> None:
-        """Morale shows as the scenario key ``morale:``, not the fields it is kept in."""
-        assert options_data(options) == shown
+    def test_options_as_written(self, options: Options, rules: str, party: bool, shown: dict
+                                ) -> None:
+        """Morale shows as the scenario key ``morale:``, not the fields it is kept in; who holds
+        tokens is shown whenever morale is on and a side is the party (rules §4: a reading of
+        the seed the GM should see), the 2d10 default included."""
+        assert options_data(options, rules, party) == shown
 
     def test_constant_dice_are_numbers(self) -> None:
         """Constant HP prints as a number, not a string."""

@@ -21,6 +21,13 @@ class TestPartyOutcome:
         outcome = party_outcome("ghosts", [row("broken"), row("dead")], "heroes", (0,))
         assert outcome == (False, False, 1, 0)
 
+    def test_left_behind_is_down_not_dead(self):
+        """Rules §5: a member left behind is alive; it went down even when it was a broken mind,
+        never knocked out (compare and tune read the party's fate here)."""
+        for knocked_out in (True, False):
+            fighters = [row("left_behind", knocked_out), row("fled")]
+            assert party_outcome("raiders", fighters, "heroes", (0, 1)) == (False, False, 1, 0)
+
     def test_tpk_when_every_member_is_dead(self):
         """Every listed member dead is a TPK; a member left out (a mount) does not prevent it."""
         fighters = [row("dead"), row("dead"), row("active")]
@@ -39,6 +46,10 @@ class TestWentDown:
     def test_dead_and_broken_went_down(self):
         """A dead member and a broken mind went down, knocked out or not."""
         assert went_down(row("dead")) and went_down(row("broken"))
+
+    def test_left_behind_went_down_even_as_a_broken_mind(self):
+        """Left behind with a broken mind (never at 0 HP, never knocked out) is down."""
+        assert went_down(row("left_behind", knocked_out=False))
 
     def test_knocked_out_and_back_went_down(self):
         """A member knocked out who stood up again (or fled) went down all the same."""

@@ -415,6 +415,16 @@ class TestLeftBehind:
         assert s["combatants"]["B"]["death"] == interval(0, 4)
         assert s["combatants"]["B"]["down"] == interval(2, 4)
 
+    def test_a_broken_mind_left_behind_is_down(self) -> None:
+        """A member left behind with a broken mind (HP left, never knocked out) went down:
+        the batch counts it in someone goes down, never in someone dies."""
+        agg = TestPartyMetrics()._agg()
+        agg.add(battle("foe", f(7, "left_behind", None, False), ALIVE, ALIVE, ALIVE, ALIVE))
+        agg.add(battle("heroes", ALIVE, ALIVE, ALIVE, ALIVE, DEAD))
+        party = agg.summary({"scenario": "s", "rules": "d20", "seed": 1})["party"]
+        assert party["any_down"] == interval(1, 2) and party["any_death"] == interval(0, 2)
+        assert party["left_behind"] == interval(1, 2)
+
     def test_left_behind_said_by_headline_and_tables(self) -> None:
         s = self._summary()
         assert f"someone is left behind in {pct(s['party']['left_behind'])}" in headline(s)
