@@ -102,10 +102,9 @@ def concerns(a: Profile, purpose: str, weapon: Weapon | None) -> bool:
 
 
 def suited(weapon: Weapon, target: Profile) -> bool:
-    """d20: a weapon particularly suited to its target (``suited: [names or kinds]``)."""
-    listed = getattr(weapon, "suited", ()) or ()
-    kinds = {target.spec.name, target.spec.kind, getattr(target.spec, "use", None)}
-    return bool(set(listed) & kinds)
+    """d20: a weapon particularly suited to its target (rules §3): one of its ``suited:``
+    names is one the target answers to (its bestiary entry, its name as written, its kinds)."""
+    return bool(set(weapon.suited) & set(target.spec.kinds))
 
 
 def _heroism(roll: Roll, local: Local, allowed: bool) -> list[tuple[float, Roll, int, Local]]:

@@ -66,3 +66,11 @@ def test_expected_attacks_to_down_a_one_hp_target_is_one_over_the_hit_chance(tmp
         "d20", "{name: A, level: 1, hp: 5, weapons: [{name: s, damage: 1d4}]}",
         "{name: B, hp: 1, defense_threshold: 11, weapons: [{name: s, damage: 1d4}]}"))
     assert table[("A", "B")].attacks_to_down == pytest.approx(1 / 0.5)
+
+
+def test_d20_suited_weapon_adds_1d4_once(tmp_path):
+    """A weapon suited to its target adds 1d4 on a hit, never stacked with a critical's."""
+    table = rows(tmp_path, duel(
+        "d20", "{name: A, level: 1, hp: 5, weapons: [{name: silver, damage: 1d6, suited: [B]}]}",
+        "{name: B, hp: 9, defense_threshold: 11, weapons: [{name: s, damage: 1d4}]}"))
+    assert table[("A", "B")].damage_mean == pytest.approx(3.5 + 2.5)
