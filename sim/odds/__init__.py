@@ -1,5 +1,5 @@
 """Exact odds: per-attack tables for any encounter, and an absorbing Markov chain solver for
-small fights (``sim odds``). Written from RULES.md, never from the engine's code: it is the
+small fights (``sim odds``). Written from the rules (docs/rules), never from the engine's code: it is the
 engine's oracle, a second computation every rule change must agree with.
 
 Modules: ``rolls`` (the exact law of one check in each system), ``roster`` (the fighters'

@@ -1,6 +1,6 @@
 """What the solver can represent, and its bound: anything else is refused by name.
 
-The solver plays RULES.md's fights at distance 0 between armed fighters: group initiative,
+The solver plays the rules' fights (docs/rules) at distance 0 between armed fighters: group initiative,
 surprise, target policies, weapon orders, the action economy of each system, heroism,
 morale, fatigue and serious wounds. A rule that would need a map, a clock of its own or
 items (hazards, a timeline, a day, potions, mounts...) is refused, never approximated.

@@ -1,6 +1,6 @@
 """The oracle: ``sim batch`` agrees with the exact figures of ``sim odds`` within 4 standard
 errors, for small fights of every system (fixed seed). A rule changed in the engine and not in
-RULES.md (or the other way round) shows here as a z-score past 4.
+the rules pages (or the other way round) shows here as a z-score past 4.
 
 The fights are tests/data/odds/*.yaml, three or more per system: d20 heroism, a suited weapon, surprise with
 the weakest target, outnumbered with focus; d100 two-handed fatigue, serious wounds,
