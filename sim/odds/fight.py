@@ -86,7 +86,7 @@ class Solver:
         at = opts.outnumbered_at
         self.outnumbering = scenario.rules == "d20" and any(len(e) >= at for e in self.enemies)
         self.focusing = "focus" in self.policies
-        self._turns: dict[tuple[State, int, bool], list[tuple[float, State]]] = {}
+        self._turns: dict[tuple[State, int, bool], list[tuple[float, State, bool]]] = {}
         self._strikes: dict[tuple, list[tuple[float, Local, Local, int, bool]]] = {}
 
     # --- the rounds ---------------------------------------------------------------------------
@@ -141,12 +141,12 @@ class Solver:
                   surprise: bool) -> dict[State, float]:
         for i in order:
             nxt: dict[State, float] = defaultdict(float)
+            ended: dict[State, float] = defaultdict(float)
             for state, p in dist.items():
-                for q, after in self._turn(state, i, surprise):
-                    if self._winner(after) is False:
-                        nxt[after] += p * q
-                    else:
-                        tally.add(after, p * q, rnd)
+                for q, after, going in self._turn(state, i, surprise):
+                    (nxt if going else ended)[after] += p * q
+            for state, p in ended.items():
+                tally.add(state, p, rnd)
             dist = nxt
             tally.peak = max(tally.peak, len(dist))
             if len(dist) > self.max_states:
@@ -162,18 +162,25 @@ class Solver:
 
     # --- one turn -----------------------------------------------------------------------------
 
-    def _turn(self, state: State, i: int, surprise: bool) -> list[tuple[float, State]]:
+    def _turn(self, state: State, i: int, surprise: bool) -> list[tuple[float, State, bool]]:
+        """The law of fighter i's turn from ``state``: (p, state after, the fight goes on)."""
         key = (state, i, surprise)
-        if key not in self._turns:
-            self._turns[key] = _merged(self._play_turn(state, i, surprise))
-        return self._turns[key]
+        found = self._turns.get(key)
+        if found is None:
+            found = [(p, after, self._winner(after) is False)
+                     for p, after in _merged(self._play_turn(state, i, surprise))]
+            self._turns[key] = found
+        return found
 
     def _play_turn(self, state: State, i: int, surprise: bool) -> list[tuple[float, State]]:
         local = state[0][i]
         if local[HP] == 0:
             return [(1.0, state)]
-        if local[KO] > 0:  # knocked out by a serious wound: it sleeps through this turn
+        if local[KO] > 1:  # knocked out by a serious wound: it sleeps through this turn
             return [(1.0, _set(state, i, _with(local, KO, local[KO] - 1)))]
+        if local[KO] == 1:  # its 1d4 turns slept, it wakes as this turn begins, and acts
+            local = _with(local, KO, 0)
+            state = _set(state, i, local)
         if local[SKIP]:  # 2d10: a disaster cost it this turn
             return [(1.0, _set(state, i, _with(local, SKIP, 0)))]
         weapon = self._weapon(i, local)
@@ -280,8 +287,8 @@ class Solver:
                 locals_[t] = tl2
                 out.append((p, tuple(locals_)))
                 continue
-            for rounds in range(1, 5):
-                locals_[t] = (*tl2[:WEAK], 1, rounds, *tl2[KO + 1:DOWN], 1)
+            for rounds in range(1, 5):  # KO = turns to sleep + 1: it wakes as the next begins
+                locals_[t] = (*tl2[:WEAK], 1, rounds + 1, *tl2[KO + 1:DOWN], 1)
                 out.append((p / 4, self._fallen(locals_, i, t)))
         return out
 
