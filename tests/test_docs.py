@@ -30,7 +30,8 @@ def printed_headline(page: pathlib.Path) -> str:
     """The first "Difficulty ..." sentence of a page's pasted output, its wrapped lines joined."""
     text = page.read_text(encoding="utf-8")
     start = text.index("\nDifficulty ") + 1
-    return " ".join(text[start:text.index(" of battles.", start) + len(" of battles.")].split())
+    end = re.compile(r"\sof battles\.").search(text, start).end()
+    return " ".join(text[start:end].split())
 
 
 def first_encounter(page: pathlib.Path) -> str:
@@ -73,6 +74,39 @@ class TestExamples:
         expected = " ".join(headline(json.loads(out)).split())
         assert printed_headline(README) == expected
         assert printed_headline(GUIDE / "first-encounter.md") == expected
+
+
+def sample_outputs(page: pathlib.Path) -> dict[str, list[str]]:
+    """The page's pasted terminal outputs: each block that starts with ``$ COMMAND``, by command."""
+    blocks = re.findall(r"```\n\$ (.*?)\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    return {command: output.splitlines() for command, output in blocks}
+
+
+class TestSampleOutputs:
+    """The README's outputs are what 80 columns print (they were pasted 100 columns wide)."""
+
+    @pytest.mark.parametrize("page", [README, GUIDE / "first-encounter.md"], ids=lambda p: p.name)
+    def test_no_sample_line_is_wider_than_80_columns(self, page):
+        outputs = sample_outputs(page)
+        assert "sim batch first.yaml -n 2000 --seed 1" in outputs and "sim run first.yaml --seed 1" in outputs
+        # `sim bestiary` lists an entry a line, for grep: a terminal wraps them as it likes.
+        assert all(len(line) <= 80 for command, lines in outputs.items() for line in lines
+                   if not command.startswith("sim bestiary"))
+
+    def test_the_batch_sample_is_the_real_output(self, tmp_path, monkeypatch, capsys):
+        """Line for line (the "..." where rows are left out, and the run folder's date, aside)."""
+        monkeypatch.delenv("SIM_BESTIARY", raising=False)
+        monkeypatch.setenv("COLUMNS", "80")
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "first.yaml").write_text(first_encounter(README), encoding="utf-8")
+        assert main(["batch", "first.yaml", "-n", "2000", "--seed", "1", "--no-progress"]) == 0
+        printed = [line.rstrip() for line in capsys.readouterr().out.splitlines() if line.strip()]
+        shown = sample_outputs(README)["sim batch first.yaml -n 2000 --seed 1"]
+        cut = shown.index("...")
+        assert shown[:cut] == printed[:cut]
+        assert shown[cut + 1:-1] == printed[-len(shown) + cut + 1:-1]
+        assert re.fullmatch(r"run folder: runs/first-s1-\d{8}-\d{6}", shown[-1])
+        assert printed[-1].startswith("run folder: runs/first-s1-")
 
 
 # The folder the specification was written in, outside the repository (spelt in two parts so

@@ -149,3 +149,28 @@ def test_day_viewer_moves_through_the_steps(browser: Any, pages: dict[str, pathl
         assert opened.errors == []
     finally:
         tab.close()
+
+
+@pytest.mark.parametrize("kind", ["battle", "day", "day_logs"])
+def test_the_battle_picker_is_not_cut_on_a_phone(browser: Any, pages: dict[str, pathlib.Path],
+                                                 kind: str) -> None:
+    """At 390 px the picker showed "raiders win after 8 rounc": every choice's text fits in
+    the select (its width less its padding and arrow)."""
+    opened = Opened(browser, pages[kind], 390)
+    try:
+        room, widths = opened.tab.evaluate("""() => {
+            const pick = document.getElementById('pick');
+            const style = getComputedStyle(pick);
+            const pen = document.createElement('canvas').getContext('2d');
+            pen.font = style.font;
+            const room = pick.clientWidth - parseFloat(style.paddingLeft)
+                         - parseFloat(style.paddingRight) - 20;
+            return [room, [...pick.options].map((o) => pen.measureText(o.text).width)];
+        }""")
+        assert widths and max(widths) <= room, opened.tab.evaluate(
+            "[...document.getElementById('pick').options].map((o) => o.text)")
+        # The whole outcome is on the page, under the picker.
+        assert opened.tab.locator("#pick-note").inner_text().startswith(("battle ", "day "))
+        assert opened.errors == []
+    finally:
+        opened.tab.close()

@@ -3,6 +3,7 @@
 ::
 
     chunk     seeds (SHA-256 of master seed and index), ChunkTask, run_chunk: a worker's work
+    plan      each chunk's battles, and the checkpoints where --precision may stop a batch
     tables    schemas; parts (a chunk's columns in Arrow) and battles.parquet rows
     runners   where chunks run: this process, a process pool, a Dask cluster
     journal   the parts journal: finished chunks appended to one CRC-framed file

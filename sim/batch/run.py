@@ -34,6 +34,7 @@ from sim.batch.chunk import (
 )
 from sim.batch.folder import LOGS, PLAY_AGAIN, START_AGAIN, SUMMARY, RunFolder, write_run_file
 from sim.batch.manifest import file_sha256, new_run_id
+from sim.batch.plan import ChunkPlan
 from sim.batch.runners import Runner, run_serial
 from sim.batch.store import LocalStore, Store, StoreProcess, can_store_apart
 from sim.batch.tables import part_rows
@@ -112,19 +113,21 @@ class Batch:
     elapsed: float = 0.0
     run_id: str = ""
 
+    plan: ChunkPlan = attrs.field(init=False)  # each chunk's battles (sim.batch.plan)
+
     def __attrs_post_init__(self) -> None:
         self.aggregate = empty_aggregate(self.scenario)
+        self.plan = ChunkPlan(self.spec.n, self.spec.chunk, self.spec.precision)
 
     def _enough(self) -> bool:
-        precision = self.spec.precision
-        if self.aggregate.battles >= self.spec.n:
+        battles, precision = self.aggregate.battles, self.spec.precision
+        if battles >= self.spec.n:
             return True
-        return precision is not None and self.aggregate.headline_halfwidth() <= precision
+        # Only at a checkpoint: a stop depends on neither --chunk nor --workers.
+        return self.plan.may_stop_at(battles) and self.aggregate.headline_halfwidth() <= precision
 
     def _identity(self, number: int) -> dict[str, Any]:
-        start = number * self.spec.chunk
-        stop = min(self.spec.n, start + self.spec.chunk)
-        return part_identity(self.run_id, self.spec.seed, number, start, stop)
+        return part_identity(self.run_id, self.spec.seed, number, *self.plan.bounds(number))
 
     @property
     def stored(self) -> int:
@@ -150,9 +153,8 @@ class Batch:
         # wrapping run_serial, as tests do, is taken for workers: parts made here, the same.)
         part_here = not (self.store is not None and self.store.apart and self.runner is run_serial)
         number = first_chunk
-        while number * self.spec.chunk < self.spec.n and not self.should_stop():
-            identity = self._identity(number)
-            yield ChunkTask(self.scenario, self.spec.seed, identity["start"], identity["stop"], plan,
+        while (bounds := self.plan.bounds(number))[0] < self.spec.n and not self.should_stop():
+            yield ChunkTask(self.scenario, self.spec.seed, *bounds, plan,
                             run_id=self.run_id, number=number, part_here=part_here)
             number += 1
 
@@ -174,7 +176,7 @@ class Batch:
             plan = LogPlan.parse(self.spec.logs, self.spec.n)
             if not self._enough():
                 if self.choose is not None:
-                    self.runner, self.window = self.choose(done * self.spec.chunk)
+                    self.runner, self.window = self.choose(self.plan.bounds(done)[0])
                 # Forked after the weighing (a fork's first battles here run slower, while the
                 # pages they write are copied) and before the runner starts any thread.
                 if self._store_apart(done):
@@ -226,16 +228,16 @@ class Batch:
 
     def _collect(self, first_chunk: int, plan: LogPlan) -> None:
         """Run the remaining chunks, aggregating strictly in index order."""
-        waiting: dict[int, ChunkResult] = {}
-        next_chunk = first_chunk
+        waiting: dict[int, ChunkResult] = {}  # by first battle
+        next_start = self.plan.bounds(first_chunk)[0]
         results = self.runner(self._tasks(first_chunk, plan), self.window)
         try:
             for result in self._played(results):  # in the order workers finish
-                waiting[result.start // self.spec.chunk] = result
-                while next_chunk in waiting:
-                    ready = waiting.pop(next_chunk)
+                waiting[result.start] = result
+                while next_start in waiting:
+                    ready = waiting.pop(next_start)
                     self._store(ready)
-                    next_chunk += 1
+                    next_start = ready.start + ready.battles
                     if self._enough():
                         return
         finally:

@@ -337,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="port to listen on (default 8765; 0: any free port)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1, this machine only)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="with --host 0.0.0.0: a name of this machine the page may be opened"
+                            " by (its addresses, localhost and its host name are taken already)")
     serve.add_argument("--no-browser", action="store_true", help="print the address, do not open it")
     serve.add_argument("--dir", type=pathlib.Path, default=pathlib.Path("."), metavar="DIR",
                        help="the folder a day's encounter files are read from (default: here)")

@@ -50,6 +50,15 @@ def warn_problem(text: object) -> None:
     say_line(text, sys.stderr)
 
 
+def by_line(problems: Sequence[Problem]) -> list[Problem]:
+    """Problems and warnings as a GM reads the file: each file in the order first told, and in
+    it by line and column (a file-wide problem, line 0, first)."""
+    order: dict[str, int] = {}
+    for problem in problems:
+        order.setdefault(problem.file, len(order))
+    return sorted(problems, key=lambda p: (order[p.file], p.line, p.col))
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -69,10 +78,12 @@ def tell_warnings(warnings: Sequence[Problem], refuse: bool) -> list[str]:
     return lines
 
 
-def check_bestiary_dirs(dirs: Sequence[pathlib.Path]) -> None:
+def check_bestiary_dirs(dirs: Sequence[pathlib.Path], env: bool = True) -> None:
     """Every --bestiary and $SIM_BESTIARY folder exists: one that does not would be passed
-    over without a word, and an entry it meant to give taken from the next folder instead."""
-    for option, folders in (("--bestiary", dirs), (BESTIARY_ENV, env_bestiary_dirs())):
+    over without a word, and an entry it meant to give taken from the next folder instead.
+    (``env``: whether the command reads $SIM_BESTIARY; sim serve does not.)"""
+    given = [("--bestiary", dirs), (BESTIARY_ENV, env_bestiary_dirs() if env else [])]
+    for option, folders in given:
         for folder in folders:
             if not folder.is_dir():
                 msg = f"{folder}:0:0: {option}: not a folder"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import json
 import os
@@ -104,7 +105,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         labels = [f"{path}={v}" for v in values]
         _check_count(labels)
         scenarios, told = _load_all([(args.scenarios[0], args.overrides, label) for label in labels],
-                              bestiary, args.strict)
+                              bestiary, args.strict, args.vary)
         _check_distinct("compare", labels, scenarios)
     else:
         labels = [p.stem for p in args.scenarios]
@@ -201,13 +202,13 @@ def _check_distinct(command: str, labels: Sequence[str], loaded: Sequence[Scenar
 
 
 def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
-              bestiary: tuple[pathlib.Path, ...], refuse: bool
+              bestiary: tuple[pathlib.Path, ...], refuse: bool, vary: str | None = None
               ) -> tuple[list[Scenario | Day], list[str]]:
     """Load every variant (a file, its --set overrides and its --vary value, if any), reporting
     every variant's problems at once, then its warnings, each key once: a key one variant
     leaves idle (a target policy at count=1) is told as in any scenario, and plays on (the
     lines told are returned, for the result's ``warnings``)."""
-    problems: list[Problem] = []
+    problems: list[tuple[str | None, Problem]] = []
     warnings: list[Problem] = []
     loaded: list[Scenario | Day] = []
     for path, overrides, varied in wanted:
@@ -216,13 +217,33 @@ def _load_all(wanted: Sequence[tuple[pathlib.Path, Sequence[str], str | None]],
         try:
             variant = load_input(path, bestiary, [*overrides, *filter(None, [varied])])
         except ScenarioError as exc:
-            problems.extend(p for p in named(exc.problems) if p not in problems)
+            problems.extend((varied, p) for p in named(exc.problems) if (varied, p) not in problems)
             continue
         loaded.append(variant)
         warnings.extend(named(variant.warnings))
     if problems:
-        raise ScenarioError(problems)
+        raise ScenarioError(_once_per_vary(problems, vary, len(wanted)))
     return loaded, tell_warnings(warnings_of(warnings), refuse)
+
+
+def _once_per_vary(problems: Sequence[tuple[str | None, Problem]], vary: str | None,
+                   values: int) -> list[Problem]:
+    """A problem every value of ``--vary`` gives (a misspelt name on its path) told once, with
+    the --vary as written, not once a value; one only some values give keeps its value."""
+    if vary is None or values < 2:
+        return [p for _, p in problems]
+    def whole(varied: str | None, p: Problem) -> Problem:
+        if varied is None:
+            return p
+        return attrs.evolve(p, path=p.path.replace(varied, vary), message=p.message.replace(varied, vary))
+    counts = collections.Counter(whole(v, p) for v, p in problems)
+    told: list[Problem] = []
+    for varied, problem in problems:
+        shown = whole(varied, problem)
+        shown = shown if counts[shown] == values else problem
+        if shown not in told:
+            told.append(shown)
+    return told
 
 
 def _from_vary(problem: Problem, varied: str) -> Problem:
@@ -238,7 +259,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     path, values = parse_vary(args.vary)
     labels = [f"{path}={v}" for v in values]
     scenarios, told = _load_all([(args.scenario, args.overrides, label) for label in labels],
-                          tuple(args.bestiary), args.strict)
+                          tuple(args.bestiary), args.strict, args.vary)
     _check_distinct("tune", labels, scenarios)
     points = [(v, Variant(label, s)) for v, label, s in zip(values, labels, scenarios, strict=True)]
     with contextlib.ExitStack() as stack:

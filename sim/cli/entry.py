@@ -11,7 +11,15 @@ from collections.abc import Sequence
 
 from sim.cli.args import build_parser
 from sim.cli.batch import cmd_batch
-from sim.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, warn, warn_problem
+from sim.cli.common import (
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    by_line,
+    warn,
+    warn_problem,
+)
 from sim.cli.decide import cmd_compare, cmd_tune
 from sim.cli.new import cmd_new
 from sim.cli.odds import cmd_odds
@@ -33,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)  # exits 2 on usage errors
         return handlers[args.command](args)
     except ScenarioError as exc:
-        for problem in exc.problems:
+        for problem in by_line(exc.problems):
             warn(problem)
         return EXIT_INPUT
     except InputError as exc:

@@ -16,6 +16,7 @@ from sim.cli.common import (
     EXIT_INPUT,
     EXIT_MISMATCH,
     EXIT_OK,
+    by_line,
     check_bestiary_dirs,
     plural,
     say,
@@ -27,6 +28,7 @@ from sim.day.play import run_any
 from sim.errors import InputError, Problem, ScenarioError, strict
 from sim.events import StreamedLog, render
 from sim.model import Scenario
+from sim.replay.columns import fitted
 from sim.replay.load import read_log, regenerate, verify
 from sim.replay.narrate import narrate
 from sim.replay.picks import pick_battles
@@ -73,7 +75,7 @@ def _narrate(events: list[dict], args: argparse.Namespace) -> None:
         return
     to = sys.stderr if args.log == "-" else sys.stdout
     for line in narrate(events):
-        print(line, file=to)
+        print(fitted(line), file=to)
 
 
 def _check_log_target(target: str | None, inputs: Sequence[pathlib.Path],
@@ -251,9 +253,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             if is_day_file(path):
-                kind, found = "day", list(load_day(path, tuple(args.bestiary), args.overrides).warnings)
+                day = load_day(path, tuple(args.bestiary), args.overrides)
+                kind, found, note = "day", list(day.warnings), ""
             else:
-                kind, found = validate_file(path, tuple(args.bestiary), args.overrides)
+                kind, found, note = validate_file(path, tuple(args.bestiary), args.overrides)
         except ScenarioError as exc:  # its warnings are told too: one reading fixes all
             problems.extend(exc.problems)
             warnings += [w for w in exc.warnings if w.where() not in {k.where() for k in warnings}]
@@ -266,12 +269,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         else:
             counted = f", {plural(len(found), 'warning')}" if found else ""
             say_line(f"{path}: ok ({kind}{counted})")
-    if not args.strict:
-        for warning in warnings:
-            print(warning, file=sys.stderr)
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    if warnings and not args.strict:
+            if note:
+                say_line(f"  note: {note}")
+    for found in by_line([*problems, *([] if args.strict else warnings)]):
+        print(found, file=sys.stderr)
+    if problems and warnings and not args.strict:  # not "run anyway": the problems stop it
+        say_line(f"{plural(len(problems), 'problem')} and {plural(len(warnings), 'warning')}:"
+                 " nothing was run (fix the problems first)", sys.stderr)
+    elif warnings and not args.strict:
         say_line(f"{plural(len(warnings), 'warning')}: valid data left idle, run anyway"
                  " (--strict refuses them)", sys.stderr)
     return EXIT_INPUT if problems else EXIT_OK

@@ -31,6 +31,7 @@ from sim.scenario.limits import MAX_DAY_TURNS
 from sim.scenario.overrides import apply as apply_overrides
 from sim.scenario.overrides import blame
 from sim.scenario.overrides import parse_all as parse_overrides
+from sim.scenario.reach import Outside, encounter_file
 from sim.scenario.sides import looks_as
 from sim.scenario.unused import morale_is_on
 from sim.yamlsrc import Path, Source, display_name, load_marked, load_yaml, shorten
@@ -100,9 +101,8 @@ class Day:
 
     @property
     def resolved_sha256(self) -> str:
-        content: list = [(self.name, self.rules, self.destiny_points)]
-        if self.rest_revives or self.unhealable_recovery != "level_rates":  # (older hashes kept)
-            content.append((self.unhealable_recovery, self.rest_revives))
+        content: list = [(self.name, self.rules, self.destiny_points, self.unhealable_recovery,
+                          self.rest_revives)]  # what the day plays, its rests' options too
         for step in self.steps:
             content.append(step.scenario.resolved_sha256 if isinstance(step, Encounter)
                            else (step.kind, step.hours))
@@ -226,25 +226,21 @@ def _load(path: pathlib.Path, source: Source, bestiary: tuple[pathlib.Path, ...]
     _check_day_length(source, built, problems)
     if errors_of(problems):
         return None
-    first = next(i for i, s in enumerate(built) if isinstance(s, Encounter))
-    opening = built[first]
-    assert isinstance(opening, Encounter)
+    opening = next(s for s in built if isinstance(s, Encounter))
     if not morale_is_on(rules, opening.scenario.options):  # with morale, a rest gives a token
-        for rest in built[:first]:
+        for rest in built[:built.index(opening)]:
             _warn(problems, source, ("steps", rest.step, "rest"), "the party starts the day rested"
                   " (full HP, PSY and heroism, no fatigue) and the first encounter has morale off;"
                   " a rest helps after a fight")
     day_rests = [s.kind for s in built if isinstance(s, Rest)]
-    party_side = next(s for s in built if isinstance(s, Encounter)).scenario.sides
     idle = "unhealable_recovery" in (data.get("options") or {}) and idle_recovery(
-        recovery, day_rests, next(s for s in party_side if s.party).members)
+        recovery, day_rests, next(s for s in opening.scenario.sides if s.party).members)
     if idle:
         _warn(problems, source, ("options", "unhealable_recovery"), idle)
     problems += fights_warnings(source.file, [s.scenario.warnings for s in built
                                               if isinstance(s, Encounter)])
     return Day(name=data["name"].strip(), rules=rules, party=party["name"].strip(),
-               steps=tuple(built), destiny_points=destiny, unhealable_recovery=recovery,
-               rest_revives=revives,
+               steps=tuple(built), destiny_points=destiny, unhealable_recovery=recovery, rest_revives=revives,
                path=str(path), sha256=source.sha256,
                bestiary=tuple(str(pathlib.Path(b).resolve()) for b in bestiary), overrides=overrides)
 
@@ -281,7 +277,11 @@ def _encounter(day_path: pathlib.Path, day: Source, i: int, value: object, party
                ) -> Encounter | None:
     where: Path = ("steps", i, "encounter")
     if isinstance(value, str):
-        file = (day_path.parent / value) if not pathlib.Path(value).is_absolute() else pathlib.Path(value)
+        try:
+            file = encounter_file(value, day_path.parent)
+        except Outside as exc:
+            _fail(problems, day, where, f"encounter file {shorten(value)}: {exc}")
+            return None
         what = _not_a_file(file)
         if what is not None:
             _fail(problems, day, where, f"no encounter file {shorten(value)} (looked at {file}:"

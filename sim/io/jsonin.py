@@ -21,14 +21,19 @@ class JSONLimitError(ValueError):
         self.reason = reason
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: str, constants: bool = True) -> Any:
     """``json.loads(text)``; a syntax error stays a ``json.JSONDecodeError``, a number too
-    long or nesting too deep becomes a ``JSONLimitError``."""
+    long or nesting too deep becomes a ``JSONLimitError``, and so do ``NaN`` and
+    ``Infinity`` (which Python reads but JSON has not) unless ``constants``."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return json.loads(text) if constants else json.loads(text, parse_constant=_no_constant)
+    except (json.JSONDecodeError, JSONLimitError):
         raise
     except RecursionError:
         raise JSONLimitError("nested too deeply") from None
     except ValueError:  # int() of a 5,000-digit number
         raise JSONLimitError("a number too long") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise JSONLimitError(f"{name} is no JSON number")

@@ -134,11 +134,16 @@ def _resource(e: Event) -> str:
     return f"  {e['actor']} spends {e['amount']} {e['resource']}{roll}."
 
 
+def rounds(n: object) -> str:
+    """``1 round``, ``5 rounds``: as a GM says it."""
+    return f"{n} round" if n == 1 else f"{n} rounds"
+
+
 def _battle_ended(e: Event) -> str:
     head = f"{e['winner']} win" if e["winner"] else "The battle is a draw"
     why = {"stalemate": ": stalemate, nobody can hurt anybody any more",
            "max_rounds": ": the round limit"}.get(e.get("stopped", ""), "")
-    lines = [f"\n== {head} after {e['rounds']} round(s){why}. =="]
+    lines = [f"\n== {head} after {rounds(e['rounds'])}{why}. =="]
     for label, key in (("dead", "dead"), ("knocked out", "knocked_out"), ("broken", "broken"),
                        ("fled", "fled"), ("left behind, alive", "left_behind")):
         if e.get(key):
@@ -339,8 +344,13 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
     """Yield the narration lines of a battle's events (events without a narrator are silent)."""
     held: list[str] = []
     teller = Teller()
+    started: dict[str, bool] = {"day": False, "battle": False}  # and not ended yet
     for raw in events:
         name = raw.get("event", "")
+        what, _, edge = str(name).partition("_")
+        if what in started and edge in ("started", "ended"):
+            started[what] = edge == "started"
+            started["battle"] &= not (what == "day" and edge == "ended")
         event = clean(raw)  # names and every other string are data, never terminal codes
         told = teller.tell(event)
         if told is None:
@@ -362,3 +372,8 @@ def narrate(events: Iterable[Event]) -> Iterator[str]:
             held.clear()
             yield line
     yield from held
+    unended = next((what for what in ("battle", "day") if started[what]), None)
+    if unended is not None:  # a log cut at a line's end reads whole: said, not narrated as whole
+        yield (f"The log ends here, before the {unended} does: it was cut short (sim replay --verify"
+               " plays it again to compare).")
+

@@ -330,7 +330,7 @@ def _party_figure(summary: Summary) -> list[Plot]:
     if not party:
         return []
     return [Plot("party", _party_plot(party, _unit(summary)),
-                 f"How many of {party['side']} end {_of_a(summary)} dead, and how many went down at some"
+                 f"How many party members end {_of_a(summary)} dead, and how many went down at some"
                  f" moment (share of {_unit(summary)}).")]
 
 

@@ -28,6 +28,12 @@ def pct(ci: dict[str, float] | None) -> str:
     return f"{ci['p'] * 100:.1f}% ({ci['lo'] * 100:.1f}-{ci['hi'] * 100:.1f})"
 
 
+def the_side(name: str) -> str:
+    """A side's name as a GM says it in a sentence: ``the heroes``; a proper name (``Sir
+    Bors's men``, ``The Watch``) or one that has its article stays as written."""
+    return name if name[:1].isupper() or name.lower().startswith("the ") else f"the {name}"
+
+
 def difficulty_text(party: dict[str, Any]) -> str:
     """``hard``, or ``hard (medium to deadly)`` when an interval's end falls in another band."""
     band = party["difficulty"]
@@ -48,13 +54,15 @@ def headline(summary: dict[str, Any]) -> str:
         left = f", someone is left behind in {pct(behind)}" if behind else ""
         if summary.get("steps"):  # a day: its "win" is seeing every fight of it through
             return (f"Difficulty {difficulty_text(party)}: the day is seen through in {pct(party['win'])};"
-                    f" someone of {party['side']} goes down in {pct(party['any_down'])}, someone dies in"
-                    f" {pct(party['any_death'])}{left}, total party kill in {pct(party['tpk'])} of days.")
+                    f" someone of {the_side(party['side'])} goes down in {pct(party['any_down'])},"
+                    f" someone dies in {pct(party['any_death'])}{left}, total party kill in"
+                    f" {pct(party['tpk'])} of days.")
         return (f"Difficulty {difficulty_text(party)}: {party['side']} win {pct(party['win'])};"
                 f" someone goes down in {pct(party['any_down'])}, someone dies in"
                 f" {pct(party['any_death'])}{left}, total party kill in {pct(party['tpk'])} of battles.")
     wins = [f"{side} win {pct(stats['win_rate'])}" for side, stats in summary.get("sides", {}).items()]
-    return "No party side: " + "; ".join([*wins, f"draw {pct(summary.get('draw_rate'))}"]) + "."
+    return ("No party, so no difficulty: " + "; ".join([*wins, f"draw {pct(summary.get('draw_rate'))}"])
+            + ". Mark the players' side with `party: true` to see who goes down and dies.")
 
 
 def left_behind(party: dict[str, Any]) -> dict[str, float] | None:

@@ -8,6 +8,7 @@ combatant comes from the terminal replay's view (sim.replay.state), so both repl
 from __future__ import annotations
 
 import pathlib
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,7 +18,7 @@ import markupsafe
 from sim.errors import InputError
 from sim.events import CappedLog
 from sim.replay.load import regenerate
-from sim.replay.narrate import NARRATORS, Teller, day_verdict
+from sim.replay.narrate import NARRATORS, Teller, day_verdict, rounds
 from sim.replay.picks import PICKS, pick_battles
 from sim.replay.state import BattleView, CombatantView
 from sim.report.render import json_script
@@ -42,6 +43,22 @@ class Picked:
     events: markupsafe.Markup
     narration: markupsafe.Markup
     states: markupsafe.Markup
+
+    @property
+    def label(self) -> str:
+        """The outcome in a few words, for the picker: a phone's select shows about 40
+        characters and cuts the rest ("raiders win after 8 rounc"); the whole is its title."""
+        short = self.outcome.split(";")[0]
+        for long, brief in _BRIEF:
+            short = re.sub(long, brief, short)
+        return f"{self.key}: {short} (#{self.index})"
+
+
+# A day's verdict (sim.replay.narrate.day_verdict), as the picker says it.
+_BRIEF = ((r"^the party sees the day through$", "day seen through"),
+          (r"^the day ends early, at (step \d+ of \d+)$", r"ends at \1"),
+          (r"^the day ends at its last step .*$", "ends at its last step"),
+          (r"^the day ends before its end$", "ends early"))
 
 
 @attrs.frozen
@@ -161,7 +178,7 @@ def _outcome(events: list[Event]) -> str:
     head = f"{last['winner']} win" if last.get("winner") else "draw"
     behind = last.get("left_behind")  # rules §5: alive where they fell, their side gone
     left = f"; left behind: {', '.join(map(str, behind))}" if isinstance(behind, list) and behind else ""
-    return f"{head} after {last.get('rounds')} round(s){left}"
+    return f"{head} after {rounds(last.get('rounds'))}{left}"
 
 
 def explain(event: Event) -> str:

@@ -28,6 +28,7 @@ from sim.scenario.blocks import (
 from sim.scenario.checker import INVALID, Checker, did_you_mean, not_implemented, validate_header
 from sim.scenario.limits import IMPLEMENTED_SYSTEMS
 from sim.scenario.orders import check_entry_order
+from sim.scenario.reach import searched
 from sim.yamlsrc import Source, display_name, load_marked, shorten
 from sim.yamlsrc.source import whole_file
 
@@ -139,14 +140,19 @@ def is_shipped(folder: pathlib.Path) -> bool:
 def bestiary_dirs(scenario_path: pathlib.Path, extra: tuple[pathlib.Path, ...] = ()) -> list[pathlib.Path]:
     """Where ``use:`` looks, in order: explicit folders, $SIM_BESTIARY, then every
     ``bestiary/`` beside the scenario or in a folder above it, then ``./bestiary``, then the
-    bestiary shipped with the package (a name clash goes to the earlier folder)."""
-    found: list[pathlib.Path] = [*extra, *env_bestiary_dirs()]
-    for folder in [scenario_path.resolve().parent, *scenario_path.resolve().parents]:
-        found.append(folder / BESTIARY_DIR)
-    found.append(pathlib.Path.cwd() / BESTIARY_DIR)
-    shipped = shipped_bestiary()
-    if shipped is not None:
-        found.append(shipped)
+    bestiary shipped with the package (a name clash goes to the earlier folder). A load
+    confined by a server (sim.scenario.reach) searches its folders only."""
+    confined = searched()
+    if confined is not None:
+        found = list(confined)
+    else:
+        found = [*extra, *env_bestiary_dirs()]
+        for folder in [scenario_path.resolve().parent, *scenario_path.resolve().parents]:
+            found.append(folder / BESTIARY_DIR)
+        found.append(pathlib.Path.cwd() / BESTIARY_DIR)
+        shipped = shipped_bestiary()
+        if shipped is not None:
+            found.append(shipped)
     unique: list[pathlib.Path] = []
     for folder in found:
         if folder.is_dir() and folder.resolve() not in [u.resolve() for u in unique]:

@@ -162,7 +162,8 @@ class Checker:
         if not isinstance(value, list):
             return self.fail(path, f"must be a list (got {shorten(value)})")
         if len(value) < min_len:
-            return self.fail(path, f"must have at least {min_len} item(s) (got {len(value)})")
+            items = "an item" if min_len == 1 else f"{min_len} items"
+            return self.fail(path, f"must have at least {items} (got {len(value)})")
         return value
 
     def mapping(

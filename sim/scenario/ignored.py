@@ -204,9 +204,12 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
     found += unused_with_one_enemy(ctx, fields)
     found += unused_ranges(ctx, fields)
     found += unused_piercing(ctx, fields)
-    if rules != "d20" and not ctx.rests:
+    # A party member's level is part of its sheet (the docs say to give it, the shipped
+    # heroes carry it) and a day's rests read it: told only on a member no rest can read.
+    if rules != "d20" and not ctx.rests and not ctx.party:
         idle("level", f"does nothing in {rules}: only d20 rolls level; outside d20 only the"
-                        " rests of a day read it, for the day's party; remove it")
+                        " rests of a day read it, for the day's party, and this is no party"
+                        " member; remove it")
     if "morale" in fields and not ctx.morale_on:
         idle("morale", "does nothing with morale off (starting morale tokens); set options:"
                          " {morale: true}, or remove it")
@@ -221,9 +224,12 @@ def unused_in_block(ctx: Context, fields: Mapping[str, Any]) -> list[Unused]:
         force = (fields.get("characteristics") or {}).get("force", d100.DEFAULT_CHARACTERISTIC)
         capacity = force / 2 + 20
         if fields["load"] <= capacity:  # only the kilos over capacity tire (sim.rules.d100)
+            # Not "raise it": the load is what the character carries, and carrying little is
+            # no mistake; the GM learns it costs nothing, and the fight is the same without it.
             idle("load", f"does nothing: {fields['load']:g} kg is within its carrying capacity"
-                           f" (force / 2 + 20 = {capacity:g} kg), and only a load over it adds"
-                           " fatigue (rules §3); raise it, or remove it")
+                           f" (force / 2 + 20 = {capacity:g} kg), and only the kilos over it add"
+                           " fatigue (rules §3): this load costs it nothing, and the fight is the"
+                           " same without it")
     if rules == "d100":  # thrown tells a thrown weapon from a bow: only with a range (rules §2)
         found += [Unused(("weapons", i, "thrown"), "does nothing: only a weapon with a range is"
                          " thrown (a half-action) or shot (a bow, a full action); give it"

@@ -23,7 +23,7 @@ from sim.scenario.options import read_options
 from sim.scenario.overrides import apply as apply_overrides
 from sim.scenario.overrides import blame
 from sim.scenario.overrides import parse_all as parse_overrides
-from sim.scenario.sides import Roster, read_sides
+from sim.scenario.sides import NO_PARTY, Roster, read_sides
 from sim.scenario.suited import check_suited
 from sim.scenario.timeline import (
     check_hazard_overlap,
@@ -167,8 +167,9 @@ def _looks_like_bestiary(path: pathlib.Path, data: object) -> bool:
 
 
 def validate_file(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] = (),
-                  overrides: Sequence[str] = ()) -> tuple[str, list[Problem]]:
-    """Validate a scenario or a bestiary file; returns what it was and its warnings; raises
+                  overrides: Sequence[str] = ()) -> tuple[str, list[Problem], str]:
+    """Validate a scenario or a bestiary file; returns what it was, its warnings and a note
+    for the GM ("" or why its figures will lack something: no party side); raises
     ScenarioError."""
     source = load_yaml(path, display_name(path))
     if _looks_like_bestiary(path, source.data):
@@ -179,8 +180,10 @@ def validate_file(path: pathlib.Path, bestiary_extra: tuple[pathlib.Path, ...] =
         load_bestiary_file(path, problems)
         if errors_of(problems):
             raise ScenarioError(_in_file_order(errors_of(problems)), warnings_of(problems))
-        return "bestiary", warnings_of(problems)
-    return "scenario", list(load_scenario(path, bestiary_extra, overrides=overrides).warnings)
+        return "bestiary", warnings_of(problems), ""
+    scenario = load_scenario(path, bestiary_extra, overrides=overrides)
+    note = "" if any(side.party for side in scenario.sides) else NO_PARTY
+    return "scenario", list(scenario.warnings), note
 
 
 def _in_file_order(problems: list[Problem]) -> list[Problem]:

@@ -134,6 +134,15 @@ def _hint(got: object, choices: Sequence[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+def _names(names: Sequence[str], most: int = 8) -> str:
+    """``; the names there: goblin, wolf``: what a misspelt name could have been."""
+    unique = list(dict.fromkeys(names))
+    if not unique:
+        return ""
+    shown = ", ".join(shorten(n)[1:-1] for n in unique[:most])
+    return f"; the names there: {shown}" + (f" and {len(unique) - most} more" if len(unique) > most else "")
+
+
 def _item_names(items: list) -> list[str]:
     names = []
     for item in items:
@@ -167,7 +176,7 @@ def _select(node: object, step: Step, where: Path) -> int | str:
         found = _find_named(node, step.key)
         if not found:
             names = _item_names(node)
-            msg = f"no entry named {shorten(step.key)} in {shown}{_hint(step.key, names)}"
+            msg = f"no entry named {shorten(step.key)} in {shown}{_hint(step.key, names)}{_names(names)}"
             raise ValueError(msg)
         if len(found) > 1:
             msg = f"{len(found)} entries of {shown} are named {shorten(step.key)}: use an index"

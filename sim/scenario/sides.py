@@ -20,6 +20,10 @@ from sim.scenario.members import Failed, Member, expand, read_member
 from sim.scenario.orders import check_side_order, check_written_orders
 from sim.yamlsrc import Path, format_path, shorten
 
+# Said by validate and by the headline: without a party there is no difficulty to judge.
+NO_PARTY = ("no side has `party: true`, so there is no party: the figures give each side's wins,"
+            " with no difficulty and no 'someone dies'; mark the players' side with `party: true`")
+
 
 @attrs.define
 class Roster:

@@ -99,8 +99,23 @@ def unread_aspects(aspects: Sequence[str], weapons: Sequence[Weapon],
     return found
 
 
+# Skills other games defend with: here a defense is no weapon's skill, so the hint points to
+# where each system keeps it (a d100 skill named `defense`, else the block's `defense:`).
+DEFENSIVE_SKILLS = frozenset({"dodge", "parry", "block", "evade", "evasion", "defence", "guard"})
+DEFENSE_HINTS = {
+    "d100": "; a d100 fighter parries or dodges with the skill 'defense': write skills: {defense: N}",
+    "2d10": "; in 2d10 a blow is met by the target's defense (0 to 10): write defense: N on the"
+            " stat block, not a skill",
+    "d10": "; in d10 an attack must reach the target's defense (about 11 to 15): write defense: N"
+           " on the stat block (a dodge skill counts in it), not a skill",
+}
+
+
 def _skill_hint(rules: str, name: str, weapons: Sequence[Weapon], rolled: list[str]) -> str:
-    """Point at the weapon the GM probably meant (``club`` -> the weapon ``great club``)."""
+    """Point at the weapon the GM probably meant (``club`` -> the weapon ``great club``), or at
+    the system's defense for a dodge or parry skill."""
+    if name.lower() in DEFENSIVE_SKILLS and rules in DEFENSE_HINTS:
+        return DEFENSE_HINTS[rules]
     names = [w.name for w in weapons]
     near = [n for n in names if name.lower() in n.lower() or n.lower() in name.lower()]
     near = near or difflib.get_close_matches(name, names, n=1, cutoff=0.5)

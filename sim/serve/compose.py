@@ -11,9 +11,12 @@ the form cannot show it (the YAML editor then is the way to edit it).
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any
 
-import yaml
+from sim.errors import ScenarioError
+from sim.yamlsrc import load_yaml_text
 
 SYSTEMS = ("d20", "d100", "2d10", "d10")
 OPTION_KEYS = ("morale", "destiny_points", "spirit", "flee_at")
@@ -21,6 +24,11 @@ FLEE_AT = (0.5, 0.25)  # the page's choices: a side flees when half, or three in
 MEMBER_KEYS = frozenset({"use", "name", "count"})
 ENCOUNTER_KEYS = frozenset({"name", "rules", "description", "distance", "surprise", "options", "sides"})
 SURPRISE = ("", "party", "foes")  # nobody, the party, the opposition
+MAX_NAME = 200  # characters of a name in the form
+MAX_DESTINY = 100
+# Characters YAML reads as a line break inside a quoted scalar (U+0085, U+2028/9: a space
+# once folded), or refuses in a file (other C1 controls, U+FFFE/F): written as escapes.
+_ESCAPED = re.compile("[\x80-\x9f\u2028\u2029\ufffe\uffff]")
 
 
 class NotAForm(ValueError):
@@ -33,7 +41,8 @@ def _scalar(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
-    return json.dumps(str(value), ensure_ascii=False)
+    quoted = json.dumps(str(value), ensure_ascii=False)
+    return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 
 def _member(entry: dict[str, Any]) -> str:
@@ -97,8 +106,10 @@ def check_form(form: object) -> dict[str, Any]:
     """The form as the page posts it, or ValueError saying what is wrong with it."""
     if not isinstance(form, dict):
         raise ValueError("the form must be a JSON object")
-    if form.get("rules") not in SYSTEMS:
+    if not isinstance(form.get("rules"), str) or form["rules"] not in SYSTEMS:
         raise ValueError(f"rules must be one of {', '.join(SYSTEMS)}")
+    for key in ("name", "party_name", "foes_name"):
+        _text(form.get(key, ""), key)
     for side in ("party", "foes"):
         members = form.get(side)
         if not isinstance(members, list) or not members:
@@ -106,31 +117,56 @@ def check_form(form: object) -> dict[str, Any]:
         for member in members:
             if not isinstance(member, dict) or not isinstance(member.get("use"), str) or not member["use"]:
                 raise ValueError(f"{side}: each member needs a bestiary name (use)")
+            _text(member["use"], f"{side}: use")
+            _text(member.get("name", ""), f"{side}: name")
             count = member.get("count", 1)
             if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 100:
                 raise ValueError(f"{side}: count must be a whole number from 1 to 100")
-    if form.get("surprise", "") not in SURPRISE:
+    if not isinstance(form.get("surprise", ""), str) or form.get("surprise", "") not in SURPRISE:
         raise ValueError("surprise must be '', 'party' or 'foes'")
-    flee_at = form.get("options", {}).get("flee_at") if isinstance(form.get("options"), dict) else None
-    if flee_at is not None and flee_at not in FLEE_AT:
-        raise ValueError(f"options.flee_at must be one of {', '.join(map(str, FLEE_AT))}, or left out")
+    _check_options(form.get("options", {}))
     distance = form.get("distance", 0)
-    if not isinstance(distance, int | float) or isinstance(distance, bool) or not 0 <= distance <= 1000:
+    if (not isinstance(distance, int | float) or isinstance(distance, bool) or not math.isfinite(distance)
+            or not 0 <= distance <= 1000):
         raise ValueError("distance must be a number of metres from 0 to 1000")
     return form
 
 
+def _check_options(options: object) -> None:
+    if not isinstance(options, dict):
+        raise ValueError("options must be a JSON object (morale, destiny_points, spirit, flee_at)")
+    for key in ("morale", "spirit"):
+        if not isinstance(options.get(key, False), bool):
+            raise ValueError(f"options.{key} must be true or false")
+    destiny = options.get("destiny_points", 0)
+    if not isinstance(destiny, int) or isinstance(destiny, bool) or not 0 <= destiny <= MAX_DESTINY:
+        raise ValueError(f"options.destiny_points must be a whole number from 0 to {MAX_DESTINY}")
+    flee_at = options.get("flee_at")
+    if flee_at is not None and (isinstance(flee_at, bool) or flee_at not in FLEE_AT):
+        raise ValueError(f"options.flee_at must be one of {', '.join(map(str, FLEE_AT))}, or left out")
+
+
+def _text(value: object, key: str) -> None:
+    """A name of the form: text the YAML can hold (no lone surrogate), of a sensible length."""
+    if not isinstance(value, str) or len(value) > MAX_NAME:
+        raise ValueError(f"{key} must be text of at most {MAX_NAME} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{key} holds a character that is no text (a lone surrogate)") from None
+
+
 def from_yaml(text: str) -> dict[str, Any]:
     """The form of a scenario text, or NotAForm saying what the form cannot show."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+    try:  # the loader that refuses alias bombs, deep nesting and too much text
+        data = load_yaml_text(text, "encounter.yaml").data
+    except ScenarioError as exc:
         raise NotAForm("the YAML does not read; the editor shows where") from exc
     if not isinstance(data, dict):
         raise NotAForm("not a scenario (a mapping of keys)")
     if "steps" in data:
         raise NotAForm("a day (steps of encounters and rests): edit it in the YAML editor")
-    extra = sorted(set(data) - ENCOUNTER_KEYS)
+    extra = sorted(map(str, set(data) - ENCOUNTER_KEYS))
     if extra:
         raise NotAForm(f"holds {', '.join(map(str, extra))}, which the form does not show")
     sides = data.get("sides")
@@ -140,7 +176,10 @@ def from_yaml(text: str) -> dict[str, Any]:
     if len(party) != 1:
         raise NotAForm("the form needs one side with party: true")
     foes = next(s for s in sides if s is not party[0])
-    surprise = {None: "", party[0].get("name"): "party", foes.get("name"): "foes"}.get(data.get("surprise"))
+    names = [side.get("name") for side in (party[0], foes)]
+    if not all(isinstance(name, str) for name in [*names, data.get("surprise", "")]):
+        raise NotAForm("a side's name, and surprise, are text in the form")
+    surprise = {None: "", names[0]: "party", names[1]: "foes"}.get(data.get("surprise"))
     if surprise is None:
         raise NotAForm("surprise names no side")
     options = data.get("options") or {}
@@ -148,13 +187,17 @@ def from_yaml(text: str) -> dict[str, Any]:
         raise NotAForm("options other than morale, destiny_points, spirit and flee_at")
     if "flee_at" in options and options["flee_at"] not in FLEE_AT:
         raise NotAForm(f"flee_at {options['flee_at']!s}: the form offers 0.5 and 0.25")
-    return {
+    form = {
         "name": data.get("name", ""), "rules": data.get("rules"), "distance": data.get("distance", 0),
         "surprise": surprise, "foes_index": sides.index(foes),
         "options": {k: options[k] for k in OPTION_KEYS if k in options},
         "party_name": party[0].get("name", ""), "foes_name": foes.get("name", ""),
         "party": _members(party[0]), "foes": _members(foes),
     }
+    try:  # what the form could not hold (a list as a name, morale as a mapping...)
+        return check_form(form)
+    except ValueError as exc:
+        raise NotAForm(f"{exc} in the form; the YAML editor shows this scenario") from None
 
 
 def _members(side: dict[str, Any]) -> list[dict[str, Any]]:

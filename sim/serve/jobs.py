@@ -6,7 +6,9 @@ merged up to now), so the page can show figures that narrow. The page cancels
 a job when the GM edits the encounter; a cancelled batch stops after the
 chunks in flight, as a Ctrl-C does. At most ``MAX_RUNNING`` jobs run at once
 (a job holds a core or a pool), and the last ``MAX_KEPT`` finished ones are
-kept for their reports; older ones go with their folders.
+kept for their reports; older ones go with their folders. A job a request
+waits for (``/api/batch``, ``/api/compare``, ``/api/tune``) is not kept: its
+folder goes as it ends, and it is cancelled when its client hangs up.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class Job:
     run_folder: Any = None  # a batch's run folder, for its report
     exact: dict[str, float] | None = None  # a small fight's exact party figures (sim.odds)
     cancel: threading.Event = attrs.field(factory=threading.Event)
+    kept: bool = True  # kept once finished, with its folder (else both go as it ends)
 
     def progressed(self, done: int, total: int, partial: dict[str, Any] | None = None) -> None:
         """A batch's progress (a batch stops on its own once ``cancel`` is set)."""
@@ -84,8 +87,16 @@ class Jobs:
                 raise Busy(f"{len(running)} jobs run already; cancel one (DELETE /api/jobs/ID) or wait")
             self.by_id[job.id] = job
             self._prune()
-        threading.Thread(target=_run, args=(job, work), name=f"job-{job.id}", daemon=True).start()
+        threading.Thread(target=self._run, args=(job, work), name=f"job-{job.id}", daemon=True).start()
         return job
+
+    def _run(self, job: Job, work: Callable[[Job], dict[str, Any]]) -> None:
+        status = _run(job, work)
+        if not job.kept:  # gone before its end is seen: the answer holds all of it
+            with self.lock:
+                self.by_id.pop(job.id, None)
+            shutil.rmtree(job.folder, ignore_errors=True)
+        job.status = status
 
     def get(self, job_id: str) -> Job | None:
         with self.lock:
@@ -109,16 +120,17 @@ class Jobs:
             shutil.rmtree(job.folder, ignore_errors=True)
 
 
-def _run(job: Job, work: Callable[[Job], dict[str, Any]]) -> None:
+def _run(job: Job, work: Callable[[Job], dict[str, Any]]) -> str:
+    """The job's work; the status it ends with."""
     try:
         job.result = work(job)
-        job.status = "done"
+        return "done"
     except (Cancelled, KeyboardInterrupt):
-        job.status = "cancelled"  # a cancelled batch stops as a Ctrl-C does
+        return "cancelled"  # a cancelled batch stops as a Ctrl-C does
     except InputError as exc:
         job.problems = input_problems(exc)
-        job.status = "failed"
+        return "failed"
     except Exception:  # a bug: the page says so, the server goes on
         job.problems = [{"file": "", "line": 0, "col": 0, "path": "", "message": "internal error",
                          "text": f"internal error, please report it:\n{traceback.format_exc()}"}]
-        job.status = "failed"
+        return "failed"

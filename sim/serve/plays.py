@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import attrs
 
 from sim.batch import Batch, BatchSpec, LogPlan, Runner, kept_pool, start_run
+from sim.batch.chunk import ChunkResult, ChunkTask
 from sim.batch.weigh import Work, runner_of
 from sim.day.file import Day
 from sim.decide.compare import compare
@@ -22,7 +23,7 @@ from sim.decide.paired import Variant
 from sim.decide.tune import Target, tune
 from sim.model import Scenario
 from sim.odds.summary import exact_party
-from sim.serve.jobs import Job
+from sim.serve.jobs import Cancelled, Job
 
 CHUNK = 100  # battles a chunk: small, so the first figures come within a second
 
@@ -71,11 +72,28 @@ def play_compare(job: Job, variants: Sequence[Variant], seed: int, n: int, preci
                  execution: Execution) -> dict[str, Any]:
     runner, window = execution.runner()
     with kept_pool(runner) as kept:
-        return compare(variants, seed, n, kept, window, min(CHUNK, n), precision, job.checked_progress)
+        return compare(variants, seed, n, watched(kept, job), window, min(CHUNK, n), precision,
+                       job.checked_progress)
 
 
 def play_tune(job: Job, points: Sequence[tuple[int, Variant]], target: Target, seed: int, n: int,
               precision: float, execution: Execution) -> dict[str, Any]:
     runner, window = execution.runner()
     with kept_pool(runner) as kept:
-        return tune(points, target, seed, n, precision, kept, window, min(CHUNK, n), job.checked_progress)
+        return tune(points, target, seed, n, precision, watched(kept, job), window, min(CHUNK, n),
+                    job.checked_progress)
+
+
+def watched(runner: Runner, job: Job) -> Runner:
+    """``runner``, given no more chunks once the job is cancelled: a compare's step of 10,000
+    battles a variant stops after the chunks in flight, not at its end."""
+    def run(tasks: Iterator[ChunkTask], window: int) -> Iterator[ChunkResult]:
+        return runner(_until_cancelled(tasks, job), window)
+    return run
+
+
+def _until_cancelled(tasks: Iterator[ChunkTask], job: Job) -> Iterator[ChunkTask]:
+    for task in tasks:
+        if job.cancel.is_set():
+            raise Cancelled
+        yield task

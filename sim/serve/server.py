@@ -33,6 +33,7 @@ class Settings:
     bestiary: tuple[pathlib.Path, ...] = ()
     execution: Execution = attrs.field(factory=Execution)
     open_browser: bool = True
+    allow_hosts: tuple[str, ...] = ()  # names besides this machine's addresses (--allow-host)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -61,7 +62,7 @@ def serve(settings: Settings, say: Callable[[str], None]) -> None:
     token = secrets.token_urlsafe(24)
     workspace = Workspace.create(settings.home, settings.bestiary)
     server = Server(workspace, settings.execution)
-    app = Guard(make_app(server), token, own_hosts(settings.host, port), MAX_BODY)
+    app = Guard(make_app(server), token, own_hosts(settings.host, port, settings.allow_hosts), MAX_BODY)
     url = address(settings.host, port, token)
     say(f"sim serve: {url}  (Ctrl-C stops it)")
     if settings.open_browser:

@@ -3,28 +3,35 @@
 Every request that plays or checks a scenario gets a numbered folder under a
 temporary root the server made (and removes when it stops); the scenario text
 is written there as ``encounter.yaml`` and loaded with ``load_input``, so a
-page's scenario is validated exactly as ``sim validate`` would. A day's
-encounter files are read from the server's home folder (the one it was
-started in, or ``--dir``) and nowhere else.
+page's scenario is validated exactly as ``sim validate`` would. A request's
+folder goes when it is answered (a job started with ``/api/jobs`` keeps it
+while the job is kept, for its report). Loads are confined
+(``sim.scenario.reach``): a day's encounter files are read relative to the
+home folder (``--dir``) and only inside it, after every ``--set``, ``--vary``
+and ``use:``; ``use:`` looks only in the ``--bestiary`` folders, the home
+folder's own ``bestiary/`` and the shipped bestiary, never in a ``bestiary/``
+above the temporary root, which any local user may make.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-import json
 import pathlib
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import attrs
-import yaml
 
 from sim.day.file import Day, load_input
 from sim.errors import InputError, Problem, ScenarioError
 from sim.model import Scenario
+from sim.scenario.bestiary import BESTIARY_DIR, shipped_bestiary
+from sim.scenario.reach import Reach, confined
+from sim.yamlsrc import load_yaml_text
 
 POSTED = "encounter.yaml"  # the name a page's scenario has in messages
 
@@ -42,6 +49,16 @@ class Workspace:
         root = pathlib.Path(tempfile.mkdtemp(prefix="sim-serve-"))
         return cls(root, home.resolve(), tuple(bestiary))
 
+    @property
+    def reach(self) -> Reach:
+        """What a load of the server may read: encounter files in the home folder, and these
+        bestiary folders (``/api/bestiary`` lists the ones that exist)."""
+        shipped = shipped_bestiary()
+        return Reach(self.home, (*self.bestiary, self.home / BESTIARY_DIR, *filter(None, [shipped])))
+
+    def confined(self) -> contextlib.AbstractContextManager[None]:
+        return confined(self.reach)
+
     def folder(self) -> pathlib.Path:
         """A new, empty folder of the workspace."""
         with self._lock:
@@ -50,6 +67,15 @@ class Workspace:
         path.mkdir()
         return path
 
+    @contextlib.contextmanager
+    def scratch(self) -> Iterator[pathlib.Path]:
+        """A folder for one request, removed when it is answered."""
+        path = self.folder()
+        try:
+            yield path
+        finally:
+            discard(path)
+
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
@@ -57,9 +83,15 @@ class Workspace:
         """The scenario (or day) a page posted, as ``load_input`` reads it: ScenarioError lists
         its problems, each named in the posted text (``encounter.yaml:LINE:COL``)."""
         path = folder / POSTED
-        path.write_text(text, encoding="utf-8")
         try:
-            subject = load_input(path, self.bestiary, [*self._day_files(text), *overrides])
+            raw = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: the loader says where, and writes nothing
+            load_yaml_text(text, POSTED)
+            raise
+        path.write_bytes(raw)
+        try:
+            with self.confined():
+                subject = load_input(path, self.bestiary, overrides)
         except ScenarioError as exc:
             raise ScenarioError([self.named(p, path) for p in exc.problems],
                                 [self.named(w, path) for w in exc.warnings]) from None
@@ -72,30 +104,9 @@ class Workspace:
             return attrs.evolve(problem, file=POSTED)
         return problem
 
-    def _day_files(self, text: str) -> list[str]:
-        """``--set`` overrides that point a day's encounter files into the home folder (a
-        relative path would otherwise be read beside the posted text, in the workspace)."""
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            return []  # the loader reads it again and says where
-        steps = data.get("steps") if isinstance(data, dict) else None
-        if not isinstance(steps, list):
-            return []
-        found = []
-        for i, step in enumerate(steps):
-            file = step.get("encounter") if isinstance(step, dict) else None
-            if isinstance(file, str):
-                found.append(f"steps[{i}].encounter={json.dumps(str(self._home_file(file)))}")
-        return found
 
-    def _home_file(self, name: str) -> pathlib.Path:
-        path = (self.home / name).resolve()
-        if not path.is_relative_to(self.home):
-            msg = (f"{POSTED}:0:0: steps: encounter {json.dumps(name)}: sim serve reads encounter"
-                   f" files only inside {self.home} (start it in another folder, or with --dir)")
-            raise InputError(msg)
-        return path
+def discard(folder: pathlib.Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def problem_data(problem: Problem) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Everything refused here is a ``ScenarioError`` with a line:col where one exists.
 from __future__ import annotations
 
 import codecs
+import difflib
 import hashlib
 import pathlib
 import re
@@ -57,7 +58,22 @@ def _read(path: pathlib.Path, name: str) -> bytes:
             return stream.read(MAX_BYTES + 1)
     except OSError as exc:
         reason = exc.strerror or str(exc)
-        raise ScenarioError([whole_file(name, f"cannot read file: {reason}")]) from exc
+        near = _near_name(path) if isinstance(exc, FileNotFoundError) else ""
+        raise ScenarioError([whole_file(name, f"cannot read file: {reason}{near}")]) from exc
+
+
+def _near_name(path: pathlib.Path) -> str:
+    """``; did you mean 'first.yaml'?`` for a misspelt file name: the closest YAML file of its
+    folder (``frist.yaml``), else the names there when few enough to read at a glance."""
+    try:
+        names = sorted(f.name for f in path.parent.iterdir() if f.suffix in (".yaml", ".yml") and f.is_file())
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=1, cutoff=0.6)
+    if not close:
+        return ""
+    shown = str(path.parent / close[0]) if str(path.parent) != "." else close[0]
+    return f"; did you mean {shorten(shown, 300)}?"
 
 
 def load_yaml_text(text: str | bytes, display: str) -> Source:

@@ -260,7 +260,8 @@ class TestDayFile:
 
     def test_level_outside_d20_only_for_a_resting_party(self, tmp_path):
         """Outside d20 only a day's rests read `level` (rules §7: 1d4+level HP an hour...): a
-        d100 party member's level is kept in a day with a rest, a warning in one without."""
+        d100 party member's level is kept in a day with a rest, and without one too (it is
+        part of its sheet, as the docs and the shipped heroes give it); a foe's is a warning."""
         party = "party:\n  name: heroes\n  members:\n    - {use: knight, name: Bo, level: 4}\n"
         steps = ("steps:\n  - encounter:\n      name: E\n      sides:\n        - name: outlaws\n"
                  "          members: [{use: brigand}]\n")
@@ -268,8 +269,12 @@ class TestDayFile:
         day = load_day(write_day(tmp_path, "name: D\nrules: d100\n" + party + steps + rest))
         assert day.steps[0].scenario.sides[0].members[0].level == 4  # the party is listed first
         (tmp_path / "again").mkdir()
-        (line,) = self.warnings(tmp_path / "again", "name: D\nrules: d100\n" + party + steps)
-        assert "day.yaml:6:31:" in line and "party.members[0].level: does nothing here: d100" in line
+        without_rest = "name: D\nrules: d100\n" + party + steps
+        assert load_day(write_day(tmp_path / "again", without_rest)).warnings == ()
+        (tmp_path / "foe").mkdir()
+        foe = steps.replace("{use: brigand}", "{use: brigand, level: 2}")
+        (line,) = self.warnings(tmp_path / "foe", "name: D\nrules: d100\n" + party + foe)
+        assert "level: does nothing here: d100" in line and "no party member" in line
 
     def test_validate_says_day(self, capsys):
         assert cli.main(["validate", str(WARREN), str(MARSH)]) == 0

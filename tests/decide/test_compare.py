@@ -142,7 +142,8 @@ class TestErrors:
 
     @pytest.mark.parametrize(("command", "vary", "line"), [
         (["compare"], "sides[orcs].hp=1,2",
-         "0:0: --vary sides[orcs].hp=1: no entry named 'orcs' in sides"),
+         "0:0: --vary sides[orcs].hp=1,2: no entry named 'orcs' in sides; the names there: heroes,"
+         " goblins"),
         (["compare"], "sides[heroes].members[Aria].hp=-5,24",
          "16:9: sides[0].members[1].hp: must never be below 1 (got -5, min -5) (from --vary"
          " sides[heroes].members[Aria].hp=-5)"),
@@ -151,7 +152,8 @@ class TestErrors:
          " sides[heroes].members[Aria].hp=-5)")], ids=["compare path", "compare value", "tune"])
     def test_a_bad_vary_value_names_the_vary(self, capsys, command, vary, line):
         """A --vary value is applied as one more --set, and its problems said '--set PATH=V'
-        (or 'from --set'), naming an option nobody gave."""
+        (or 'from --set'), naming an option nobody gave; a problem every value gives (a
+        misspelt name) is told once, with the --vary as written."""
         code = cli.main([command[0], str(AMBUSH), *command[1:], "--vary", vary, "--workers", "1"])
         first = capsys.readouterr().err.splitlines()[0]
         assert code == 2 and first.endswith(f"road_ambush.yaml:{line}")

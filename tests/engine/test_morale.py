@@ -15,7 +15,7 @@ from sim import dice
 from sim.cli import main
 from sim.engine import Battle, run_battle
 from sim.engine.effects import Burning
-from sim.engine.morale import give_tokens
+from sim.engine.morale import give_tokens, state_of
 from sim.model import Options, Scenario
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS
 from sim.rules.systems import system_for
@@ -122,6 +122,18 @@ class TestTokensBelongToThePlayers:
                 if e["event"] == "effect_started" and e["effect"] in ("demoralized", "despairing"):
                     assert e["target"] == "Hero", e
         assert party_events > 20
+
+
+class TestEndState:
+    """How a combatant ends, morale-wise (the summary's demoralized and despairing)."""
+
+    @pytest.mark.parametrize(("tokens", "despairing", "state"), [
+        (3, False, None), (1, False, None), (0, False, "demoralized"), (0, True, "despairing"),
+        (None, False, None)])
+    def test_state_of(self, tokens, despairing, state) -> None:
+        hero = battle(duel2d10()).fighters[0]
+        hero.morale, hero.despairing = tokens, despairing
+        assert state_of(hero) == state
 
 
 class TestReroll:

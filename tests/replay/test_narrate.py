@@ -6,9 +6,13 @@ import pathlib
 import re
 from typing import ClassVar
 
+import pytest
+
 from sim.engine import run_battle
 from sim.replay.narrate import narrate
 from sim.scenario import load_scenario
+from tests.cli.helpers import run
+from tests.day_files import WARREN
 
 SKIRMISH = pathlib.Path(__file__).parent.parent / "data" / "golden" / "skirmish.yaml"
 
@@ -163,7 +167,7 @@ class TestStoryOrder:
         end = {"event": "battle_ended", "round": 1, "t": 1.0, "winner": None, "rounds": 1,
                "survivors": ["A", "B"], "dead": [], "knocked_out": [], "stopped": "stalemate"}
         assert next(narrate([end])).strip() == (
-            "== The battle is a draw after 1 round(s): stalemate, nobody can hurt anybody any more. ==")
+            "== The battle is a draw after 1 round: stalemate, nobody can hurt anybody any more. ==")
 
     def test_caster_pays_for_spells(self) -> None:
         """A caster out of PSY pays HP for the spell; never "spell damage from herself"."""
@@ -227,3 +231,25 @@ class TestTeller:
         assert "the day ends at its last step (3 of 3)" in text and "early" not in text
         events[-2]["step"] = 0
         assert "the day ends early, at step 1 of 3" in "\n".join(narrate([*events[:2], events[-1]]))
+
+
+@pytest.mark.parametrize(("source", "unit"), [(SKIRMISH, "battle"), (WARREN, "day")])
+def test_a_log_cut_at_a_line_boundary_says_it_ends_before_the_fight(tmp_path, capsys, source, unit) -> None:
+    """A log cut between two lines reads whole; its narration says where it stops, once, and a
+    whole log's says nothing of it."""
+    log = tmp_path / "whole.jsonl"
+    assert run(capsys, "run", str(source), "--seed", "4", "--log", str(log))[0] == 0
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    whole = run(capsys, "replay", str(log), "--no-interactive")[1]
+    assert "ends here" not in whole
+    cut = tmp_path / "cut.jsonl"
+    for keep in (len(lines) - 1, len(lines) // 2):
+        cut.write_text("".join(lines[:keep]), encoding="utf-8")
+        code, told, _ = run(capsys, "replay", str(cut), "--no-interactive")
+        assert code == 0
+        # The last line, with what 80 columns wrapped under it joined back.
+        last = " ".join(told[told.rfind("\nThe log ends here") + 1:].split())
+        assert last.startswith("The log ends here, before the "), last
+        if keep == len(lines) - 1:  # the last line ends the whole battle, or the whole day
+            assert last.startswith(f"The log ends here, before the {unit} does: it was cut short")
+        assert told.count("The log ends here") == 1

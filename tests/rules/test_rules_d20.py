@@ -315,11 +315,13 @@ class TestDamage:
         b.attack(monster, hero, claws)
         assert (b.log[-1]["amount"], b.log[-1]["dice"]) == (7, [3, 4])
 
-    def test_suited_strike_equals_attack_then_damage(self) -> None:
+    @pytest.mark.parametrize("kinds", [("undead",), ("wolf",)])
+    def test_suited_strike_equals_attack_then_damage(self, kinds) -> None:
         """The fast path (strike) and the logged path give the same battles with a suited
-        weapon (same seeds, same outcomes)."""
+        weapon, against what it suits and against what it does not (same seeds, same
+        outcomes)."""
         spec = duel(hero={"level": 2, "hp": 30, "weapons": (self.BLESSED,)},
-                    monster={"hp": 30, "defense_threshold": 12, "kinds": ("undead",)})
+                    monster={"hp": 30, "defense_threshold": 12, "kinds": kinds})
         for seed in range(30):
             assert run_battle(spec, seed, log=False)[0] == run_battle(spec, seed, log=True)[0]
 

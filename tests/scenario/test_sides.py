@@ -66,7 +66,7 @@ class TestNames:
         """A battle needs two sides."""
         p = arena.one(BASE.split("  - name: goblins")[0])
         assert where(p) == (4, 3, "sides")
-        assert p.message == "must have at least 2 item(s) (got 1)"
+        assert p.message == "must have at least 2 items (got 1)"
 
     def test_two_party_sides(self, arena):
         """Only one side can be the party."""

@@ -21,8 +21,9 @@ BASE = f"http://127.0.0.1:{PORT}"
 MAX_BODY = 100_000
 
 
-def served(home: pathlib.Path) -> tuple[Server, Guard]:
-    workspace = Workspace.create(home, (ROOT / "bestiary",))
+def served(home: pathlib.Path, bestiary: tuple[pathlib.Path, ...] = (ROOT / "bestiary",)
+           ) -> tuple[Server, Guard]:
+    workspace = Workspace.create(home, bestiary)
     server = Server(workspace, Execution(workers=1))
     return server, Guard(make_app(server), TOKEN, own_hosts("127.0.0.1", PORT), MAX_BODY)
 

@@ -93,7 +93,7 @@ def test_a_day_encounter_outside_the_home_folder_is_refused(client) -> None:
     day = goblin_day().replace("encounter: road_ambush.yaml", "encounter: ../../etc/passwd")
     answer = client.post("/api/validate", json={"scenario": day}).json()
     assert answer["ok"] is False
-    assert "only inside" in answer["problems"][0]["message"]
+    assert "is outside the folder sim serve reads" in answer["problems"][0]["message"]
 
 
 def test_batch_answers_what_sim_batch_json_prints(client, tmp_path) -> None:
@@ -240,3 +240,20 @@ def test_valid_data_a_fight_leaves_idle_is_a_warning_beside_its_line(client) -> 
     assert answer["warnings"][0]["line"] == text.splitlines().index(idle) + 1
     summary = client.post("/api/batch", json={"scenario": text, "n": 20}).json()
     assert summary["warnings"] == [w["text"] for w in answer["warnings"]]
+
+
+def test_compare_and_tune_give_warnings_as_the_cli_does_and_no_server_path(client, server_app) -> None:
+    count = "sides[1].members[1].count"
+    body = {"scenario": scenario_text(WOLF_FORD), "n": 50, "seed": 3,
+            "variants": [{"name": "3", "set": [f"{count}=3"]}, {"name": "4", "set": [f"{count}=4"]}]}
+    served = client.post("/api/compare", json=body).json()
+    assert served["warnings"] == []
+    assert served["scenarios"] == ["encounter.yaml", "encounter.yaml"]
+    idle = scenario_text(WOLF_FORD).replace("\ndistance: 30\n",
+                                            "\ndistance: 30\noptions: {tie_succeeds: true}\n")
+    warned = client.post("/api/compare", json={**body, "scenario": idle}).json()
+    assert [w.split(": ", 1)[0].rsplit(":", 2)[0] for w in warned["warnings"]] == ["encounter.yaml"]
+    tuned = client.post("/api/tune", json={"scenario": idle, "vary": f"{count}=1..2", "n": 50,
+                                           "target": "party.any_death<=0.2"}).json()
+    assert tuned["warnings"] == warned["warnings"] and tuned["scenario"] == "encounter.yaml"
+    assert str(server_app[0].workspace.root) not in json.dumps([served, warned, tuned])

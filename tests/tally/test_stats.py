@@ -319,10 +319,13 @@ class TestHeadline:
             " of battles.")
 
     def test_without_a_party(self) -> None:
-        """Without a party side, the sentence gives each side's win rate and the draws."""
+        """Without a party side, the sentence gives each side's win rate and the draws, and says
+        how to mark the party."""
         summary = {"party": None, "sides": {"red": {"win_rate": {"p": 0.5, "lo": 0.4, "hi": 0.6}}},
                    "draw_rate": {"p": 0.5, "lo": 0.4, "hi": 0.6}}
-        assert headline(summary) == "No party side: red win 50.0% (40.0-60.0); draw 50.0% (40.0-60.0)."
+        assert headline(summary) == ("No party, so no difficulty: red win 50.0% (40.0-60.0); draw"
+                                    " 50.0% (40.0-60.0). Mark the players' side with `party: true`"
+                                    " to see who goes down and dies.")
 
     def test_printed_first(self) -> None:
         """`sim batch` prints the sentence before its tables, and the goes-down column."""

@@ -10,7 +10,8 @@ const HEADLINE = [["win", "the party wins"], ["any_down", "someone goes down"],
 const POLL_MS = 250;
 const EDIT_WAIT_MS = 500;
 
-const state = { form: null, entries: [], job: null, runs: 0, editTimer: null };
+// figures: the battles, seed and party figures of the last finished batch (what the page shows).
+const state = { form: null, entries: [], job: null, runs: 0, composes: 0, editTimer: null, figures: null };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -21,7 +22,6 @@ function el(tag, text, cls) {
 }
 
 function pct(x) { return (100 * x).toFixed(1) + "%"; }
-function points(x) { return (x >= 0 ? "+" : "") + (100 * x).toFixed(1); }
 
 async function api(method, path, body) {
   const init = { method, headers: {}, credentials: "same-origin" };
@@ -96,7 +96,7 @@ function memberRow(side, member, k) {
   const remove = el("button", "remove");
   remove.type = "button";
   remove.addEventListener("click", () => { state.form[side].splice(k, 1); formChanged(); });
-  li.append(remove, el("span", describe(member.use), "desc"));
+  li.append(remove, withCode("span", describe(member.use), "desc"));
   return li;
 }
 
@@ -139,8 +139,11 @@ async function formChanged() {
     showProblems([{ line: 0, message: "add at least one party member and one monster", severity: "error" }]);
     return;
   }
+  // The last change of the form wins: answers to two quick changes may come back swapped.
+  const composing = ++state.composes;
   try {
     const { yaml } = await api("POST", "/api/compose", { form: state.form });
+    if (composing !== state.composes) return;
     setYaml(yaml);
     await sourceChanged(false);
   } catch (error) {
@@ -177,7 +180,7 @@ async function loadBestiary(rules) {
   const options = (list) => list.map((e) => {
     const option = el("option");
     option.value = e.name;
-    option.label = e.description ? `${e.name}: ${e.description}` : e.line;
+    option.label = (e.description ? `${e.name}: ${e.description}` : e.line).replaceAll("`", "");
     return option;
   });
   const heroes = found.entries.filter((e) => e.group === "heroes");
@@ -197,10 +200,11 @@ function drawGutter(problems) {
   const lines = $("yaml").value.split("\n").length;
   const gutter = $("gutter");
   gutter.replaceChildren();
+  // One block a line, each as tall as a line of the editor: a marked line is no taller than
+  // another, so every number stays beside its line.
   for (let line = 1; line <= lines; line += 1) {
     const mark = marked.get(line);
-    gutter.append(el(mark ? "span" : "span", String(line), mark === "warning" ? "warn" : mark ? "bad" : ""));
-    gutter.append("\n");
+    gutter.append(el("div", String(line), mark === "warning" ? "warn" : mark ? "bad" : undefined));
   }
   gutter.scrollTop = $("yaml").scrollTop;
 }
@@ -226,6 +230,7 @@ async function sourceChanged(fromEditor) {
   const run = ++state.runs;
   const current = () => run === state.runs;
   const text = $("yaml").value;
+  state.figures = null;
   cancelJob();
   if (fromEditor) {
     const parsed = await api("POST", "/api/parse", { scenario: text });
@@ -254,7 +259,19 @@ async function sourceChanged(fromEditor) {
 
 // -- the batch and its headline ------------------------------------------------------------
 
+// The bar that stays at the top of the screen while a GM edits: the difficulty word, the
+// party wins, someone goes down, someone dies (empty figures while there are none).
+function showSummary(first, figures) {
+  $("summary-difficulty").textContent = first;
+  const [win, down, death] = figures || ["", "", ""];
+  $("summary-win").textContent = win;
+  $("summary-down").textContent = down;
+  $("summary-death").textContent = death;
+}
+
 function showWaiting(text) {
+  state.figures = null;
+  showSummary(text);
   $("difficulty").textContent = text;
   $("headline").tBodies[0].replaceChildren();
   $("progress").value = 0;
@@ -269,8 +286,10 @@ function cancelJob() {
   }
 }
 
+function battlesAsked() { return Math.max(100, Math.min(100000, parseInt($("n").value, 10) || 4000)); }
+
 async function startBatch(text, current) {
-  const n = Math.max(100, Math.min(100000, parseInt($("n").value, 10) || 4000));
+  const n = battlesAsked();
   const seed = Math.max(0, parseInt($("seed").value, 10) || 0);
   try {
     const job = await api("POST", "/api/jobs", { kind: "batch", scenario: text, n, seed });
@@ -280,6 +299,7 @@ async function startBatch(text, current) {
     }
     state.job = job.id;
     $("difficulty").textContent = "Playing the first battles...";
+    showSummary("Playing the first battles...");
     watch(job.id, showBatch, current);
   } catch (error) {
     if (current()) showWaiting(error.message);
@@ -306,7 +326,10 @@ function showBatch(job) {
   }
   if (!summary || !summary.party) {
     if (summary && summary.battles !== undefined && !summary.party) {
-      $("difficulty").textContent = "No side has party: true, so there are no party figures to show.";
+      const none = "No side has party: true, so there is no party and no difficulty: mark the"
+        + " players' side with party: true in the YAML.";
+      $("difficulty").textContent = none;
+      showSummary(none);
     }
     return;
   }
@@ -314,6 +337,10 @@ function showBatch(job) {
   const range = party.difficulty_range;
   const spread = range && range.lo !== range.hi ? ` (between ${range.lo} and ${range.hi})` : "";
   $("difficulty").textContent = `Difficulty: ${party.difficulty}${spread}`;
+  state.figures = job.status === "done" ? { battles: summary.battles, seed: summary.seed, party } : null;
+  showSummary(`${party.difficulty[0].toUpperCase()}${party.difficulty.slice(1)}${spread}:`,
+              [`the party wins ${pct(party.win.p)},`, `someone goes down ${pct(party.any_down.p)},`,
+               `someone dies ${pct(party.any_death.p)}`]);
   $("battles").textContent = job.status === "done"
     ? `${summary.battles} battles, seed ${summary.seed}: final figures.`
     : `${summary.battles} of ${job.total} battles so far; the intervals narrow as more finish.`;
@@ -356,9 +383,14 @@ function showDay(steps) {
 
 function foePath(k) { return `sides[${state.form.foes_index}].members[${k}].count`; }
 
+// The what-if plays as many battles as the table above it (up to the server's cap), on the
+// same seeds, so its "as written" is the table's figure.
+const MAX_PAIRED = 20000;
+
 async function whatIf(k) {
   const foe = state.form.foes[k];
-  const variants = [{ name: `as written (${foe.count} ${foe.use})`, set: [] },
+  const n = Math.min(MAX_PAIRED, state.figures ? state.figures.battles : battlesAsked());
+  const variants = [{ name: `as written (${counted(foe.count, foe.use)})`, set: [] },
                     { name: `one more ${foe.use}`, set: [`${foePath(k)}=${foe.count + 1}`] }];
   if (foe.count > 1) variants.push({ name: `one fewer ${foe.use}`, set: [`${foePath(k)}=${foe.count - 1}`] });
   $("whatif").hidden = false;
@@ -366,8 +398,7 @@ async function whatIf(k) {
   $("whatif-table").tBodies[0].replaceChildren();
   try {
     const job = await api("POST", "/api/jobs", { kind: "compare", scenario: $("yaml").value, variants,
-                                                n: 2000, seed: parseInt($("seed").value, 10) || 0,
-                                                precision: 0.02 });
+                                                n, seed: parseInt($("seed").value, 10) || 0 });
     watch(job.id, showCompare, () => true);
   } catch (error) {
     $("whatif-text").textContent = error.message;
@@ -403,7 +434,10 @@ function showCompare(job) {
     return tr;
   });
   $("whatif-table").tBodies[0].replaceChildren(...rows);
-  $("whatif-text").textContent = `${sentences.join(" ")} (${result.battles} battles each, the same seeds.)`;
+  const table = state.figures ? state.figures.battles : null;
+  const same = table === result.battles ? ", as the table above" : table ? `; the table above has ${table}` : "";
+  $("whatif-text").textContent = `${sentences.join(" ")} (${result.battles} battles each${same}, on the`
+    + " same seeds.)";
 }
 
 async function tuneCount() {
@@ -412,7 +446,7 @@ async function tuneCount() {
   const foe = state.form.foes[k];
   const max = Math.max(1, Math.min(20, parseInt($("tune-max").value, 10) || 8));
   const limit = Math.max(1, Math.min(99, parseInt($("tune-limit").value, 10) || 20)) / 100;
-  $("tune-text").textContent = `Trying 1 to ${max} ${foe.use}...`;
+  $("tune-text").textContent = `Trying 1 to ${counted(max, foe.use)}...`;
   $("tune-table").hidden = true;
   try {
     const job = await api("POST", "/api/jobs", { kind: "tune", scenario: $("yaml").value,
@@ -431,13 +465,14 @@ function showTune(job, use, limit) {
     return;
   }
   if (job.status !== "done") {
-    $("tune-text").textContent = `Trying counts of ${use}... ${job.done} battles`;
+    $("tune-text").textContent = `Trying counts of ${plural(use)}... ${job.done} battles`;
     return;
   }
   const result = job.result;
   $("tune-text").textContent = result.largest_ok === null
     ? `Even one ${use} kills someone more than ${pct(limit)} of the time.`
-    : `At most ${result.largest_ok} ${use} keep "someone dies" at or under ${pct(limit)}.`;
+    : `At most ${counted(result.largest_ok, use)} ${result.largest_ok === 1 ? "keeps" : "keep"}`
+      + ` "someone dies" at or under ${pct(limit)}.`;
   $("tune-table").hidden = false;
   $("tune-table").tBodies[0].replaceChildren(...result.points.map((point) => {
     const tr = el("tr");
@@ -450,11 +485,12 @@ function showTune(job, use, limit) {
 // -- files ---------------------------------------------------------------------------------
 
 function save() {
-  const blob = new Blob([$("yaml").value], { type: "text/yaml" });
+  const stem = (state.form && state.form.name ? state.form.name : "encounter").replace(/[^\w-]+/g, "_");
+  const file = `${stem.toLowerCase() || "encounter"}.yaml`;
+  const blob = new Blob([withFigures($("yaml").value, file)], { type: "text/yaml" });
   const link = el("a");
   link.href = URL.createObjectURL(blob);
-  const stem = (state.form && state.form.name ? state.form.name : "encounter").replace(/[^\w-]+/g, "_");
-  link.download = `${stem.toLowerCase() || "encounter"}.yaml`;
+  link.download = file;
   document.body.append(link);
   link.click();
   link.remove();
@@ -490,12 +526,21 @@ async function start() {
   $("seed").addEventListener("change", () => sourceChanged(false));
   $("tune-go").addEventListener("click", tuneCount);
   $("save").addEventListener("click", save);
+  $("share").addEventListener("click", share);
   $("load").addEventListener("change", load);
   // A closed page leaves nothing running: its batch is cancelled as it goes.
   window.addEventListener("pagehide", () => {
     if (state.job) fetch(`/api/jobs/${state.job}`, { method: "DELETE", keepalive: true, credentials: "same-origin" });
   });
-  await changeRules();
+  const shared = sharedScenario();
+  if (shared === null) {
+    await changeRules();
+    return;
+  }
+  await loadBestiary($("rules").value);
+  state.form = defaultForm($("rules").value);
+  setYaml(shared);
+  await sourceChanged(true);
 }
 
 document.addEventListener("DOMContentLoaded", start);

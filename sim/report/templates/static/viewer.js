@@ -34,6 +34,8 @@
 
   function build() {
     battle = battles[pick.value];
+    // The picker says the outcome in a few words; the whole of it (and what is cut) here.
+    $("pick-note").textContent = pick.selectedOptions[0].title;
     const roster = $("roster"), log = $("log"), sides = new Map();
     roster.replaceChildren();
     rows = new Map();
