@@ -43,18 +43,16 @@ from sim.day.file import load_input
 from sim.errors import InputError, RunAborted
 from sim.io.shutdown import StopSignals
 from sim.model import Scenario
-from sim.odds.attacks import attack_table
 from sim.terminal import quoted_text
 
 
-def _show_summary(summary: dict, folder: RunFolder, as_json: bool, scenario: object = None) -> None:
+def _show_summary(summary: dict, folder: RunFolder, as_json: bool) -> None:
     if as_json:
         print(quoted_text(json.dumps(summary, ensure_ascii=False)))
     else:
         from sim.report import print_summary  # see sim.cli.play.print_report
 
-        # One attack's exact odds (sim odds) under the tables; a day has no one table of them.
-        print_summary(summary, attacks=attack_table(scenario) if isinstance(scenario, Scenario) else ())
+        print_summary(summary)
         say_line(f"run folder: {folder.path}")
 
 
@@ -183,7 +181,7 @@ def _run_batch(args: argparse.Namespace, folder: RunFolder, scenario: Scenario,
         _note_stopped(folder, done())
         warn_problem(f"{exc}; stopped after {done()} battles; {_resume_hint(folder)}")
         return EXIT_INPUT
-    _show_summary(summary, folder, args.json, scenario)
+    _show_summary(summary, folder, args.json)
     if spec.precision is not None and summary["stopped_by"] == "n":
         widest = batch.aggregate.headline_halfwidth()
         if widest > spec.precision:

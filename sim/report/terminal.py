@@ -294,7 +294,7 @@ class TableConsole(Console):
 
 
 def attack_rows(attacks: Sequence[AttackOdds]) -> list[tuple[str, ...]]:
-    """The per-attack table's rows (sim.odds.attacks), shared by the terminal and the page."""
+    """The per-attack table's rows (sim.odds.attacks) as report.html shows them."""
     rows = []
     for a in attacks:
         chances = ", ".join(f"{k.replace('_', ' ')} {v * 100:.1f}%" for k, v in a.rolls.items())
@@ -305,23 +305,10 @@ def attack_rows(attacks: Sequence[AttackOdds]) -> list[tuple[str, ...]]:
     return rows
 
 
-def attacks_table(attacks: Sequence[AttackOdds]) -> Table:
-    table = Table(title=ATTACK_CAPTION, title_justify="left")
-    for column in ATTACK_HEAD:
-        table.add_column(column)
-    for row in attack_rows(attacks):
-        table.add_row(*(clean(cell, rich=True) for cell in row))
-    return table
-
-
-def print_summary(summary: dict[str, Any], console: Console | None = None,
-                  attacks: Sequence[AttackOdds] = ()) -> None:
-    """Print the headline sentence, then the lethality tables, then one attack's exact odds for
-    every attacker and target (``attacks``); names are data, never markup, emoji codes or
-    control characters."""
+def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
+    """Print the headline sentence, then the lethality tables; names are data, never markup,
+    emoji codes or control characters."""
     console = console or TableConsole()
     console.print(headline(clean(summary)), markup=False, highlight=False)
     for table in summary_tables(clean(summary, rich=True)):
         console.print(table)
-    if attacks:
-        console.print(attacks_table(attacks))
