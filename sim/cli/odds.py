@@ -121,5 +121,6 @@ def vs_lines(vs: dict[str, Any]) -> list[str]:
             exact, sampled = f"{f['exact']:.3f}", f"{b['mean']:.3f}"
         else:
             exact, sampled = _pct(f["exact"]), f"{_pct(b['p'])} ({b['lo'] * 100:.1f}-{b['hi'] * 100:.1f})"
-        lines.append(f"  {name:<16} {exact:>8}  {sampled:<24} {f['z']:>6.2f}")
+        z = f["z"] if abs(f["z"]) >= 0.005 else 0.0  # a draw of 1e-12 exact and none seen: not "-0.00"
+        lines.append(f"  {name:<16} {exact:>8}  {sampled:<24} {z:>6.2f}")
     return lines
