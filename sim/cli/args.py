@@ -260,6 +260,18 @@ def build_parser() -> argparse.ArgumentParser:
     _bestiary_option(validate)
     _add_set(validate)
 
+    odds = commands.add_parser("odds", help="exact odds of a small fight; per-attack odds of any")
+    odds.add_argument("scenario", type=pathlib.Path, help=SCENARIO_HELP)
+    odds.add_argument("--json", action="store_true", help="print only the summary JSON on stdout")
+    odds.add_argument("--vs-batch", action="store_true",
+                      help="also run a batch in this process and show each figure's z-score")
+    odds.add_argument("-n", type=_positive, default=DEFAULT_N,
+                      help=f"battles of --vs-batch (default {DEFAULT_N})")
+    odds.add_argument("--seed", type=_seed, default=1, help="master seed of --vs-batch (default 1)")
+    _add_strict(odds)
+    _bestiary_option(odds)
+    _add_set(odds)
+
     compare = commands.add_parser(
         "compare", help="variants of an encounter on the same battle seeds: paired differences")
     compare.add_argument("scenarios", nargs="+", type=pathlib.Path, metavar="SCENARIO",

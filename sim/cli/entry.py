@@ -22,6 +22,7 @@ from sim.cli.common import (
 )
 from sim.cli.decide import cmd_compare, cmd_tune
 from sim.cli.new import cmd_new
+from sim.cli.odds import cmd_odds
 from sim.cli.play import cmd_replay, cmd_report, cmd_run, cmd_validate
 from sim.cli.serve import cmd_serve
 from sim.cli.show import cmd_bestiary, cmd_show
@@ -35,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"run": cmd_run, "validate": cmd_validate, "replay": cmd_replay,
                 "report": cmd_report, "compare": cmd_compare, "tune": cmd_tune,
                 "show": cmd_show, "bestiary": cmd_bestiary, "new": cmd_new,
-                "serve": cmd_serve, "spread": cmd_spread, "import": cmd_import,
+                "serve": cmd_serve, "spread": cmd_spread, "import": cmd_import, "odds": cmd_odds,
                 "batch": lambda a: cmd_batch(a, list(argv if argv is not None else sys.argv[1:]))}
     try:
         args = build_parser().parse_args(argv)  # exits 2 on usage errors

@@ -24,11 +24,16 @@ from sim.batch.manifest import read_json
 from sim.batch.summary_file import check_run_summary
 from sim.errors import InputError, RunAborted
 from sim.io.runlock import RunLock
+from sim.model import Scenario
+from sim.odds.attacks import attack_table
 from sim.report.plots import attrition_plot, figures, resources_plot
 from sim.report.render import environment, render
 from sim.report.terminal import (
+    ATTACK_CAPTION,
+    ATTACK_HEAD,
     STEP_COLUMNS,
     anyone_left_behind,
+    attack_rows,
     headline,
     item_rows,
     morale_cells,
@@ -97,12 +102,14 @@ def write_report(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path] = (), f
 
 def render_page(run_dir: pathlib.Path, summary: Summary, bestiary: Sequence[pathlib.Path] = ()) -> str:
     """The whole page as text."""
+    scenario = _scenario(run_dir, bestiary)
     return render(
         "report.html", script_hash=_script_hash(), scenario=summary.get("scenario"),
         rules=summary.get("rules"), battles=summary.get("battles"), unit=unit(summary),
         seed=summary.get("seed"),
-        verdict=_verdict(summary, _party_side(run_dir, bestiary)), day=_day(summary),
-        tables=_tables(summary), figures=figures(run_dir, summary), viewer=viewer(run_dir, bestiary),
+        verdict=_verdict(summary, _party_side(scenario)), day=_day(summary),
+        tables=[*_tables(summary), *_attacks(scenario)], figures=figures(run_dir, summary),
+        viewer=viewer(run_dir, bestiary),
         version=__version__, run_name=run_dir.name, stopped_early=summary.get("stopped_by") == "precision")
 
 
@@ -123,14 +130,27 @@ def _read_summary(run_dir: pathlib.Path) -> Summary:
     return check_run_summary(path, summary, RunFolder(run_dir).read_manifest())
 
 
-def _party_side(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> str | None:
-    """The party side's name, or None when the scenario has no party or cannot be loaded."""
+def _scenario(run_dir: pathlib.Path, bestiary: Sequence[pathlib.Path]) -> Any:
+    """The run's scenario (or day: sim.day.file.Day) loaded again, or None when it cannot be."""
     folder = RunFolder(run_dir)
     try:
-        scenario = load_run_scenario(folder, folder.read_manifest(), bestiary)
+        return load_run_scenario(folder, folder.read_manifest(), bestiary)
     except InputError:
         return None
+
+
+def _party_side(scenario: Any) -> str | None:
+    """The party side's name, or None when the scenario has no party or cannot be loaded."""
+    if scenario is None:
+        return None
     return next((side.name for side in scenario.sides if side.party), None)
+
+
+def _attacks(scenario: Any) -> list[Table]:
+    """One attack's exact odds for every attacker and target (sim.odds); none for a day."""
+    if not isinstance(scenario, Scenario):
+        return []
+    return [Table(ATTACK_CAPTION, ATTACK_HEAD, tuple(attack_rows(attack_table(scenario))))]
 
 
 # -- text ------------------------------------------------------------------------------------

@@ -5,13 +5,20 @@ The texts here (``pct``, ``headline``, ``step_rows``...) are shared with the HTM
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from sim.terminal import clean
+
+if TYPE_CHECKING:
+    from sim.odds.attacks import AttackOdds
+
+ATTACK_CAPTION = "One attack, exactly (sim odds): a fresh fighter, heroism counted, no morale reroll"
+ATTACK_HEAD = ("attacker (weapon)", "target", "roll", "hits", "critical", "damage on a hit",
+               "attacks to down")
 
 
 def pct(ci: dict[str, float] | None) -> str:
@@ -284,6 +291,18 @@ class TableConsole(Console):
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError
+
+
+def attack_rows(attacks: Sequence[AttackOdds]) -> list[tuple[str, ...]]:
+    """The per-attack table's rows (sim.odds.attacks) as report.html shows them."""
+    rows = []
+    for a in attacks:
+        chances = ", ".join(f"{k.replace('_', ' ')} {v * 100:.1f}%" for k, v in a.rolls.items())
+        down = "never" if a.attacks_to_down is None else f"{a.attacks_to_down:.1f}"
+        rows.append((f"{a.attacker} ({a.weapon})", a.target, f"{a.roll} [{chances}]",
+                     f"{a.hit * 100:.1f}%", f"{a.critical * 100:.1f}%",
+                     f"{a.damage_mean:.1f} ({a.damage_min}-{a.damage_max})", down))
+    return rows
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:

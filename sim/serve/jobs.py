@@ -48,6 +48,7 @@ class Job:
     result: dict[str, Any] | None = None
     problems: list[dict[str, Any]] = attrs.field(factory=list)
     run_folder: Any = None  # a batch's run folder, for its report
+    exact: dict[str, float] | None = None  # a small fight's exact party figures (sim.odds)
     cancel: threading.Event = attrs.field(factory=threading.Event)
     kept: bool = True  # kept once finished, with its folder (else both go as it ends)
 
@@ -68,7 +69,8 @@ class Job:
         """What GET /api/jobs/ID answers."""
         return {"id": self.id, "kind": self.kind, "status": self.status, "done": self.done,
                 "total": self.total, "partial": self.partial, "result": self.result,
-                "problems": self.problems, "report": self.run_folder is not None and self.status == "done"}
+                "problems": self.problems, "report": self.run_folder is not None and self.status == "done",
+                "exact": self.exact}
 
 
 @attrs.define

@@ -22,6 +22,7 @@ from sim.decide.compare import compare
 from sim.decide.paired import Variant
 from sim.decide.tune import Target, tune
 from sim.model import Scenario
+from sim.odds.summary import exact_party
 from sim.serve.jobs import Cancelled, Job
 
 CHUNK = 100  # battles a chunk: small, so the first figures come within a second
@@ -59,7 +60,10 @@ def play_batch(job: Job, subject: Scenario | Day, spec: BatchSpec, execution: Ex
                       should_stop=job.cancel.is_set)
         batch.progress = lambda done, total: job.progressed(
             done, total, headline(batch.aggregate.summary({})))
-        return batch.run()
+        summary = batch.run()
+        if not job.cancel.is_set():
+            job.exact = exact_party(subject)  # "exact" beside the figures of a small fight
+        return summary
     finally:
         folder.release()
 

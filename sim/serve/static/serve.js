@@ -354,11 +354,20 @@ function showBatch(job) {
     return tr;
   });
   $("headline").tBodies[0].replaceChildren(...rows);
+  markExact(job, HEADLINE.filter(shown).map(([key]) => key));
   showDay(summary.steps);
   if (job.status === "done") document.dispatchEvent(new CustomEvent("sim:batch-done"));  // spread.js
   const report = $("report");
   report.hidden = !job.report;
   report.href = `/jobs/${job.id}/report`;
+}
+
+// A fight small enough to solve (sim odds) gets its exact figure beside each estimate.
+function markExact(job, keys) {
+  if (!job.exact) return;
+  [...$("headline").tBodies[0].rows].forEach((tr, i) => {
+    if (job.exact[keys[i]] !== undefined) tr.append(el("td", `exact ${pct(job.exact[keys[i]])}`, "exact"));
+  });
 }
 
 function showDay(steps) {
