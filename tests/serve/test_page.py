@@ -210,6 +210,27 @@ def test_a_rout_chosen_on_a_phone_leaves_someone_behind(browser, address: str) -
     assert errors == []
 
 
+def test_a_what_if_right_after_adding_a_foe_waits_for_its_yaml(browser, address: str) -> None:
+    """A GM adds a foe and asks "one more / one fewer?" before the server has composed the
+    YAML (the GM test's flaky "the scenario has problems": the what-if named a member the
+    YAML did not hold yet). The what-if waits for the compose of the form's last change."""
+    page, errors = opened(browser, address, 1280)
+    held = []
+    page.route("**/api/compose", lambda route: held.append(route))
+    changed(page, "#foe-search", "goblin")
+    expect(page.locator("#foes li")).to_have_count(2)  # the starting wolves, and a goblin
+    page.locator("#foes li").last.get_by_role("button", name="one more / one fewer?").click()
+    expect(page.locator("#whatif-text")).to_contain_text("Playing each variant")
+    assert len(held) == 1  # the YAML is not composed yet
+    held[0].continue_()
+    page.unroute("**/api/compose")
+    expect(page.locator("#whatif-text")).to_contain_text("one more goblin: someone dies",
+                                                        timeout=LONG_MS)
+    assert 'use: "goblin"' in page.locator("#yaml").input_value()
+    page.close()
+    assert errors == []
+
+
 def test_a_late_answer_to_an_earlier_edit_does_not_undo_the_last(browser, address: str) -> None:
     """Two quick edits: the server's answers may come back swapped (the first was the flaky
     test's "surprise:" missing from the YAML). The YAML keeps the last edit."""

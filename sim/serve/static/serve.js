@@ -11,7 +11,8 @@ const POLL_MS = 250;
 const EDIT_WAIT_MS = 500;
 
 // figures: the battles, seed and party figures of the last finished batch (what the page shows).
-const state = { form: null, entries: [], job: null, runs: 0, composes: 0, editTimer: null, figures: null };
+const state = { form: null, entries: [], job: null, runs: 0, composes: 0, composed: Promise.resolve(),
+                editTimer: null, figures: null };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, text, cls) {
@@ -132,7 +133,31 @@ function readOptions() {
   if ($("flee").value) form.options.flee_at = parseFloat($("flee").value);
 }
 
-async function formChanged() {
+// Each change of the form composes its YAML anew; ``state.composed`` is the last compose.
+function formChanged() {
+  state.composed = composeForm();
+  return state.composed;
+}
+
+// The YAML of the form as it stands: a what-if or a count to tune names a foe by its place in
+// the form, so it waits for the compose of the form's last change (a GM may click "one more"
+// right after adding the foe, before the server has answered).
+async function composedYaml() {
+  let pending;
+  while (pending !== state.composed) {
+    pending = state.composed;
+    await pending;
+  }
+  return $("yaml").value;
+}
+
+// An API error as one line: its message, then its problems' (what a GM can fix).
+function errorText(error) {
+  const problems = (error.problems || []).map((p) => p.message);
+  return problems.length ? `${error.message}: ${problems.join("; ")}` : error.message;
+}
+
+async function composeForm() {
   readOptions();
   renderForm();
   if (!state.form.party.length || !state.form.foes.length) {
@@ -399,11 +424,12 @@ async function whatIf(k) {
   $("whatif-text").textContent = `Playing each variant on the same battle seeds...`;
   $("whatif-table").tBodies[0].replaceChildren();
   try {
-    const job = await api("POST", "/api/jobs", { kind: "compare", scenario: $("yaml").value, variants,
+    const scenario = await composedYaml();
+    const job = await api("POST", "/api/jobs", { kind: "compare", scenario, variants,
                                                 n, seed: parseInt($("seed").value, 10) || 0 });
     watch(job.id, showCompare, () => true);
   } catch (error) {
-    $("whatif-text").textContent = error.message;
+    $("whatif-text").textContent = errorText(error);
   }
 }
 
@@ -451,13 +477,14 @@ async function tuneCount() {
   $("tune-text").textContent = `Trying 1 to ${counted(max, foe.use)}...`;
   $("tune-table").hidden = true;
   try {
-    const job = await api("POST", "/api/jobs", { kind: "tune", scenario: $("yaml").value,
+    const scenario = await composedYaml();
+    const job = await api("POST", "/api/jobs", { kind: "tune", scenario,
                                                 vary: `${foePath(k)}=1..${max}`,
                                                 target: `party.any_death<=${limit}`,
                                                 seed: parseInt($("seed").value, 10) || 0 });
     watch(job.id, (j) => showTune(j, foe.use, limit), () => true);
   } catch (error) {
-    $("tune-text").textContent = error.message;
+    $("tune-text").textContent = errorText(error);
   }
 }
 
