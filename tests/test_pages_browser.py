@@ -84,6 +84,11 @@ def test_page_opens_clean_and_fits(browser: Any, pages: dict[str, pathlib.Path],
         assert opened.errors == []
         assert opened.tab.evaluate("document.documentElement.scrollWidth") <= width
         assert opened.tab.locator("figure svg").count() >= 1
+        if kind == "battle":  # a batch's report ends with one attack's exact odds (sim odds)
+            table = opened.tab.locator('table[aria-label^="One attack, exactly"]')
+            assert table.count() == 1 and table.locator("tbody tr").count() >= 2
+            box = opened.tab.locator(".table-box", has=table).bounding_box()  # it scrolls inside
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
     finally:
         opened.tab.close()
 

@@ -203,7 +203,7 @@ def rest(member: Member, kind: str, hours: int, rng: random.Random, report: bool
         member.morale += 1  # each rest of an hour or more: +1 token (and despair ends)
         member.despairing = False
     if member.status == UNCONSCIOUS and member.hp > 0:
-        member.status = ACTIVE  # stabilised members wake with the first HP a rest gives
+        member.status = ACTIVE  # woken by the first HP a rest gives (d20's re-roll, rest_revives)
     if not report:
         return None
     hp, unhealable, psy, fatigue, heroism, morale = before
