@@ -8,13 +8,43 @@ surprise and from being outnumbered, +1d4 on surprise or critical hits,
 heroism dice spent when a d6 can still help, knock-outs, and the losing
 side's unconscious dying. No SimPy, no objects per event, no logging: plain
 lists and one random.Random per battle. Written to be direct, not clever.
+
+It rolls its own dice (plain ``NdM+C`` only, one ``int(random() * M)`` a die, the draw
+order the engine uses), never sim.dice's samplers: the yardstick stays plain Python when
+the engine runs compiled (docs/contributing/architecture.md, "Compiled and pure paths").
 """
 
 from __future__ import annotations
 
 import random
 
+from sim.dice.terms import Constant, Roll
 from sim.model import Scenario
+
+
+def plain_dice(dice: object) -> tuple[tuple[int, int], ...]:
+    """An ``NdM+C`` expression as ((N, M), ..., (C, 0)): what ``roll_plain`` below needs."""
+    parts = []
+    for term in dice._terms:  # type: ignore[attr-defined]
+        if isinstance(term, Constant):
+            parts.append((term.value, 0))
+        else:
+            assert isinstance(term, Roll) and term.sign > 0 and not (term.keep or term.explode), \
+                "bare loop: plain NdM+C dice only"
+            parts.append((term.count, term.sides))
+    return tuple(parts)
+
+
+def roll_plain(rng: random.Random, dice: tuple[tuple[int, int], ...]) -> int:
+    """Roll plain dice: each die ``int(random() * sides) + 1``, terms in written order."""
+    total = 0
+    for count, sides in dice:
+        if sides == 0:
+            total += count
+        else:
+            for _ in range(count):
+                total += int(rng.random() * sides) + 1
+    return total
 
 
 def compile_roster(scenario: Scenario) -> list[tuple]:
@@ -32,7 +62,7 @@ def compile_roster(scenario: Scenario) -> list[tuple]:
             roster.append((
                 side_index, side.party, c.level, c.armor, c.effective_attack_threshold,
                 c.effective_defense_threshold, c.heroism, c.aspects, "initiative" in c.gifts,
-                c.hp, weapon.damage, weapon.bonus, weapon.name,
+                plain_dice(c.hp), plain_dice(weapon.damage), weapon.bonus, weapon.name,
             ))
     return roster
 
@@ -43,7 +73,7 @@ def battle(scenario: Scenario, roster: list[tuple], seed: int) -> tuple[int | No
     rand = rng.random
     n = len(roster)
     sides = len(scenario.sides)
-    hp = [max(1, r[9].roll(rng)) for r in roster]
+    hp = [max(1, roll_plain(rng, r[9])) for r in roster]
     heroism = [r[6] for r in roster]
     able = [True] * n
     able_count = [0] * sides
@@ -114,7 +144,7 @@ def battle(scenario: Scenario, roster: list[tuple], seed: int) -> tuple[int | No
                 extra = 0
             if not hit:
                 continue
-            damage = me[10].roll(rng) + extra
+            damage = roll_plain(rng, me[10]) + extra
             if critical or surprised:
                 damage += int(rand() * 4) + 1
             before = hp[target]

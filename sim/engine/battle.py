@@ -1,8 +1,10 @@
 """One battle: set-up (HP, pools, mounts, hazards), the clock run to its end, the outcome.
 
-``Battle`` joins the four concepts of the engine, one module each: ``Clock`` (rounds
-and initiative), ``Turns`` (a turn's action economy), ``Combat`` (attack and damage)
-and ``Status`` (status and victory). Rule systems, effects, morale, tactics and items
+``Battle`` joins the four concepts of the engine, one module each, stacked as one line
+of classes (``Battle`` < ``Clock`` < ``Turns`` < ``Combat`` < ``Status``, the order a
+mixin list would give, kept single so a compiled build can make each an extension type):
+``Clock`` (rounds and initiative), ``Turns`` (a turn's action economy), ``Combat`` (attack
+and damage) and ``Status`` (status and victory). Rule systems, effects, morale, tactics and items
 never see the battle: they get its ``table`` (dice, log, clock), the fighters they act
 on, and (effects) the small ``sim.engine.effects.Host`` interface.
 
@@ -19,15 +21,12 @@ import simpy
 
 from sim import __version__
 from sim.engine.clock import Clock
-from sim.engine.combat import Combat
 from sim.engine.effects import expose
 from sim.engine.morale import after_check, announce_demoralized, give_tokens, state_of
 from sim.engine.outcome import BattleOutcome
 from sim.engine.state import DEAD, Fighter
-from sim.engine.status import Status
 from sim.engine.table import Table
 from sim.engine.tactics import arm
-from sim.engine.turn import Turns
 from sim.model import INITIATIVE_GIFT
 from sim.rules.systems import system_for
 
@@ -40,7 +39,7 @@ if TYPE_CHECKING:
 SCHEMA = 1
 
 
-class Battle(Clock, Turns, Combat, Status):
+class Battle(Clock):
     """One battle of a scenario, from ``battle_started`` to ``battle_ended``."""
 
     def __init__(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from sim.dice import roll_die
 from sim.engine.timeline import run_timeline
+from sim.engine.turn import Turns
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
 INITIATIVE_WINS_ON = 4  # 4-6 on the d6: the party acts first
 
 
-class Clock:
-    """Mixin of ``Battle``: the round clock (``run``) and initiative. Its state (set up in
+class Clock(Turns):
+    """A layer of ``Battle`` (on ``Turns``): the round clock (``run``) and initiative. Its state (set up in
     ``Battle.__init__`` under "Clock"): the surprise side and the two turn orders; it moves
     ``table.round``, ``table.t`` and ``table.surprising``."""
 

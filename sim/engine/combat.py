@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from sim.engine.effects import KnockedOut, ignite, poison, throw_off
 from sim.engine.morale import wounded
+from sim.engine.status import Status
 from sim.model import MELEE_REACH_M
 
 if TYPE_CHECKING:
@@ -17,8 +18,8 @@ if TYPE_CHECKING:
     from sim.rules import AttackResult, CheckResult
 
 
-class Combat:
-    """Mixin of ``Battle``: attacks, checks and harm. Its state (under "Combat" in
+class Combat(Status):
+    """A layer of ``Battle`` (on ``Status``): attacks, checks and harm. Its state (under "Combat" in
     ``Battle.__init__``): outnumbering and the rule system's attack, damage and strike,
     bound once. It is also the ``sim.engine.effects.Host`` effects see (check, absorb, harm)."""
 

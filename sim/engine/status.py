@@ -20,7 +20,7 @@ OUT_OF_THE_FIGHT = (UNCONSCIOUS, BROKEN)
 
 
 class Status:
-    """Mixin of ``Battle``: who is able, down, dead or gone, and who has won. Its state
+    """The first layer of ``Battle``: who is able, down, dead or gone, and who has won. Its state
     (under "Status" in ``Battle.__init__``): the fighters by side, the per-side counts of
     able members, the enemies cache, destiny points, the stalemate counters, the end."""
 

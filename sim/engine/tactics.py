@@ -18,6 +18,10 @@ def _by_hp(enemy: Fighter) -> tuple[int, int]:
     return enemy.hp, enemy.index
 
 
+def _by_strength(enemy: Fighter) -> tuple[int, int]:
+    return -enemy.hp, enemy.index
+
+
 def choose_target(fighter: Fighter, enemies: list[Fighter], spread: bool, rng: random.Random,
                   focus: dict[str, Fighter]) -> Fighter | None:
     """Pick one of the able ``enemies``, preferring those already within the fighter's reach
@@ -43,7 +47,7 @@ def choose_target(fighter: Fighter, enemies: list[Fighter], spread: bool, rng: r
         n = len(pool)
         return pool[0] if n == 1 else pool[int(rng.random() * n)]
     if policy == "strongest":
-        return min(pool, key=lambda e: (-e.hp, e.index))
+        return min(pool, key=_by_strength)
     if policy == "focus":
         shared = focus.get(fighter.side)
         if shared is None or not shared.able:

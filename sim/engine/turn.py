@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sim.engine.combat import Combat
 from sim.engine.effects import ESCAPABLE, Asphyxiating
 from sim.engine.items import use_items
 from sim.engine.state import FLED
@@ -16,8 +17,8 @@ if TYPE_CHECKING:
     from sim.engine.state import Fighter
 
 
-class Turns:
-    """Mixin of ``Battle``: what one fighter does with its turn. Its state (under "Turns" in
+class Turns(Combat):
+    """A layer of ``Battle`` (on ``Combat``): what one fighter does with its turn. Its state (under "Turns" in
     ``Battle.__init__``): the economy, the rout, whether the field has spread, the focus
     tactic's shared targets."""
 

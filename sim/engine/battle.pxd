@@ -1,0 +1,7 @@
+# Types for the compiled build of battle.py: declarations only (see state.pxd and status.pxd).
+from sim.engine.clock cimport Clock
+from sim.engine.state cimport Fighter
+from sim.engine.table cimport Table
+
+cdef class Battle(Clock):
+    pass

@@ -1,0 +1,7 @@
+# Types for the compiled build of clock.py: declarations only (see state.pxd and status.pxd).
+from sim.engine.turn cimport Turns
+from sim.engine.state cimport Fighter
+from sim.engine.table cimport Table
+
+cdef class Clock(Turns):
+    pass

@@ -1,0 +1,23 @@
+# Types for the compiled build of status.py: declarations only (see state.pxd). Status is the
+# root of Battle's line of classes, so the battle's state is declared here once, as fields the
+# compiled layers read in place instead of through an instance dict (a battle has no other
+# attribute). The hot methods are cpdef: a C call from the compiled layers.
+from sim.engine.state cimport Fighter
+from sim.engine.table cimport Table
+
+cdef class Status:
+    cdef public Table table
+    cdef public object log, emit, scenario, seed, batch, rules, env, economy
+    cdef public object _carry, _resolve_attack, _roll_damage, _strike
+    cdef public object fighters, _by_side, _able, _starting, enemies_cache, _ever_down
+    cdef public object surprise_side, _roller, _roller_first, _others_first, _gifted
+    cdef public object _flee_at, _routed, focus, _outnumbered_at, _last_scripted
+    cdef public object destiny_left, winner
+    cdef public int _standing, _armed
+    cdef public bint morale_on, spread, _perils, _special, _outnumbering, _wounds
+    cdef public bint _destiny, _rider_falls, ended
+
+    cpdef _drop(self, Fighter fighter, cause, Fighter source)
+    cpdef _set_status(self, Fighter fighter, status)
+    cpdef able_enemies(self, Fighter fighter)
+    cpdef _decided(self)
