@@ -156,3 +156,30 @@ def battle(scenario: Scenario, roster: list[tuple], seed: int) -> tuple[int | No
                 winner = next((s for s in range(sides) if able_count[s] > 0), None)
                 return winner, number
     return None, scenario.max_rounds
+
+
+def main() -> None:
+    """``python -m benchmarks.bare_d20 [-n N] [--seed S] [SCENARIO]``: play a batch's battles
+    (the seeds ``sim batch --seed S`` gives battles 0..N-1) and print the party's wins: the
+    bare loop as a process of its own, timed against ``sim batch`` (benchmarks/bench.py pairs)."""
+    import argparse
+    import pathlib
+
+    from sim.batch.chunk import battle_seeds
+    from sim.scenario import load_scenario
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("scenario", nargs="?", default="scenarios/road_ambush.yaml")
+    parser.add_argument("-n", type=int, default=40_000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    scenario = load_scenario(pathlib.Path(args.scenario))
+    roster = compile_roster(scenario)
+    party = next((i for i, s in enumerate(scenario.sides) if s.party), 0)
+    wins = sum(battle(scenario, roster, seed)[0] == party
+               for seed in battle_seeds(args.seed, 0, args.n))
+    print(f"party wins {wins} of {args.n}")
+
+
+if __name__ == "__main__":
+    main()

@@ -3,6 +3,7 @@
     python -m benchmarks.bench throughput   # engine vs bare loop, one core, logs off
     python -m benchmarks.bench workers      # sim batch: 2 workers vs 1
     python -m benchmarks.bench logs         # sim batch: --logs all vs none
+    python -m benchmarks.bench pairs        # sim batch --workers 1 vs the bare loop, processes
     python -m benchmarks.bench all
     python -m benchmarks.bench workers -n 2000   # fewer battles
 
@@ -14,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
+import resource
 import subprocess
 import sys
 import tempfile
@@ -84,15 +87,57 @@ def logs(n: int = 10_000) -> dict[str, float]:
             "cost": round(on / off, 2)}
 
 
+def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one command, its children included (a batch's store process)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def pairs(n: int = 40_000, rounds: int = 5) -> dict[str, object]:
+    """``sim batch --workers 1`` (the compiled path, then ``SIM_PURE_PYTHON=1``) against the bare
+    loop, each a whole process on the same N battles of master seed 1, interleaved round by round
+    so that a busy neighbour slows all three alike: the ratio bare time / batch time per round
+    (above 1: the batch is faster), in wall and CPU time, as min-max over the rounds. Start-up
+    (imports, reading the scenario, writing the run folder) is inside both times."""
+    bare = [sys.executable, "-m", "benchmarks.bare_d20", str(REFERENCE), "-n", str(n)]
+    pure_env = {**os.environ, "SIM_PURE_PYTHON": "1"}
+    ratios: dict[str, list[float]] = {"compiled_wall": [], "compiled_cpu": [], "pure_wall": [],
+                                      "pure_cpu": []}
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory() as tmp:
+            batch = [sys.executable, "-m", "sim", "batch", str(REFERENCE), "-n", str(n), "--seed", "1",
+                     "--workers", "1", "--logs", "none", "--json", "--no-progress"]
+            bare_wall, bare_cpu = _timed(bare)
+            wall, cpu = _timed([*batch, "--out", f"{tmp}/compiled"])
+            ratios["compiled_wall"].append(bare_wall / wall)
+            ratios["compiled_cpu"].append(bare_cpu / cpu)
+            wall, cpu = _timed([*batch, "--out", f"{tmp}/pure"], pure_env)
+            ratios["pure_wall"].append(bare_wall / wall)
+            ratios["pure_cpu"].append(bare_cpu / cpu)
+    return {"n": n, "rounds": rounds, "path": _path_in_use(),
+            **{name: [round(min(r), 2), round(max(r), 2)] for name, r in ratios.items()}}
+
+
+def _path_in_use() -> str:
+    """What ``sim --version`` says of the path (compiled or pure) the batch runs."""
+    result = subprocess.run([sys.executable, "-m", "sim", "--version"], capture_output=True, text=True,
+                            check=True, cwd=ROOT)
+    return result.stdout.strip()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("what", choices=("throughput", "workers", "logs", "all"))
-    parser.add_argument("-n", type=int, help="battles for throughput, workers and logs (defaults 12000,"
-                        " 40000, 10000)")
+    parser.add_argument("what", choices=("throughput", "workers", "logs", "pairs", "all"))
+    parser.add_argument("-n", type=int, help="battles for throughput, workers, logs and pairs (defaults"
+                        " 12000, 40000, 10000, 40000)")
     args = parser.parse_args()
     sized = {} if args.n is None else {"n": args.n}
     jobs = {"throughput": lambda: throughput(**sized), "workers": lambda: workers(**sized),
-            "logs": lambda: logs(**sized)}
+            "logs": lambda: logs(**sized), "pairs": lambda: pairs(**sized)}
     for name, job in jobs.items():
         if args.what in (name, "all"):
             print(name, json.dumps(job()), flush=True)
