@@ -176,7 +176,8 @@ def _package(module: str) -> str:
 def test_no_two_packages_import_each_other_even_for_type_hints() -> None:
     """Every import counts here, those under TYPE_CHECKING and inside functions too: the
     packages form a graph without a cycle (the rules used to name the engine's Fighter and
-    Table for their hints while the engine imports the rules; sim.rules.actors ended that)."""
+    Table for their hints while the engine imports the rules; the base classes of sim.rules.actors
+    ended that)."""
     graph: dict[str, set[str]] = {}
     for name, path in MODULES.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -1,13 +1,15 @@
 # Types for the compiled build of state.py (docs/contributing/architecture.md, "Compiled and
 # pure paths"): declarations only, never logic. Fighter becomes an extension type whose fields
-# the compiled engine reads in place. Counts and HP stay Python ints (no C overflow on a
-# hostile stat block); only flags are C booleans.
-cdef class Fighter:
-    cdef public object _turn_event, arsenal, attack_threshold, attacked_by, attacked_round
-    cdef public object cause, cost_at_hand, defended_round, defense_threshold, effects, fatigue
-    cdef public object fire_damage, heroism, hp, index, items, items_used, learned, max_hp
-    cdef public object max_spirit, morale, mounted_on, name, policy, potion_at, prefers, psy
-    cdef public object reach, ridden_by, side, skip_turns, social_lost, spec, spirit, status
-    cdef public object unhealable, weapon_at_hand, x
-    cdef public bint able, counts, despairing, fatigues, fixed_at_hand, fixed_reach, party
-    cdef public bint prone, saved, social_burnt, weakened
+# the compiled engine reads in place; the fields the rules read are its base's (actors.pxd).
+# Counts are C longs (sim.scenario.limits bounds every number far below them); what may be
+# None, a float or a name stays a Python object.
+from sim.rules cimport actors
+
+
+cdef class Fighter(actors.Fighter):
+    cdef public object _turn_event, arsenal, attacked_by, cause, effects, items, learned
+    cdef public object morale, mounted_on, policy, potion_at, prefers, reach, ridden_by
+    cdef public object status, weapon_at_hand, x
+    cdef public long psy, index, items_used, cost_at_hand, attacked_round, fire_damage
+    cdef public long unhealable
+    cdef public bint counts, fatigues, fixed_at_hand, fixed_reach, prone, saved, social_burnt

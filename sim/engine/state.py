@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sim.rules import actors
+
 if TYPE_CHECKING:
     import simpy
 
@@ -20,64 +22,19 @@ BROKEN = "broken"  # d20 spirit points at 0: out of the fight, alive unless its 
 LEFT_BEHIND = "left_behind"
 
 
-class Fighter:
+class Fighter(actors.Fighter):
     """One combatant in one battle: HP, position, pools and status.
 
     Slotted and plain (not attrs) because the engine touches these fields on
-    every attack; read ``spec`` for anything that never changes.
+    every attack; read ``spec`` for anything that never changes. The fields the rules
+    read and write are declared by its base, ``sim.rules.actors.Fighter``.
     """
 
-    __slots__ = (
-        "_turn_event",
-        "able",
-        "arsenal",
-        "attack_threshold",
-        "attacked_by",
-        "attacked_round",
-        "cause",
-        "cost_at_hand",
-        "counts",
-        "defended_round",
-        "defense_threshold",
-        "despairing",
-        "effects",
-        "fatigue",
-        "fatigues",
-        "fire_damage",
-        "fixed_at_hand",
-        "fixed_reach",
-        "heroism",
-        "hp",
-        "index",
-        "items",
-        "items_used",
-        "learned",
-        "max_hp",
-        "max_spirit",
-        "morale",
-        "mounted_on",
-        "name",
-        "party",
-        "policy",
-        "potion_at",
-        "prefers",
-        "prone",
-        "psy",
-        "reach",
-        "ridden_by",
-        "saved",
-        "side",
-        "skip_turns",
-        "social_burnt",
-        "social_lost",
-        "spec",
-        "spirit",
-        "status",
-        "unhealable",
-        "weakened",
-        "weapon_at_hand",
-        "x",
-    )
+    __slots__ = ("_turn_event", "arsenal", "attacked_by", "attacked_round", "cause",
+                 "cost_at_hand", "counts", "effects", "fatigues", "fire_damage", "fixed_at_hand",
+                 "fixed_reach", "index", "items", "items_used", "learned", "morale", "mounted_on",
+                 "policy", "potion_at", "prefers", "prone", "psy", "reach", "ridden_by", "saved",
+                 "social_burnt", "status", "unhealable", "weapon_at_hand", "x")
 
     def __init__(self, spec: Combatant, side: Side, index: int, hp: int, x: float) -> None:
         self.spec = spec

@@ -1,4 +1,7 @@
-# Types for the compiled build of table.py: declarations only (see state.pxd).
-cdef class Table:
-    cdef public object despair_again, despair_disadvantage, log, on_check, rng, round
-    cdef public object surprising, t, ticking
+# Types for the compiled build of table.py: declarations only (see state.pxd); the fields the
+# rules read are its base's (actors.pxd).
+from sim.rules cimport actors
+
+
+cdef class Table(actors.Table):
+    cdef public object despair_again, ticking

@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+from sim.rules import actors
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -22,13 +24,12 @@ if TYPE_CHECKING:
     CheckListener = Callable[[Fighter, str, CheckResult, Callable[[str], CheckResult]], CheckResult]
 
 
-class Table:
+class Table(actors.Table):
     """One battle's ``random.Random(seed)``, its event list (None: no log), the round and
     time (``t``) events are stamped with, the side whose surprise round this is, and the
     listener every check passes through once rolled (morale's reroll, when morale is on)."""
 
-    __slots__ = ("despair_again", "despair_disadvantage", "log", "on_check", "rng", "round",
-                 "surprising", "t", "ticking")
+    __slots__ = ("despair_again", "ticking")
 
     def __init__(self, seed: int, log: bool, sink: list[dict] | None = None) -> None:
         self.rng = random.Random(seed)
@@ -47,7 +48,3 @@ class Table:
         # The fighter whose ongoing effects are ticking at the start of its turn, else None:
         # a serious wound dealt by such a tick costs that very turn (sim.engine.effects.KnockedOut).
         self.ticking: Fighter | None = None
-
-    def emit(self, event: str, **fields: object) -> None:
-        """Append one event; callers guard with ``if table.log is not None``."""
-        self.log.append({"event": event, "round": self.round, "t": self.t, **fields})  # type: ignore[union-attr]

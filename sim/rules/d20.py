@@ -134,6 +134,52 @@ def roll_check(
     return result
 
 
+def strike(
+    table: Table, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+) -> int:
+    """``attack`` then ``damage`` in one call, for a battle that logs nothing and where
+    nothing listens to checks (no morale): the HP a plain weapon's hit takes, or -1 for a
+    miss. The same dice in the same order, the same heroism; no result objects on the
+    way (the engine's hot path, tested equal to the two calls). A module function, the
+    class's ``strike``, so a compiled build types it (d20.pxd)."""
+    if attacker.party or not target.party:  # the attacker rolls: attack > defense threshold
+        roller, modifier, threshold = attacker, attacker.spec.level + weapon.bonus, \
+            target.defense_threshold
+        purpose, used = "attack", weapon
+    else:  # the party member defends: armor > attack threshold, the attacker's edge against it
+        roller, modifier, threshold = target, target.spec.armor, attacker.attack_threshold
+        purpose, used, advantage = "defense", None, -advantage
+    if roller.despairing and table.despair_disadvantage:
+        advantage = -1 if advantage <= 0 else 0
+    rng = table.rng
+    kept = int(rng.random() * 20) + 1
+    if advantage:
+        second = int(rng.random() * 20) + 1
+        kept = max(kept, second) if advantage > 0 else min(kept, second)
+    total = kept + modifier
+    bonus = 0
+    if (total <= threshold and roller.heroism > 0 and threshold - total < HEROISM_DIE
+            and concerns_aspect(roller, purpose, used)):
+        bonus = _spend_heroism(table, roller)
+        total += bonus
+    margin = total - threshold
+    if used is not None:  # attacking: a hit on success, extra damage on a critical one
+        if margin <= 0:
+            return -1
+        extra = kept == 20 or margin >= CRITICAL_MARGIN
+    else:  # defending: a hit on failure, extra damage on a critical one; no heroism damage
+        if margin > 0:
+            return -1
+        extra = kept == 1 or margin <= -CRITICAL_MARGIN
+        bonus = 0
+    amount = weapon.damage.roll(rng)
+    if extra or attacker.side == table.surprising or (
+            weapon.suited and target.spec.suits(weapon)):
+        amount += int(rng.random() * EXTRA_DAMAGE_DIE) + 1
+    amount += bonus
+    return amount if amount > 0 else 0
+
+
 class D20(BaseSystem):
     """Seed 003: checks, player-facing attack and defense rolls, heroism, spirit and terror."""
 
@@ -187,49 +233,7 @@ class D20(BaseSystem):
             return MISS
         return EXTRA_HIT if extra or check.degree == CRITICAL_FAILURE else HIT
 
-    def strike(
-        self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
-    ) -> int:
-        """``attack`` then ``damage`` in one call, for a battle that logs nothing and where
-        nothing listens to checks (no morale): the HP a plain weapon's hit takes, or -1 for a
-        miss. The same dice in the same order, the same heroism; no result objects on the
-        way (the engine's hot path, tested equal to the two calls)."""
-        if attacker.party or not target.party:  # the attacker rolls: attack > defense threshold
-            roller, modifier, threshold = attacker, attacker.spec.level + weapon.bonus, \
-                target.defense_threshold
-            purpose, used = "attack", weapon
-        else:  # the party member defends: armor > attack threshold, the attacker's edge against it
-            roller, modifier, threshold = target, target.spec.armor, attacker.attack_threshold
-            purpose, used, advantage = "defense", None, -advantage
-        if roller.despairing and table.despair_disadvantage:
-            advantage = -1 if advantage <= 0 else 0
-        rng = table.rng
-        kept = int(rng.random() * 20) + 1
-        if advantage:
-            second = int(rng.random() * 20) + 1
-            kept = max(kept, second) if advantage > 0 else min(kept, second)
-        total = kept + modifier
-        bonus = 0
-        if (total <= threshold and roller.heroism > 0 and threshold - total < HEROISM_DIE
-                and concerns_aspect(roller, purpose, used)):
-            bonus = _spend_heroism(table, roller)
-            total += bonus
-        margin = total - threshold
-        if used is not None:  # attacking: a hit on success, extra damage on a critical one
-            if margin <= 0:
-                return -1
-            extra = kept == 20 or margin >= CRITICAL_MARGIN
-        else:  # defending: a hit on failure, extra damage on a critical one; no heroism damage
-            if margin > 0:
-                return -1
-            extra = kept == 1 or margin <= -CRITICAL_MARGIN
-            bonus = 0
-        amount = weapon.damage.roll(rng)
-        if extra or attacker.side == table.surprising or (
-                weapon.suited and target.spec.suits(weapon)):
-            amount += int(rng.random() * EXTRA_DAMAGE_DIE) + 1
-        amount += bonus
-        return amount if amount > 0 else 0
+    strike = staticmethod(strike)  # attack then damage, fused (the module's strike)
 
     def damage(
         self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon,
