@@ -112,11 +112,13 @@ class Battle(Clock):
         """Roll HP (then the system's pools) for each combatant in listed order."""
         distance = self.scenario.distance
         sides = self.scenario.sides
-        home = next((s for s in sides if s.party), sides[0])  # the party, else the first side
+        # No generator below: a compiled build types this method's fighters (battle.pxd).
+        parties = [s for s in sides if s.party]
+        home = parties[0] if parties else sides[0]  # the party, else the first side
         table, rng, economy, fatigue = self.table, self.table.rng, self.economy, self.rules.fatigue
         prepare, carry, fighters, able = self.rules.prepare, self._carry, self.fighters, self._able
         mounted = False
-        party_side = any(side.party for side in sides)
+        party_side = bool(parties)
         for side in sides:
             x = 0.0 if side is home else distance
             members = self._by_side[side.name] = []
@@ -140,7 +142,7 @@ class Battle(Clock):
                     self._armed += bool(spec.weapons)
                     if fighter.counts:
                         able[side.name] += 1
-        self._standing = sum(1 for count in able.values() if count > 0)
+        self._standing = len([count for count in able.values() if count > 0])
         self._starting = dict(able)
         self._roller = roller = home  # rolls initiative
         self._gifted = [f for f in self._by_side[roller.name] if f.spec.has_gift(INITIATIVE_GIFT)]
@@ -208,13 +210,13 @@ class Battle(Clock):
         morale = self.morale_on
         return BattleOutcome(
             self.seed, self.winner, self.table.round,
-            tuple(
+            tuple([  # a list, not a generator: a compiled build types ``f`` (battle.pxd)
                 (f.hp, f.status, f.cause if f.status == DEAD else None,
                  f.status != DEAD and f.name in down,
                  state_of(f) if morale else None, tuple(sorted(f.learned)) if morale else (),
                  f.items_used)
                 for f in self.fighters
-            ),
+            ]),
         )
 
 

@@ -1,7 +1,10 @@
 # Types for the compiled build of clock.py: declarations only (see state.pxd and status.pxd).
+cimport cython
+
 from sim.engine.turn cimport Turns
 from sim.engine.state cimport Fighter
 from sim.engine.table cimport Table
 
 cdef class Clock(Turns):
-    pass
+    @cython.locals(f=Fighter)
+    cpdef _initiative(self)

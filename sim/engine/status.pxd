@@ -2,6 +2,8 @@
 # root of Battle's line of classes, so the battle's state is declared here once, as fields the
 # compiled layers read in place instead of through an instance dict (a battle has no other
 # attribute). The hot methods are cpdef: a C call from the compiled layers.
+cimport cython
+
 from sim.engine.state cimport Fighter
 from sim.engine.table cimport Table
 
@@ -19,5 +21,8 @@ cdef class Status:
 
     cpdef _drop(self, Fighter fighter, cause, Fighter source)
     cpdef _set_status(self, Fighter fighter, status)
+    @cython.locals(f=Fighter)
     cpdef able_enemies(self, Fighter fighter)
     cpdef _decided(self)
+    @cython.locals(fighter=Fighter, f=Fighter)
+    cpdef _finish(self, winner, stopped=*)

@@ -1,7 +1,11 @@
 # Types for the compiled build of tactics.py: declarations only (see state.pxd).
+cimport cython
+
 from sim.engine.state cimport Fighter
 
+@cython.locals(n=long)
 cpdef choose_target(Fighter fighter, enemies, spread, rng, focus)
+cpdef arm(Fighter fighter, economy, fatigue)
 cpdef choose_weapon(Fighter fighter, gap)
 cpdef usable(Fighter fighter, weapon)
 cpdef affordable(Fighter fighter, weapon)

@@ -1,8 +1,12 @@
 # Types for the compiled build of turn.py: declarations only (see state.pxd and status.pxd).
+# A turn's budget, moves, attacks and costs are half-actions: small C longs.
+cimport cython
+
 from sim.engine.combat cimport Combat
 from sim.engine.state cimport Fighter
 from sim.engine.table cimport Table
 
 cdef class Turns(Combat):
+    @cython.locals(budget=long, moves=long, attacks=long, cost=long, target=Fighter)
     cpdef _take_turn(self, Fighter fighter, announced=*)
     cpdef _prepare_turn(self, Fighter fighter)
