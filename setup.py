@@ -1,0 +1,120 @@
+"""The compiled path: the modules ``sim/compiled.py`` lists, compiled with Cython from their
+own ``.py`` files (typed only by an augmenting ``.pxd`` beside one), where a C compiler is.
+
+pyproject.toml holds the project's metadata; this file only adds the extension modules. A
+build with no C compiler, without Cython, or with ``SIM_BUILD=pure`` still installs, on the
+pure-Python path, and says so in one line. The C files go to build/cython/; an editable
+install (``pip install -e .``) puts the compiled modules beside their sources (git-ignored).
+See docs/contributing/architecture.md, "Compiled and pure paths".
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import pathlib
+import shutil
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = pathlib.Path(__file__).resolve().parent
+PURE = "SIM_BUILD"  # SIM_BUILD=pure: install the pure-Python path, compile nothing
+
+# Speed, with Python's semantics: no C integer anywhere (annotations stay hints: with
+# annotation typing a `float` annotation would become a C double), Python's division and
+# modulo; functions stay introspectable and picklable by name (binding).
+DIRECTIVES = {
+    "language_level": 3,
+    "binding": True,
+    "annotation_typing": False,
+    "cdivision": False,
+    "embedsignature": False,
+}
+# No debug information: it doubles gcc's time on Cython's large C files and nothing reads it.
+UNIX_FLAGS = ["-g0"]
+
+
+def listed_modules() -> tuple[str, ...]:
+    """``MODULES`` of sim/compiled.py, read as a literal: the build never imports sim."""
+    tree = ast.parse((ROOT / "sim" / "compiled.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "MODULES":
+            return ast.literal_eval(node.value)
+    raise SystemExit("setup.py: sim/compiled.py has no MODULES literal")
+
+
+def extension(module: str) -> Extension:
+    """The extension of one listed module, named for where its file lands: a package's own
+    module (``sim.rules``) is ``sim/rules/__init__.py`` compiled to ``sim/rules/__init__*.so``."""
+    path = ROOT.joinpath(*module.split("."))
+    if path.is_dir():
+        return Extension(f"{module}.__init__", [(path / "__init__.py").relative_to(ROOT).as_posix()])
+    return Extension(module, [path.with_suffix(".py").relative_to(ROOT).as_posix()])
+
+
+class NoCompiler(Exception):
+    """The build cannot compile here: the reason, said once."""
+
+
+def tell(reason: str) -> None:
+    """The build's one line about the path it installs (pip shows it with -v)."""
+    print(f"combat-sim: {reason}: installing the pure-Python path (`sim --version` says which)",
+          file=sys.stderr, flush=True)
+
+
+def remove_in_place_builds() -> None:
+    """An editable build first removes the compiled modules of an earlier one (a module since
+    unlisted, or one a pure build must not leave beside its source); it compiles them again."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    for suffix in set(EXTENSION_SUFFIXES):
+        for built in (ROOT / "sim").rglob(f"*{suffix}"):
+            built.unlink()
+
+
+class BuildExt(build_ext):
+    """Cythonize and compile in parallel; fall back to the pure path instead of failing."""
+
+    def run(self) -> None:
+        if self.inplace or self.editable_mode:
+            remove_in_place_builds()
+        try:
+            if os.environ.get(PURE) == "pure":
+                raise NoCompiler(f"{PURE}=pure")
+            super().run()
+        except NoCompiler as why:
+            self._pure(str(why))
+        except Exception as error:  # any failure to compile: the pure path still works
+            self._pure(f"compiling failed ({type(error).__name__}: {str(error)[:200]})")
+
+    def _pure(self, reason: str) -> None:
+        # No extensions: nothing to copy beside the sources, no outputs for the wheel.
+        self.extensions = []
+        self.distribution.ext_modules = []
+        tell(reason)
+
+    def build_extensions(self) -> None:
+        program = getattr(self.compiler, "compiler_so", None)
+        if program and shutil.which(program[0]) is None:
+            raise NoCompiler(f"no C compiler ({program[0]} not found)")
+        try:
+            from Cython.Build import cythonize
+        except ImportError:
+            raise NoCompiler("Cython is not installed") from None
+        workers = os.cpu_count() or 1
+        if self.compiler.compiler_type == "unix":
+            for ext in self.extensions:
+                ext.extra_compile_args = [*ext.extra_compile_args, *UNIX_FLAGS]
+        # Only the sources change: the extensions keep what setuptools set on them.
+        made = cythonize(self.extensions, build_dir="build/cython", nthreads=workers,
+                         compiler_directives=DIRECTIVES, quiet=True)
+        c_files = {ext.name: ext.sources for ext in made}
+        for ext in self.extensions:
+            ext.sources = c_files[ext.name]
+        self.parallel = self.parallel or workers
+        super().build_extensions()
+
+
+setup(ext_modules=[extension(module) for module in listed_modules()], cmdclass={"build_ext": BuildExt})

@@ -1,0 +1,157 @@
+"""The compiled and the pure-Python paths of one source: which modules are compiled, and
+which path this process runs (docs/contributing/architecture.md, "Compiled and pure paths").
+
+``MODULES`` is the one list of compiled modules: ``setup.py`` reads it from this file (without
+importing sim) to compile them with Cython where a C compiler is, and the import hook below
+reads it to choose, once a process, between the compiled modules and their ``.py`` sources.
+The two paths play the same battles: a compiled module is its ``.py`` file compiled, typed
+only by an augmenting ``.pxd`` file beside it.
+
+The hook loads every listed module from its ``.py`` file when ``SIM_PURE_PYTHON=1`` is set,
+when nothing is compiled, or when any compiled module is missing or older than its source
+(a ``.py`` or ``.pxd`` edited, or checked out, since the last build): compiled modules that
+declare each other's types cannot mix with pure ones, and stale ones would run old rules.
+The last case is said once on stderr. This module imports nothing from sim: it is installed
+by ``sim/__init__.py`` before any other submodule is imported.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+import pathlib
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+# The hot modules of a battle (issue 41's profile). setup.py reads this literal, so keep it one.
+MODULES: tuple[str, ...] = (
+    "sim.dice.terms",
+    "sim.dice.notation",
+    "sim.rules",
+    "sim.rules.d20",
+    "sim.engine.table",
+    "sim.engine.state",
+    "sim.engine.outcome",
+    "sim.engine.tactics",
+    "sim.engine.status",
+    "sim.engine.combat",
+    "sim.engine.turn",
+    "sim.engine.clock",
+    "sim.engine.battle",
+)
+
+FORCE_PURE = "SIM_PURE_PYTHON"
+RECOMPILE = "pip install -e ."
+# Set once the stale warning is printed, so the processes this one starts (a pool's workers,
+# `sim` run by a test) do not print it again.
+_TOLD = "SIM_STALE_TOLD"
+_ROOT = pathlib.Path(__file__).resolve().parent
+
+
+def source_of(module: str, root: pathlib.Path = _ROOT) -> pathlib.Path:
+    """The ``.py`` file of a listed module (``sim.rules`` is ``sim/rules/__init__.py``)."""
+    path = root.joinpath(*module.split(".")[1:])
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def compiled_of(module: str, root: pathlib.Path = _ROOT) -> pathlib.Path | None:
+    """The extension module built from a listed module's source, if there is one beside it."""
+    source = source_of(module, root)
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        built = source.with_suffix(suffix)
+        if built.is_file():
+            return built
+    return None
+
+
+def _shown(path: pathlib.Path) -> str:
+    """A file as ``sim/...``, the way a developer finds it in the checkout."""
+    return path.relative_to(_ROOT.parent).as_posix()
+
+
+def _stale(module: str, built: pathlib.Path) -> pathlib.Path | None:
+    """The source file (``.py`` or its ``.pxd``) changed since ``built`` was compiled, if any."""
+    source = source_of(module)
+    when = built.stat().st_mtime
+    for path in (source, source.with_suffix(".pxd")):
+        if path.is_file() and path.stat().st_mtime > when:
+            return path
+    return None
+
+
+def _choose() -> tuple[bool, str, str | None]:
+    """(pure?, the path as ``sim --version`` names it, a warning to print or None)."""
+    if os.environ.get(FORCE_PURE, "") not in ("", "0"):
+        return True, f"pure Python: {FORCE_PURE}=1", None
+    built = {module: compiled_of(module) for module in MODULES}
+    missing = [module for module, path in built.items() if path is None]
+    if len(missing) == len(MODULES):
+        return True, "pure Python: not compiled", None
+    if missing:
+        first = _shown(source_of(missing[0]))
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        return True, f"pure Python: {len(missing)} of {len(MODULES)} modules not compiled", (
+            f"combat-sim: {first}{more} not compiled: running pure Python; "
+            f"recompile with `{RECOMPILE}`")
+    stale = [path for module, so in built.items() if so and (path := _stale(module, so))]
+    if stale:
+        more = f" and {len(stale) - 1} more" if len(stale) > 1 else ""
+        return True, f"pure Python: {len(stale)} compiled modules older than their source", (
+            f"combat-sim: {_shown(stale[0])}{more} changed since compiled: running pure Python; "
+            f"recompile with `{RECOMPILE}`")
+    return False, f"compiled: {len(MODULES)} modules", None
+
+
+class PurePathFinder:
+    """A meta-path finder that hands a listed module its ``.py`` file when the pure path is
+    chosen; otherwise (and for every other module) the usual finders decide. It chooses on
+    its first listed import, so ``SIM_PURE_PYTHON`` is read then, once a process."""
+
+    def __init__(self) -> None:
+        self._listed = frozenset(MODULES)
+        self._choice: tuple[bool, str, str | None] | None = None
+
+    def choice(self) -> tuple[bool, str, str | None]:
+        if self._choice is None:
+            self._choice = _choose()
+            warning = self._choice[2]
+            if warning and not os.environ.get(_TOLD):
+                print(warning, file=sys.stderr)
+                os.environ[_TOLD] = "1"
+        return self._choice
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        if fullname not in self._listed or not self.choice()[0]:
+            return None
+        for entry in path or ():
+            # A FileFinder that knows only source files: a compiled module beside is not seen.
+            finder = importlib.machinery.FileFinder(
+                entry, (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES))
+            spec = finder.find_spec(fullname)
+            if spec is not None:
+                return spec
+        return None
+
+
+FINDER = PurePathFinder()
+
+
+def install() -> None:
+    """Put the finder first on ``sys.meta_path`` (once), before any listed module is imported."""
+    if FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, FINDER)
+
+
+def path() -> str:
+    """The path this process runs, as ``sim --version`` names it: ``compiled: 13 modules``,
+    ``pure Python: SIM_PURE_PYTHON=1``, ``pure Python: not compiled``..."""
+    return FINDER.choice()[1]
+
+
+def loaded_compiled() -> list[str]:
+    """The listed modules this process has loaded from a compiled file."""
+    return [name for name in MODULES if (module := sys.modules.get(name)) is not None
+            and isinstance(getattr(module, "__loader__", None), importlib.machinery.ExtensionFileLoader)]
