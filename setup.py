@@ -117,4 +117,5 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
-setup(ext_modules=[extension(module) for module in listed_modules()], cmdclass={"build_ext": BuildExt})
+if __name__ == "__main__":  # as setuptools runs it (a test imports it to read what it builds)
+    setup(ext_modules=[extension(module) for module in listed_modules()], cmdclass={"build_ext": BuildExt})

@@ -21,9 +21,10 @@ import importlib.machinery
 import os
 import pathlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
+from typing import NamedTuple
 
 # The hot modules of a battle (issue 41's profile). setup.py reads this literal, so keep it one.
 MODULES: tuple[str, ...] = (
@@ -50,6 +51,14 @@ _TOLD = "SIM_STALE_TOLD"
 _ROOT = pathlib.Path(__file__).resolve().parent
 
 
+class Choice(NamedTuple):
+    """The path a process runs: pure or not, its name for ``sim --version``, a warning or None."""
+
+    pure: bool
+    name: str
+    warning: str | None = None
+
+
 def source_of(module: str, root: pathlib.Path = _ROOT) -> pathlib.Path:
     """The ``.py`` file of a listed module (``sim.rules`` is ``sim/rules/__init__.py``)."""
     path = root.joinpath(*module.split(".")[1:])
@@ -66,14 +75,8 @@ def compiled_of(module: str, root: pathlib.Path = _ROOT) -> pathlib.Path | None:
     return None
 
 
-def _shown(path: pathlib.Path) -> str:
-    """A file as ``sim/...``, the way a developer finds it in the checkout."""
-    return path.relative_to(_ROOT.parent).as_posix()
-
-
-def _stale(module: str, built: pathlib.Path) -> pathlib.Path | None:
+def _stale(source: pathlib.Path, built: pathlib.Path) -> pathlib.Path | None:
     """The source file (``.py`` or its ``.pxd``) changed since ``built`` was compiled, if any."""
-    source = source_of(module)
     when = built.stat().st_mtime
     for path in (source, source.with_suffix(".pxd")):
         if path.is_file() and path.stat().st_mtime > when:
@@ -81,50 +84,56 @@ def _stale(module: str, built: pathlib.Path) -> pathlib.Path | None:
     return None
 
 
-def _choose() -> tuple[bool, str, str | None]:
-    """(pure?, the path as ``sim --version`` names it, a warning to print or None)."""
-    if os.environ.get(FORCE_PURE, "") not in ("", "0"):
-        return True, f"pure Python: {FORCE_PURE}=1", None
-    built = {module: compiled_of(module) for module in MODULES}
-    missing = [module for module, path in built.items() if path is None]
-    if len(missing) == len(MODULES):
-        return True, "pure Python: not compiled", None
+def _told(files: list[pathlib.Path], what: str, root: pathlib.Path) -> str:
+    """The one warning line: the first file (as sim/..., where a developer finds it), how many
+    more, and the command that recompiles."""
+    more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+    return (f"combat-sim: {files[0].relative_to(root.parent).as_posix()}{more} {what}: "
+            f"running pure Python; recompile with `{RECOMPILE}`")
+
+
+def choose(environ: Mapping[str, str] = os.environ, modules: Sequence[str] = MODULES,
+           root: pathlib.Path = _ROOT) -> Choice:
+    """The path for this process: forced, nothing compiled, part missing, stale, or compiled."""
+    if environ.get(FORCE_PURE, "") not in ("", "0"):
+        return Choice(True, f"pure Python: {FORCE_PURE}=1")
+    built = {module: compiled_of(module, root) for module in modules}
+    missing = [source_of(module, root) for module, path in built.items() if path is None]
+    if len(missing) == len(modules):
+        return Choice(True, "pure Python: not compiled")
     if missing:
-        first = _shown(source_of(missing[0]))
-        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-        return True, f"pure Python: {len(missing)} of {len(MODULES)} modules not compiled", (
-            f"combat-sim: {first}{more} not compiled: running pure Python; "
-            f"recompile with `{RECOMPILE}`")
-    stale = [path for module, so in built.items() if so and (path := _stale(module, so))]
+        return Choice(True, f"pure Python: {len(missing)} of {len(modules)} modules not compiled",
+                      _told(missing, "not compiled", root))
+    stale = [path for module, so in built.items() if so and (path := _stale(source_of(module, root), so))]
     if stale:
-        more = f" and {len(stale) - 1} more" if len(stale) > 1 else ""
-        return True, f"pure Python: {len(stale)} compiled modules older than their source", (
-            f"combat-sim: {_shown(stale[0])}{more} changed since compiled: running pure Python; "
-            f"recompile with `{RECOMPILE}`")
-    return False, f"compiled: {len(MODULES)} modules", None
+        return Choice(True, f"pure Python: {len(stale)} compiled modules older than their source",
+                      _told(stale, "changed since compiled", root))
+    return Choice(False, f"compiled: {len(modules)} modules")
 
 
 class PurePathFinder:
     """A meta-path finder that hands a listed module its ``.py`` file when the pure path is
     chosen; otherwise (and for every other module) the usual finders decide. It chooses on
-    its first listed import, so ``SIM_PURE_PYTHON`` is read then, once a process."""
+    its first listed import (or ``path()``), so the environment is read then, once a process."""
 
-    def __init__(self) -> None:
-        self._listed = frozenset(MODULES)
-        self._choice: tuple[bool, str, str | None] | None = None
+    def __init__(self, modules: Sequence[str] = MODULES, root: pathlib.Path = _ROOT,
+                 environ: MutableMapping[str, str] = os.environ) -> None:
+        self._modules = tuple(modules)
+        self._root = root
+        self._environ = environ
+        self._choice: Choice | None = None
 
-    def choice(self) -> tuple[bool, str, str | None]:
+    def choice(self) -> Choice:
         if self._choice is None:
-            self._choice = _choose()
-            warning = self._choice[2]
-            if warning and not os.environ.get(_TOLD):
-                print(warning, file=sys.stderr)
-                os.environ[_TOLD] = "1"
+            self._choice = choose(self._environ, self._modules, self._root)
+            if self._choice.warning and not self._environ.get(_TOLD):
+                print(self._choice.warning, file=sys.stderr)
+                self._environ[_TOLD] = "1"
         return self._choice
 
     def find_spec(self, fullname: str, path: Sequence[str] | None,
                   target: ModuleType | None = None) -> ModuleSpec | None:
-        if fullname not in self._listed or not self.choice()[0]:
+        if fullname not in self._modules or not self.choice().pure:
             return None
         for entry in path or ():
             # A FileFinder that knows only source files: a compiled module beside is not seen.
@@ -148,7 +157,7 @@ def install() -> None:
 def path() -> str:
     """The path this process runs, as ``sim --version`` names it: ``compiled: 13 modules``,
     ``pure Python: SIM_PURE_PYTHON=1``, ``pure Python: not compiled``..."""
-    return FINDER.choice()[1]
+    return FINDER.choice().name
 
 
 def loaded_compiled() -> list[str]:
