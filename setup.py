@@ -18,6 +18,7 @@ import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = pathlib.Path(__file__).resolve().parent
 PURE = "SIM_BUILD"  # SIM_BUILD=pure: install the pure-Python path, compile nothing
@@ -54,6 +55,10 @@ def extension(module: str) -> Extension:
     return Extension(module, [path.with_suffix(".py").relative_to(ROOT).as_posix()])
 
 
+def pure_asked() -> bool:
+    return os.environ.get(PURE) == "pure"
+
+
 class NoCompiler(Exception):
     """The build cannot compile here: the reason, said once."""
 
@@ -74,15 +79,22 @@ def remove_in_place_builds() -> None:
             built.unlink()
 
 
+class BuildPy(build_py):
+    """In an editable build (before build_ext), the compiled modules of an earlier build go."""
+
+    def run(self) -> None:
+        if self.editable_mode:
+            remove_in_place_builds()
+        if pure_asked():
+            tell(f"{PURE}=pure")
+        super().run()
+
+
 class BuildExt(build_ext):
     """Cythonize and compile in parallel; fall back to the pure path instead of failing."""
 
     def run(self) -> None:
-        if self.inplace or self.editable_mode:
-            remove_in_place_builds()
         try:
-            if os.environ.get(PURE) == "pure":
-                raise NoCompiler(f"{PURE}=pure")
             super().run()
         except NoCompiler as why:
             self._pure(str(why))
@@ -118,4 +130,7 @@ class BuildExt(build_ext):
 
 
 if __name__ == "__main__":  # as setuptools runs it (a test imports it to read what it builds)
-    setup(ext_modules=[extension(module) for module in listed_modules()], cmdclass={"build_ext": BuildExt})
+    # Asked pure, no extension at all: the wheel is a pure one (py3-none-any).
+    modules = () if pure_asked() else listed_modules()
+    setup(ext_modules=[extension(module) for module in modules],
+          cmdclass={"build_py": BuildPy, "build_ext": BuildExt})
