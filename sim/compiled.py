@@ -106,7 +106,7 @@ def choose(environ: Mapping[str, str] = os.environ, modules: Sequence[str] = MOD
                       _told(missing, "not compiled", root))
     stale = [path for module, so in built.items() if so and (path := _stale(source_of(module, root), so))]
     if stale:
-        return Choice(True, f"pure Python: {len(stale)} compiled modules older than their source",
+        return Choice(True, f"pure Python: {len(stale)} of {len(modules)} compiled modules stale",
                       _told(stale, "changed since compiled", root))
     return Choice(False, f"compiled: {len(modules)} modules")
 

@@ -93,7 +93,7 @@ class TestChoose:
         (root / edited).write_text("", encoding="utf-8")
         os.utime(root / edited, (2e9 + 1, 2e9 + 1))
         pure, name, warning = choose({}, MODS, root)
-        assert (pure, name) == (True, "pure Python: 1 compiled modules older than their source")
+        assert (pure, name) == (True, "pure Python: 1 of 2 compiled modules stale")
         assert warning == (f"combat-sim: pkg/{edited} changed since compiled: running pure Python; "
                            "recompile with `pip install -e .`")
 
@@ -155,7 +155,7 @@ def test_a_checkout_after_the_build_runs_the_new_source(tmp_path: pathlib.Path) 
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120, check=True)
     assert done.stdout.splitlines() == [
-        "[]", "combat-sim 0.1.0 (pure Python: 1 compiled modules older than their source)"]
+        "[]", f"combat-sim 0.1.0 (pure Python: 1 of {len(MODULES)} compiled modules stale)"]
     assert done.stderr.splitlines() == [
         "combat-sim: sim/engine/turn.py changed since compiled: running pure Python; "
         "recompile with `pip install -e .`"]
