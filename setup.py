@@ -4,17 +4,21 @@ own ``.py`` files (typed only by an augmenting ``.pxd`` beside one), where a C c
 pyproject.toml holds the project's metadata; this file only adds the extension modules. A
 build with no C compiler, without Cython, or with ``SIM_BUILD=pure`` still installs, on the
 pure-Python path, and says so in one line. The C files go to build/cython/; an editable
-install (``pip install -e .``) puts the compiled modules beside their sources (git-ignored).
+install (``pip install -e .``) puts the compiled modules beside their sources (git-ignored),
+with the stamp of the sources they were compiled from (sim/compiled_from.json).
 See docs/contributing/architecture.md, "Compiled and pure paths".
 """
 
 from __future__ import annotations
 
-import ast
+import importlib.util
+import json
 import os
 import pathlib
 import shutil
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from types import ModuleType
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -37,22 +41,29 @@ DIRECTIVES = {
 UNIX_FLAGS = ["-g0"]
 
 
-def listed_modules() -> tuple[str, ...]:
-    """``MODULES`` of sim/compiled.py, read as a literal: the build never imports sim."""
-    tree = ast.parse((ROOT / "sim" / "compiled.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "MODULES":
-            return ast.literal_eval(node.value)
-    raise SystemExit("setup.py: sim/compiled.py has no MODULES literal")
+def _paths() -> ModuleType:
+    """sim/compiled.py loaded alone (it imports nothing from sim): the build never imports sim."""
+    spec = importlib.util.spec_from_file_location("sim_compiled_for_setup", ROOT / "sim" / "compiled.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PATHS = _paths()
 
 
 def extension(module: str) -> Extension:
     """The extension of one listed module, named for where its file lands: a package's own
     module (``sim.rules``) is ``sim/rules/__init__.py`` compiled to ``sim/rules/__init__*.so``."""
-    path = ROOT.joinpath(*module.split("."))
-    if path.is_dir():
-        return Extension(f"{module}.__init__", [(path / "__init__.py").relative_to(ROOT).as_posix()])
-    return Extension(module, [path.with_suffix(".py").relative_to(ROOT).as_posix()])
+    source = PATHS.source_of(module, ROOT / "sim")
+    name = f"{module}.__init__" if source.name == "__init__.py" else module
+    return Extension(name, [source.relative_to(ROOT).as_posix()])
+
+
+def extensions() -> list[Extension]:
+    """One extension a listed module; none when a pure build is asked."""
+    return [] if pure_asked() else [extension(module) for module in PATHS.MODULES]
 
 
 def pure_asked() -> bool:
@@ -71,12 +82,12 @@ def tell(reason: str) -> None:
 
 def remove_in_place_builds() -> None:
     """An editable build first removes the compiled modules of an earlier one (a module since
-    unlisted, or one a pure build must not leave beside its source); it compiles them again."""
-    from importlib.machinery import EXTENSION_SUFFIXES
-
+    unlisted, or one a pure build must not leave beside its source) and their stamp; it
+    compiles them again."""
     for suffix in set(EXTENSION_SUFFIXES):
         for built in (ROOT / "sim").rglob(f"*{suffix}"):
             built.unlink()
+    (ROOT / "sim" / PATHS.STAMP).unlink(missing_ok=True)
 
 
 class BuildPy(build_py):
@@ -94,12 +105,22 @@ class BuildExt(build_ext):
     """Cythonize and compile in parallel; fall back to the pure path instead of failing."""
 
     def run(self) -> None:
+        # What is compiled, stamped once the compiled modules are where they run from.
+        digests = PATHS.sources(PATHS.MODULES, ROOT / "sim")
         try:
             super().run()
+            self._stamp(digests)
         except NoCompiler as why:
             self._pure(str(why))
         except Exception as error:  # any failure to compile: the pure path still works
             self._pure(f"compiling failed ({type(error).__name__}: {str(error)[:200]})")
+
+    def _stamp(self, digests: dict[str, str]) -> None:
+        """Beside the sources (editable) or in the wheel: the runtime runs a compiled module
+        only while its sources still have these digests (sim/compiled.py)."""
+        folder = ROOT / "sim" if self.inplace else pathlib.Path(self.build_lib) / "sim"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / PATHS.STAMP).write_text(json.dumps(digests, indent=1) + "\n", encoding="utf-8")
 
     def _pure(self, reason: str) -> None:
         # No extensions: nothing to copy beside the sources, no outputs for the wheel.
@@ -131,6 +152,4 @@ class BuildExt(build_ext):
 
 if __name__ == "__main__":  # as setuptools runs it (a test imports it to read what it builds)
     # Asked pure, no extension at all: the wheel is a pure one (py3-none-any).
-    modules = () if pure_asked() else listed_modules()
-    setup(ext_modules=[extension(module) for module in modules],
-          cmdclass={"build_py": BuildPy, "build_ext": BuildExt})
+    setup(ext_modules=extensions(), cmdclass={"build_py": BuildPy, "build_ext": BuildExt})

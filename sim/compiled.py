@@ -8,16 +8,22 @@ The two paths play the same battles: a compiled module is its ``.py`` file compi
 only by an augmenting ``.pxd`` file beside it.
 
 The hook loads every listed module from its ``.py`` file when ``SIM_PURE_PYTHON=1`` is set,
-when nothing is compiled, or when any compiled module is missing or older than its source
-(a ``.py`` or ``.pxd`` edited, or checked out, since the last build): compiled modules that
-declare each other's types cannot mix with pure ones, and stale ones would run old rules.
-The last case is said once on stderr. This module imports nothing from sim: it is installed
-by ``sim/__init__.py`` before any other submodule is imported.
+when nothing is compiled, or when any compiled module is missing or stale: its ``.py`` or
+``.pxd`` is no longer what was compiled (edited, or changed by a checkout, since the build,
+which stamps each source's SHA-256 in ``STAMP``; file times cannot tell, a wheel's install
+writes its files in any order). Compiled modules that declare each other's types cannot mix
+with pure ones, and stale ones would run old rules. The last two cases are said once on stderr.
+
+This module imports nothing from sim: ``sim/__init__.py`` installs its hook before any other
+submodule is imported, and setup.py loads this file alone (never the package) for ``MODULES``,
+``source_of`` and ``sources``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
+import json
 import os
 import pathlib
 import sys
@@ -26,7 +32,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import NamedTuple
 
-# The hot modules of a battle (issue 41's profile). setup.py reads this literal, so keep it one.
+# The hot modules of a battle (issue 41's profile).
 MODULES: tuple[str, ...] = (
     "sim.dice.terms",
     "sim.dice.notation",
@@ -44,6 +50,8 @@ MODULES: tuple[str, ...] = (
 )
 
 FORCE_PURE = "SIM_PURE_PYTHON"
+# Written by the build beside this file: ``sources()`` as it compiled them.
+STAMP = "compiled_from.json"
 RECOMPILE = "pip install -e ."
 # Set once the stale warning is printed, so the processes this one starts (a pool's workers,
 # `sim` run by a test) do not print it again.
@@ -75,21 +83,32 @@ def compiled_of(module: str, root: pathlib.Path = _ROOT) -> pathlib.Path | None:
     return None
 
 
-def _stale(source: pathlib.Path, built: pathlib.Path) -> pathlib.Path | None:
-    """The source file (``.py`` or its ``.pxd``) changed since ``built`` was compiled, if any."""
-    when = built.stat().st_mtime
-    for path in (source, source.with_suffix(".pxd")):
-        if path.is_file() and path.stat().st_mtime > when:
-            return path
-    return None
+def sources(modules: Sequence[str] = MODULES, root: pathlib.Path = _ROOT) -> dict[str, str]:
+    """What the listed modules are compiled from: each ``.py`` and ``.pxd`` file, named as in
+    the checkout (``sim/engine/turn.py``), with its SHA-256."""
+    found: dict[str, str] = {}
+    for module in modules:
+        source = source_of(module, root)
+        for path in (source, source.with_suffix(".pxd")):
+            if path.is_file():
+                name = path.relative_to(root.parent).as_posix()
+                found[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
 
 
-def _told(files: list[pathlib.Path], what: str, root: pathlib.Path) -> str:
-    """The one warning line: the first file (as sim/..., where a developer finds it), how many
-    more, and the command that recompiles."""
+def _stamped(root: pathlib.Path) -> dict[str, str]:
+    """The digests the build stamped (none if the stamp is missing or unreadable)."""
+    try:
+        stamp = json.loads((root / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamp if isinstance(stamp, dict) else {}
+
+
+def _told(files: list[str], what: str) -> str:
+    """The one warning line: the first file, how many more, and the command that recompiles."""
     more = f" and {len(files) - 1} more" if len(files) > 1 else ""
-    return (f"combat-sim: {files[0].relative_to(root.parent).as_posix()}{more} {what}: "
-            f"running pure Python; recompile with `{RECOMPILE}`")
+    return f"combat-sim: {files[0]}{more} {what}: running pure Python; recompile with `{RECOMPILE}`"
 
 
 def choose(environ: Mapping[str, str] = os.environ, modules: Sequence[str] = MODULES,
@@ -98,16 +117,19 @@ def choose(environ: Mapping[str, str] = os.environ, modules: Sequence[str] = MOD
     if environ.get(FORCE_PURE, "") not in ("", "0"):
         return Choice(True, f"pure Python: {FORCE_PURE}=1")
     built = {module: compiled_of(module, root) for module in modules}
-    missing = [source_of(module, root) for module, path in built.items() if path is None]
+    missing = [source_of(module, root).relative_to(root.parent).as_posix()
+               for module, path in built.items() if path is None]
     if len(missing) == len(modules):
         return Choice(True, "pure Python: not compiled")
     if missing:
         return Choice(True, f"pure Python: {len(missing)} of {len(modules)} modules not compiled",
-                      _told(missing, "not compiled", root))
-    stale = [path for module, so in built.items() if so and (path := _stale(source_of(module, root), so))]
-    if stale:
-        return Choice(True, f"pure Python: {len(stale)} of {len(modules)} compiled modules stale",
-                      _told(stale, "changed since compiled", root))
+                      _told(missing, "not compiled"))
+    stamped, now = _stamped(root), sources(modules, root)
+    changed = [name for name in {**now, **stamped} if now.get(name) != stamped.get(name)]
+    if changed:
+        files = "1 file" if len(changed) == 1 else f"{len(changed)} files"
+        return Choice(True, f"pure Python: {files} changed since compiled",
+                      _told(changed, "changed since compiled"))
     return Choice(False, f"compiled: {len(modules)} modules")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import json
 import os
 import pathlib
 import shutil
@@ -17,26 +18,23 @@ import sys
 import pytest
 
 from sim import compiled
-from sim.compiled import FORCE_PURE, MODULES, PurePathFinder, choose
+from sim.compiled import FORCE_PURE, MODULES, STAMP, PurePathFinder, choose, sources
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
-def _listed_by_setup() -> tuple[str, ...]:
-    """What setup.py compiles (imported, it builds nothing)."""
+def test_the_build_compiles_the_listed_modules() -> None:
+    """setup.py (imported, it builds nothing) declares one extension a listed module, named for
+    where its compiled file lands, from a .py file that exists."""
     spec = importlib.util.spec_from_file_location("combat_sim_setup", REPO / "setup.py")
     assert spec is not None and spec.loader is not None
     setup = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(setup)
-    return setup.listed_modules()
-
-
-def test_the_build_compiles_the_listed_modules() -> None:
-    """setup.py compiles exactly MODULES, each from a .py file that exists."""
-    assert _listed_by_setup() == MODULES
+    declared = {ext.name: ext.sources for ext in setup.extensions()}
+    assert declared == {f"{m}.__init__" if m == "sim.rules" else m:
+                        [compiled.source_of(m).relative_to(REPO).as_posix()] for m in MODULES}
     assert all(compiled.source_of(module).is_file() for module in MODULES)
-    assert "sim.rules" in MODULES and compiled.source_of("sim.rules").name == "__init__.py"
 
 
 def test_the_path_named_is_the_path_loaded() -> None:
@@ -52,19 +50,25 @@ def test_the_path_named_is_the_path_loaded() -> None:
         assert compiled.path() == f"compiled: {len(MODULES)} modules"
 
 
+MODS = ("pkg.a", "pkg.b")
+
+
+def _stamp(root: pathlib.Path, modules: tuple[str, ...]) -> None:
+    """What the build writes once it has compiled `modules` from their sources."""
+    (root / STAMP).write_text(json.dumps(sources(modules, root)), encoding="utf-8")
+
+
 def _tree(tmp_path: pathlib.Path, built: tuple[str, ...] = ("a", "b")) -> pathlib.Path:
-    """A package pkg with modules a and b, compiled files (empty: never loaded) for `built`."""
+    """A package pkg with modules a and b, compiled files (empty: never loaded) for `built`,
+    stamped with their sources' digests as a build stamps them."""
     root = tmp_path / "pkg"
     root.mkdir()
     for name in ("__init__", "a", "b"):
         (root / f"{name}.py").write_text(f"WHO = {name!r}\n", encoding="utf-8")
     for name in built:
         (root / f"{name}{SUFFIX}").write_bytes(b"")
-        os.utime(root / f"{name}{SUFFIX}", (2e9, 2e9))  # built after the sources
+    _stamp(root, MODS)
     return root
-
-
-MODS = ("pkg.a", "pkg.b")
 
 
 class TestChoose:
@@ -88,14 +92,29 @@ class TestChoose:
 
     @pytest.mark.parametrize("edited", ["b.py", "b.pxd"])
     def test_a_source_edited_since_compiled_means_pure(self, tmp_path: pathlib.Path, edited: str) -> None:
-        """A .py (or its .pxd) newer than its compiled module: a checkout, or an edit."""
+        """A .py (or its .pxd) that is not what was compiled: a checkout, or an edit."""
         root = _tree(tmp_path)
-        (root / edited).write_text("", encoding="utf-8")
-        os.utime(root / edited, (2e9 + 1, 2e9 + 1))
+        (root / edited).write_text("CHANGED = True\n", encoding="utf-8")
         pure, name, warning = choose({}, MODS, root)
-        assert (pure, name) == (True, "pure Python: 1 of 2 compiled modules stale")
+        assert (pure, name) == (True, "pure Python: 1 file changed since compiled")
         assert warning == (f"combat-sim: pkg/{edited} changed since compiled: running pure Python; "
                            "recompile with `pip install -e .`")
+
+
+    def test_a_source_newer_but_unchanged_is_not_stale(self, tmp_path: pathlib.Path) -> None:
+        """A wheel's install writes a .py after its compiled module, a checkout touches files it
+        leaves as they were: only the content counts."""
+        root = _tree(tmp_path)
+        os.utime(root / "b.py", (2e9, 2e9))
+        assert choose({}, MODS, root) == (False, "compiled: 2 modules", None)
+
+    def test_no_stamp_is_stale(self, tmp_path: pathlib.Path) -> None:
+        """Compiled files with no stamp (or an unreadable one) are from no known build."""
+        root = _tree(tmp_path)
+        (root / STAMP).write_text("[not a stamp", encoding="utf-8")
+        pure, name, warning = choose({}, MODS, root)
+        assert (pure, name) == (True, "pure Python: 2 files changed since compiled")
+        assert warning is not None and warning.startswith("combat-sim: pkg/a.py and 1 more changed")
 
 
 class TestFinder:
@@ -131,23 +150,23 @@ class TestFinder:
 
 def _copy_of_sim(tmp_path: pathlib.Path) -> pathlib.Path:
     """sim's sources in tmp_path/sim, with an (empty, never loaded) compiled file for each listed
-    module, built after its source."""
+    module, stamped as built from them."""
     shutil.copytree(REPO / "sim", tmp_path / "sim",
-                    ignore=shutil.ignore_patterns("__pycache__", *(f"*{s}" for s in
-                                                                   importlib.machinery.EXTENSION_SUFFIXES)))
+                    ignore=shutil.ignore_patterns("__pycache__", STAMP, *(f"*{s}" for s in
+                                                                          importlib.machinery.EXTENSION_SUFFIXES)))
     for module in MODULES:
-        built = compiled.source_of(module, tmp_path / "sim").with_suffix(SUFFIX)
-        built.write_bytes(b"")
-        os.utime(built, (2e9, 2e9))
+        compiled.source_of(module, tmp_path / "sim").with_suffix(SUFFIX).write_bytes(b"")
+    _stamp(tmp_path / "sim", MODULES)
     return tmp_path / "sim"
 
 
 def test_a_checkout_after_the_build_runs_the_new_source(tmp_path: pathlib.Path) -> None:
-    """With turn.py newer than its compiled module, `sim` runs every listed module from its .py,
+    """With turn.py changed since it was compiled, `sim` runs every listed module from its .py,
     says once on stderr which file and how to recompile (not again in a process it starts), and
     `sim --version` names the path."""
     root = _copy_of_sim(tmp_path)
-    os.utime(root / "engine" / "turn.py", (2e9 + 1, 2e9 + 1))
+    with (root / "engine" / "turn.py").open("a", encoding="utf-8") as turn:
+        turn.write("# edited since the build\n")
     env = {k: v for k, v in os.environ.items() if k not in (FORCE_PURE, "SIM_STALE_TOLD")}
     env["PYTHONPATH"] = str(tmp_path)
     script = ("import subprocess, sys, sim.engine, sim.compiled as c; print(c.loaded_compiled());"
@@ -155,7 +174,7 @@ def test_a_checkout_after_the_build_runs_the_new_source(tmp_path: pathlib.Path) 
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120, check=True)
     assert done.stdout.splitlines() == [
-        "[]", f"combat-sim 0.1.0 (pure Python: 1 of {len(MODULES)} compiled modules stale)"]
+        "[]", "combat-sim 0.1.0 (pure Python: 1 file changed since compiled)"]
     assert done.stderr.splitlines() == [
         "combat-sim: sim/engine/turn.py changed since compiled: running pure Python; "
         "recompile with `pip install -e .`"]
