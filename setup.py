@@ -113,7 +113,8 @@ class BuildExt(build_ext):
         except NoCompiler as why:
             self._pure(str(why))
         except Exception as error:  # any failure to compile: the pure path still works
-            self._pure(f"compiling failed ({type(error).__name__}: {str(error)[:200]})")
+            self._pure(f"compiling failed ({type(error).__name__}; `pip install -v` shows the compiler's "
+                       "messages above)")
 
     def _stamp(self, digests: dict[str, str]) -> None:
         """Beside the sources (editable) or in the wheel: the runtime runs a compiled module
