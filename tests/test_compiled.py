@@ -37,6 +37,15 @@ def test_the_build_compiles_the_listed_modules() -> None:
     assert all(compiled.source_of(module).is_file() for module in MODULES)
 
 
+def test_every_pxd_types_a_listed_module() -> None:
+    """A .pxd beside a module that is not compiled would be ignored, and a compiled module that
+    cimports its types would not load: each one types a module of MODULES."""
+    root = REPO / "sim"
+    typed = {".".join(("sim", *p.relative_to(root).with_suffix("").parts)).removesuffix(".__init__")
+             for p in root.rglob("*.pxd")}
+    assert typed - set(MODULES) == set()
+
+
 def test_the_path_named_is_the_path_loaded() -> None:
     """path() says compiled exactly when every listed module is loaded from its compiled file;
     with SIM_EXPECT_COMPILED=1 it must be (a build that fell back to pure Python fails CI)."""
