@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -34,6 +35,10 @@ TARGETS: dict[str, tuple[str, ...]] = {
     # sim/engine/battle.py, are left to the end-to-end tests).
     "engine": ("sim.engine.*",),
 }
+
+# mutmut mutates the .py files it copies into mutants/: the pure-Python path runs them, never a
+# compiled module it copied beside them (benchmarks/MUTATION.md).
+PURE = {**os.environ, "SIM_PURE_PYTHON": "1"}
 
 KILLED = {"killed", "timeout", "caught by type check"}
 SURVIVED = {"survived", "no tests"}
@@ -107,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             command = [sys.executable, "-m", "mutmut", "run", "--max-children",
                        str(args.max_children), *names]
             print("$", " ".join(command[:8]), "..." if len(command) > 8 else "", flush=True)
-            done = subprocess.run(command, cwd=ROOT, check=False, capture_output=True, text=True)
+            done = subprocess.run(command, cwd=ROOT, check=False, capture_output=True, text=True, env=PURE)
             if done.returncode != 0:  # mutmut explains on stdout, between spinner frames
                 print(done.stdout[-3000:], done.stderr[-3000:], sep="\n", file=sys.stderr)
     report(targets)

@@ -5,3 +5,8 @@ state of one battle lives in ``sim.engine.state`` and never outlives that battle
 """
 
 __version__ = "0.1.0"
+
+# Before any other submodule: the import hook that chooses the compiled or the pure path.
+from sim.compiled import install as _install_path_finder
+
+_install_path_finder()

@@ -3,7 +3,9 @@ and, installed into a fresh virtual environment, ``sim bestiary``, ``use:`` and
 ``sim replay --verify`` finding that bestiary from a folder with none.
 
 The wheel is built from a copy of the sources (a build writes build/ and *.egg-info beside
-them), with pip's build isolation: the venv's own setuptools may be too old to build it."""
+them), with pip's build isolation: the venv's own setuptools may be too old to build it. It is
+built with SIM_BUILD=pure (setup.py compiles nothing: the compiled path is .ci/run's editable
+install, checked by tests/test_compiled.py), so the pure-Python install is the one checked here."""
 
 from __future__ import annotations
 
@@ -59,11 +61,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     junk = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("sim", "bestiary"):
         shutil.copytree(REPO / name, src / name, ignore=junk)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(REPO / name, src / name)
     out = tmp_path_factory.mktemp("wheel")
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out),
-                            str(src)], capture_output=True, text=True, timeout=600, check=False)
+                            str(src)], capture_output=True, text=True, timeout=600, check=False,
+                           env={**os.environ, "SIM_BUILD": "pure"})
     assert built.returncode == 0, built.stderr[-3000:]
     (found,) = out.glob("*.whl")
     return found
@@ -93,6 +96,14 @@ def test_wheel_holds_the_bestiary(wheel: pathlib.Path) -> None:
     assert SHIPPED and [n.removeprefix("sim/bestiary/") for n in names
                         if n.startswith("sim/bestiary/") and n.endswith((".yaml", ".yml"))] == SHIPPED
     assert "sim/report/templates/report.html" in names
+
+
+def test_a_pure_build_installs_the_pure_path(wheel: pathlib.Path, venv: pathlib.Path,
+                                             tmp_path: pathlib.Path) -> None:
+    """SIM_BUILD=pure: no compiled module in the wheel, and `sim --version` says the path."""
+    assert not [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith((".so", ".pyd"))]
+    version = _sim(venv, "--version", cwd=tmp_path)
+    assert version.stdout == "combat-sim 0.1.0 (pure Python: not compiled)\n", version.stderr
 
 
 def test_installed_bestiary_from_any_folder(venv: pathlib.Path, tmp_path: pathlib.Path) -> None:

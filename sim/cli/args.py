@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 
-from sim import __version__
+from sim import __version__, compiled
 from sim.batch import DEFAULT_CHUNK, WORKERS_PER_CORE
 from sim.replay.picks import PICKS
 from sim.scenario import IMPLEMENTED_SYSTEMS
@@ -198,8 +198,9 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="sim", description="How deadly is this encounter?")
-    parser.add_argument("--version", action="version", version=f"combat-sim {__version__}",
-                        help="print the version and exit")
+    parser.add_argument("--version", action="version",
+                        version=f"combat-sim {__version__} ({compiled.path()})",
+                        help="print the version and the path in use (compiled or pure Python)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                      help="what to do (sim COMMAND --help tells more)")
 
