@@ -172,7 +172,8 @@ class Combatant:
     effective_defense_threshold: int = attrs.field(init=False, eq=False, repr=False)
     reach: float = attrs.field(init=False, eq=False, repr=False)
     # A memo, not state: its weapons in order of preference with their costs, per tactics and
-    # action economy (see sim.engine.tactics.arm), so a battle's set-up does not sort them again.
+    # action economy (see sim.engine.tactics.arm), and its tactics merged with its side's
+    # (sim.engine.state.Fighter), so a battle's set-up does not work them out again.
     armory: dict = attrs.field(init=False, eq=False, repr=False, hash=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:

@@ -70,7 +70,11 @@ class Battle(Clock):
         self._roller_first: list[Fighter] = []
         self._others_first: list[Fighter] = []
         # Turns: the economy, the rout, positions, the focus tactic's shared targets.
-        self.economy = self.rules.economy
+        self.economy = economy = self.rules.economy
+        # The economy's numbers every turn reads, bound once (typed fields when compiled).
+        self._budget = economy.budget
+        self._max_attacks = economy.max_attacks
+        self._move_after_attack = economy.move_after_attack
         self._flee_at = options.flee_at
         self._routed: set[str] = set()
         self.spread = scenario.distance > 0  # False while everyone stands at one spot

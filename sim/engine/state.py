@@ -61,11 +61,16 @@ class Fighter(actors.Fighter):
         self.defended_round = -1  # d100, ``defense_per: round``: the round it last rolled defense
         self._turn_event: simpy.Event | None = None
         # Read on every attack, derived once from the spec (see sim.engine.tactics): the member's
-        # tactics override its side's key by key.
-        tactics = side.tactics if spec.tactics is None else spec.tactics.over(side.tactics)
-        self.policy = tactics.policy
-        self.prefers = tactics.weapons  # weapon names in order of preference, or None
-        self.potion_at = tactics.drink_at
+        # tactics override its side's key by key; worked out once per side's tactics, not per
+        # battle (memoized on the spec beside its armory, checked by identity: a spec may serve
+        # sides with other tactics, in another scenario of a compare).
+        memo = spec.armory.get("tactics")
+        if memo is None or memo[0] is not side.tactics:
+            tactics = side.tactics if spec.tactics is None else spec.tactics.over(side.tactics)
+            memo = spec.armory["tactics"] = (side.tactics, tactics.policy, tactics.weapons,
+                                             tactics.drink_at)
+        # the target policy; weapon names in order of preference, or None; the potion threshold
+        _, self.policy, self.prefers, self.potion_at = memo
         self.reach = spec.reach
         # Weapons in order of preference with their cost in half-actions, the one used while
         # everyone stands together, its cost, whether it never changes (no spell, no tiring

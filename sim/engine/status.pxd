@@ -16,8 +16,9 @@ cdef class Status:
     cdef public object _flee_at, _routed, focus, _outnumbered_at, _last_scripted
     cdef public object destiny_left, winner
     cdef public int _standing, _armed
+    cdef public long _budget, _max_attacks
     cdef public bint morale_on, spread, _perils, _special, _outnumbering, _wounds
-    cdef public bint _destiny, _rider_falls, ended
+    cdef public bint _destiny, _rider_falls, ended, _move_after_attack
 
     cpdef _drop(self, Fighter fighter, cause, Fighter source)
     cpdef _set_status(self, Fighter fighter, status)

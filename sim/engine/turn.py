@@ -36,7 +36,7 @@ class Turns(Combat):
                 self.emit("turn_skipped", actor=fighter.name)
             return
         economy = self.economy
-        budget, moves, can_walk = economy.budget, 0, True
+        budget, moves, can_walk = self._budget, 0, True
         if self._special or fighter.prone or fighter.effects:
             prepared = self._prepare_turn(fighter)
             if prepared is None:
@@ -81,13 +81,13 @@ class Turns(Combat):
                 weapon, cost = chosen
             else:  # everyone stands together: the weapon at hand, its cost known
                 weapon, cost = fighter.weapon_at_hand, fighter.cost_at_hand
-            if attacks >= economy.max_attacks or cost > budget or (
+            if attacks >= self._max_attacks or cost > budget or (
                     fighter.items and self._item_instead(fighter, budget)):
                 return
             ended = self.attack(fighter, target, weapon)
             attacks += 1
             budget -= cost
-            if ended or (attacks >= economy.max_attacks and not economy.move_after_attack):
+            if ended or (attacks >= self._max_attacks and not self._move_after_attack):
                 return  # a fumble, or the turn is over (d20): draw no die, touch no target
             if fighter.prone:  # thrown from the saddle (rules §6): the attack is lost, not the
                 if budget < economy.stand_cost:  # turn; standing up is a half-action
