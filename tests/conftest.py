@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from sim.engine import Battle
-from sim.rules.systems import system_for
+from sim.rules.systems import forget as forget_rule_systems
 from sim.scenario import bestiary
 from tests.builders import ScriptedRandom
 
@@ -52,10 +52,10 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(autouse=True)
 def fresh_rule_systems() -> None:
     """Each test builds its rule systems anew. mutmut forks each mutant's run from a process
-    whose ``system_for`` cache already holds systems built by the unmutated code, so a mutant of
+    whose ``system_for`` caches already hold systems built by the unmutated code, so a mutant of
     a system's ``__init__`` (d100's two half-actions, its critical options) never ran, and
     survived every test that would have caught it (benchmarks/MUTATION.md)."""
-    system_for.cache_clear()
+    forget_rule_systems()
 
 
 @pytest.fixture

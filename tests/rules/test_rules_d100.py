@@ -15,7 +15,7 @@ from sim.engine.state import Fighter
 from sim.model import Scenario, Weapon
 from sim.rules import CRITICAL_FAILURE, CRITICAL_SUCCESS, FAILURE, SUCCESS
 from sim.rules.d100 import D100, characteristic
-from sim.rules.systems import system_for
+from sim.rules.systems import forget, system_for
 from tests.builders import battle, d100, events, fighter, mounted, side, turn
 
 D100_RULES = D100()
@@ -1056,7 +1056,7 @@ class TestMoreRules:
 
     def test_every_system_is_found_by_name(self) -> None:
         """`rules:` names one of the four systems; another name is refused, listing them."""
-        system_for.cache_clear()
+        forget()
         assert [system_for(n).name for n in ("d20", "d100", "2d10", "d10")] == [
             "d20", "d100", "2d10", "d10"]
         with pytest.raises(NotImplementedError, match=r"'d6' .*available: d20, d100, 2d10, d10"):
