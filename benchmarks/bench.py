@@ -18,6 +18,7 @@ import json
 import os
 import pathlib
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -102,17 +103,25 @@ def pairs(n: int = 40_000, rounds: int = 5) -> dict[str, object]:
     loop, each a whole process on the same N battles of master seed 1, interleaved round by round
     so that a busy neighbour slows all three alike: the ratio bare time / batch time per round
     (above 1: the batch is faster), in wall and CPU time, as min-max over the rounds. Start-up
-    (imports, reading the scenario, writing the run folder) is inside both times."""
+    (imports, reading the scenario, writing the run folder) is inside both times, as on a GM's
+    machine: bytecode cached (PYTHONDONTWRITEBYTECODE unset, one warm-up run of each first)."""
     bare = [sys.executable, "-m", "benchmarks.bare_d20", str(REFERENCE), "-n", str(n)]
-    pure_env = {**os.environ, "SIM_PURE_PYTHON": "1"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "SIM_PURE_PYTHON")}
+    pure_env = {**env, "SIM_PURE_PYTHON": "1"}
+    with tempfile.TemporaryDirectory() as tmp:
+        for warm_env in (env, pure_env):
+            _timed([*bare[:-1], "1"], warm_env)
+            _timed([sys.executable, "-m", "sim", "batch", str(REFERENCE), "-n", "1", "--out", f"{tmp}/w",
+                    "--json", "--no-progress"], warm_env)
+            shutil.rmtree(f"{tmp}/w")
     ratios: dict[str, list[float]] = {"compiled_wall": [], "compiled_cpu": [], "pure_wall": [],
                                       "pure_cpu": []}
     for _ in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
             batch = [sys.executable, "-m", "sim", "batch", str(REFERENCE), "-n", str(n), "--seed", "1",
                      "--workers", "1", "--logs", "none", "--json", "--no-progress"]
-            bare_wall, bare_cpu = _timed(bare)
-            wall, cpu = _timed([*batch, "--out", f"{tmp}/compiled"])
+            bare_wall, bare_cpu = _timed(bare, env)
+            wall, cpu = _timed([*batch, "--out", f"{tmp}/compiled"], env)
             ratios["compiled_wall"].append(bare_wall / wall)
             ratios["compiled_cpu"].append(bare_cpu / cpu)
             wall, cpu = _timed([*batch, "--out", f"{tmp}/pure"], pure_env)
@@ -124,8 +133,9 @@ def pairs(n: int = 40_000, rounds: int = 5) -> dict[str, object]:
 
 def _path_in_use() -> str:
     """What ``sim --version`` says of the path (compiled or pure) the batch runs."""
+    env = {k: v for k, v in os.environ.items() if k != "SIM_PURE_PYTHON"}
     result = subprocess.run([sys.executable, "-m", "sim", "--version"], capture_output=True, text=True,
-                            check=True, cwd=ROOT)
+                            check=True, cwd=ROOT, env=env)
     return result.stdout.strip()
 
 

@@ -172,7 +172,7 @@ class Combatant:
     effective_defense_threshold: int = attrs.field(init=False, eq=False, repr=False)
     reach: float = attrs.field(init=False, eq=False, repr=False)
     # A memo, not state: its weapons in order of preference with their costs, per tactics and
-    # action economy (see sim.engine.tactics.arm), and its tactics merged with its side's
+    # action economy (see sim.engine.tactics.arm), and what a fighter takes from it and its side
     # (sim.engine.state.Fighter), so a battle's set-up does not work them out again.
     armory: dict = attrs.field(init=False, eq=False, repr=False, hash=False, factory=dict)
 

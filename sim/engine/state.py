@@ -38,14 +38,20 @@ class Fighter(actors.Fighter):
 
     def __init__(self, spec: Combatant, side: Side, index: int, hp: int, x: float) -> None:
         self.spec = spec
-        self.name = spec.name
-        self.side = side.name
-        self.party = side.party
+        # What it takes from its stat block and its side, worked out once per spec and side, not
+        # per battle (memoized on the spec beside its armory, checked by the side's identity: a
+        # spec may serve another side, in another scenario of a compare). Read on every attack:
+        # the member's tactics override its side's key by key (see sim.engine.tactics).
+        memo = spec.armory.get("fighter")
+        if memo is None or memo[0] is not side:
+            memo = spec.armory["fighter"] = _taken_from(spec, side)
+        (_, self.name, self.side, self.party, self.heroism, self.reach, self.attack_threshold,
+         self.defense_threshold, self.counts, self.psy, self.policy, self.prefers,
+         self.potion_at) = memo
         self.index = index
         self.hp = hp
         self.max_hp = hp
         self.x = x
-        self.heroism = spec.heroism
         self.spirit: int | None = None
         self.max_spirit: int | None = None
         self.status = ACTIVE
@@ -60,18 +66,6 @@ class Fighter(actors.Fighter):
         self.attacked_round = 0
         self.defended_round = -1  # d100, ``defense_per: round``: the round it last rolled defense
         self._turn_event: simpy.Event | None = None
-        # Read on every attack, derived once from the spec (see sim.engine.tactics): the member's
-        # tactics override its side's key by key; worked out once per side's tactics, not per
-        # battle (memoized on the spec beside its armory, checked by identity: a spec may serve
-        # sides with other tactics, in another scenario of a compare).
-        memo = spec.armory.get("tactics")
-        if memo is None or memo[0] is not side.tactics:
-            tactics = side.tactics if spec.tactics is None else spec.tactics.over(side.tactics)
-            memo = spec.armory["tactics"] = (side.tactics, tactics.policy, tactics.weapons,
-                                             tactics.drink_at)
-        # the target policy; weapon names in order of preference, or None; the potion threshold
-        _, self.policy, self.prefers, self.potion_at = memo
-        self.reach = spec.reach
         # Weapons in order of preference with their cost in half-actions, the one used while
         # everyone stands together, its cost, whether it never changes (no spell, no tiring
         # shot), and whether the system tires fighters (d100): set by sim.engine.tactics.arm.
@@ -85,13 +79,9 @@ class Fighter(actors.Fighter):
         # day of several fights carries what is left over.
         self.items: dict[str, int] = {i.name: i.count for i in spec.items} if spec.items else {}
         self.items_used = 0
-        self.attack_threshold = spec.effective_attack_threshold
-        self.defense_threshold = spec.effective_defense_threshold
         # d100 (seed 002) state.
-        self.counts = spec.rider is None  # mounts do not decide victory
         self.fatigue = 0  # each point is -5 on physical checks
         self.weakened = False  # after a serious wound: -20 on every check
-        self.psy = spec.psy
         self.unhealable = 0  # HP paid for spells
         self.prone = False  # fallen (from a mount): standing up costs a half-action
         self.mounted_on: Fighter | None = None  # the mount it rides
@@ -125,3 +115,13 @@ class Fighter(actors.Fighter):
 
     def __repr__(self) -> str:
         return f"Fighter({self.name!r}, hp={self.hp}/{self.max_hp}, {self.status})"
+
+
+def _taken_from(spec: Combatant, side: Side) -> tuple:
+    """(side, name, side's name, party, heroism, reach, attack and defense thresholds, whether it
+    counts for victory (mounts do not), PSY, target policy, weapon names in order of preference
+    or None, potion threshold): what a fighter takes from its spec and side."""
+    tactics = side.tactics if spec.tactics is None else spec.tactics.over(side.tactics)
+    return (side, spec.name, side.name, side.party, spec.heroism, spec.reach,
+            spec.effective_attack_threshold, spec.effective_defense_threshold,
+            spec.rider is None, spec.psy, tactics.policy, tactics.weapons, tactics.drink_at)
