@@ -181,7 +181,7 @@ def install() -> None:
 
 
 def path() -> str:
-    """The path this process runs, as ``sim --version`` names it: ``compiled: 14 modules``,
+    """The path this process runs, as ``sim --version`` names it: ``compiled: 17 modules``,
     ``pure Python: SIM_PURE_PYTHON=1``, ``pure Python: not compiled``..."""
     return FINDER.choice().name
 
