@@ -54,15 +54,20 @@ def _sim(venv: pathlib.Path, *argv: str, cwd: pathlib.Path) -> subprocess.Comple
                           text=True, timeout=120, check=False)
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
-    """A wheel built from a copy of the repository's sources."""
-    src = tmp_path_factory.mktemp("src")
-    junk = shutil.ignore_patterns("__pycache__", "*.pyc")
+def _sources(src: pathlib.Path) -> pathlib.Path:
+    """A copy of what a build reads (no compiled module of the editable install, no cache)."""
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.pyd", "compiled_from.json")
     for name in ("sim", "bestiary"):
         shutil.copytree(REPO / name, src / name, ignore=junk)
     for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy(REPO / name, src / name)
+    return src
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A wheel built from a copy of the repository's sources."""
+    src = _sources(tmp_path_factory.mktemp("src"))
     out = tmp_path_factory.mktemp("wheel")
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out),
                             str(src)], capture_output=True, text=True, timeout=600, check=False,
@@ -128,3 +133,21 @@ def test_use_and_verify_from_another_folder(venv: pathlib.Path, tmp_path: pathli
                     cwd=tmp_path / "elsewhere")
     assert verified.returncode == 0, verified.stderr
     assert "identical" in verified.stdout
+
+
+def test_without_a_compiler_the_build_installs_pure_and_says_so_once(tmp_path: pathlib.Path) -> None:
+    """No C compiler (CC names none): the build still succeeds, with no compiled module, and
+    says why in one line, naming the path it installs and where to see which (pip -v shows a
+    build's lines): not one line per module."""
+    src = _sources(tmp_path / "src")
+    env = {k: v for k, v in os.environ.items() if k != "SIM_BUILD"}
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w",
+                            str(tmp_path / "out"), str(src)], capture_output=True, text=True,
+                           timeout=600, check=False, env={**env, "CC": "/nonexistent/cc"})
+    assert built.returncode == 0, built.stderr[-3000:]
+    said = [line.strip() for line in (built.stdout + built.stderr).splitlines()
+            if line.strip().startswith("combat-sim:")]
+    assert said == ["combat-sim: no C compiler (/nonexistent/cc not found): installing the "
+                    "pure-Python path (`sim --version` says which)"]
+    (found,) = (tmp_path / "out").glob("*.whl")
+    assert not [n for n in zipfile.ZipFile(found).namelist() if n.endswith((".so", ".pyd"))]
