@@ -21,7 +21,7 @@ from typing import Any
 
 from sim.batch.chunk import ChunkResult, ChunkTask, run_chunk
 from sim.errors import InputError, RunAborted, option_problem
-from sim.io.shutdown import signals_deferred, signals_ignored, start_pool_helpers, worker_init
+from sim.io.shutdown import alive, signals_deferred, signals_ignored, start_pool_helpers, worker_init
 
 Runner = Callable[[Iterator[ChunkTask], int], Iterator[ChunkResult]]
 
@@ -116,8 +116,8 @@ class ProcessRunner(_Keepable):
         if self._pool is None:
             self._pool = self._start()
         pool = self._pool
-        yield from self._results(lambda t: _submit(pool, t), _wait_one, _pool_result, _cancel,
-                                 itertools.chain([first], tasks), window)
+        yield from self._results(lambda t: _submit(pool, t), lambda p: _wait_watched(pool, p),
+                                 _pool_result, _cancel, itertools.chain([first], tasks), window)
 
     def _start(self) -> cf.ProcessPoolExecutor:
         context = _pool_context()
@@ -138,9 +138,42 @@ def kept_pool(runner: Runner) -> contextlib.AbstractContextManager[Runner]:
     return contextlib.nullcontext(runner)
 
 
-def _wait_one(pending: set) -> tuple[set, set]:
-    done, rest = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-    return set(done), set(rest)
+# A worker killed while it sends a result (kill -9, the OOM killer) leaves half a message in the
+# pool's result pipe: the pool's own thread then waits for the rest of it forever and never
+# finds the pool broken, and the batch hung. So the runner waits a second at a time and looks at
+# the workers itself; a worker dead for two looks while nothing finished is a dead pool.
+WATCH_S = 1.0
+
+
+def _wait_watched(pool: cf.ProcessPoolExecutor, pending: set) -> tuple[set, set]:
+    """The first chunks to finish (and those still pending) in a local pool, noticing a
+    worker that died unseen."""
+    seen_dead: set[int] = set()
+    while True:
+        done, rest = cf.wait(pending, timeout=WATCH_S, return_when=cf.FIRST_COMPLETED)
+        if done:
+            return set(done), set(rest)
+        # By pid, through /proc: a worker's own handle would read its exit code from a pipe
+        # the pool's thread reads too.
+        dead = {pid for pid in dict(getattr(pool, "_processes", None) or {}) if not alive(pid)}
+        if dead & seen_dead:
+            _unwedge(pool)
+            raise RunAborted(f"a worker process died (process {min(dead & seen_dead)})")
+        seen_dead = dead
+
+
+def _unwedge(pool: cf.ProcessPoolExecutor) -> None:
+    """Free a pool whose worker died halfway through sending a result: end the other workers
+    (one may wait for the lock the dead one held) and close this process's end of the result
+    pipe, so that the pool's thread reading the half message meets the pipe's end, finds the
+    pool broken and lets it shut down."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.kill()
+    result_queue = getattr(pool, "_result_queue", None)
+    if result_queue is not None:
+        with contextlib.suppress(OSError):
+            result_queue._writer.close()
 
 
 def _cancel(pending: set) -> None:

@@ -175,11 +175,11 @@ def _watch(parent: int, main_pid: int) -> None:
     """
     stop = threading.Event()
     while not stop.wait(WATCH_EVERY_S):
-        if os.getppid() != parent or not _alive(main_pid):
+        if os.getppid() != parent or not alive(main_pid):
             os._exit(1)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     """Whether ``pid`` still runs: a zombie (dead, not yet reaped) counts as gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:

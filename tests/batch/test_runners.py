@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import signal
+import threading
 import time
 import types
 
@@ -249,3 +250,61 @@ class TestKeptPool:
             with pytest.raises(RunAborted, match="a worker process died"):
                 list(runner(iter(tasks), 4))  # refused at its first submit
             assert runner._pool is None  # dropped: a broken pool serves no further call
+
+
+class TestWedgedPool:
+    """A worker killed halfway through sending its result leaves the pool's own thread waiting
+    for the rest of the message: the pool never breaks, and the batch hung (seen in CI under
+    load, about 1 in 12 of test_a_dead_worker_stops_the_run). The runner watches the workers
+    itself (sim.batch.runners._wait_watched)."""
+
+    class _Process:
+        def __init__(self) -> None:
+            self.killed = False
+
+        def kill(self) -> None:
+            self.killed = True
+
+    class _Writer:
+        def __init__(self) -> None:
+            self.closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    def _pool(self, dead: int, living: int) -> types.SimpleNamespace:
+        queue = types.SimpleNamespace(_writer=self._Writer())
+        return types.SimpleNamespace(_processes={dead: self._Process(), living: self._Process()},
+                                     _result_queue=queue)
+
+    @staticmethod
+    def _dead_pid() -> int:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)  # reaped: no /proc entry, as a worker the forkserver reaped
+        return pid
+
+    def test_a_worker_dead_for_two_looks_aborts_and_frees_the_pool(self, monkeypatch) -> None:
+        monkeypatch.setattr(sim.batch.runners, "WATCH_S", 0.01)
+        dead = self._dead_pid()
+        pool = self._pool(dead, os.getpid())
+        with pytest.raises(RunAborted, match=rf"^a worker process died \(process {dead}\)$"):
+            sim.batch.runners._wait_watched(pool, {sim.batch.runners.cf.Future()})
+        assert all(p.killed for p in pool._processes.values())  # the other may wait on a lock
+        assert pool._result_queue._writer.closed  # the half message meets the pipe's end
+
+    def test_living_workers_are_waited_for(self, monkeypatch) -> None:
+        """No false alarm: with living workers, a chunk finishing after many looks is waited
+        for and returned as cf.wait does, and nobody is stopped."""
+        monkeypatch.setattr(sim.batch.runners, "WATCH_S", 0.01)
+        pool = self._pool(os.getpid(), os.getppid())
+        later, pending = sim.batch.runners.cf.Future(), sim.batch.runners.cf.Future()
+        timer = threading.Timer(0.2, later.set_result, (None,))  # some 20 looks from now
+        timer.start()
+        try:
+            assert sim.batch.runners._wait_watched(pool, {later, pending}) == ({later}, {pending})
+        finally:
+            timer.cancel()
+        assert not any(p.killed for p in pool._processes.values())
+        assert not pool._result_queue._writer.closed
