@@ -64,23 +64,26 @@ class Clock(Turns):
         """
         table, env, log = self.table, self.env, self.log
         slots = len(self.fighters) + 1
-        for number in range(1, self.scenario.max_rounds + 1):
+        # Bound once, not once a round: the system's round hook and what it may call back.
+        round_started, lose_spirit = self.rules.round_started, self.lose_spirit
+        timeline, max_rounds = self.scenario.timeline, self.scenario.max_rounds
+        for number in range(1, max_rounds + 1):
             table.round = number
             table.t = start = float(number - 1)
             if env.peek() != INFINITY:
                 yield env.timeout(max(0.0, start - env.now))
             surprise = number == 1 and self.surprise_side is not None
-            self.table.surprising = self.surprise_side if surprise else None
+            table.surprising = self.surprise_side if surprise else None
             if log is not None:
                 fields = {"surprise": self.surprise_side} if surprise else {}
                 self.emit("round_started", **fields)
             order = self._surprise_order() if surprise else self._initiative()
-            self.rules.round_started(self.table, self.fighters, self.lose_spirit)
-            if self.scenario.timeline:
-                run_timeline(self, self.fighters, self.scenario.timeline, number)
+            round_started(table, self.fighters, lose_spirit)
+            if timeline:
+                run_timeline(self, self.fighters, timeline, number)
             if self._standing <= 1 and self._decided():
                 return
-            if self._armed == 0 and number < self.scenario.max_rounds and self._stalemate():
+            if self._armed == 0 and number < max_rounds and self._stalemate():
                 self._finish(None, stopped="stalemate")
                 return
             for i, fighter in enumerate(order):
