@@ -3,7 +3,6 @@ cimport cython
 
 from sim.engine.clock cimport Clock
 from sim.engine.state cimport Fighter
-from sim.engine.table cimport Table
 
 cdef class Battle(Clock):
     @cython.locals(fighter=Fighter, f=Fighter)

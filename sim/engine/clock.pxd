@@ -3,7 +3,6 @@ cimport cython
 
 from sim.engine.turn cimport Turns
 from sim.engine.state cimport Fighter
-from sim.engine.table cimport Table
 
 cdef class Clock(Turns):
     @cython.locals(f=Fighter)

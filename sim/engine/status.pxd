@@ -15,8 +15,7 @@ cdef class Status:
     cdef public object surprise_side, _roller, _roller_first, _others_first, _gifted
     cdef public object _flee_at, _routed, focus, _outnumbered_at, _last_scripted
     cdef public object destiny_left, winner
-    cdef public int _standing, _armed
-    cdef public long _budget, _max_attacks
+    cdef public long _standing, _armed, _budget, _max_attacks
     cdef public bint morale_on, spread, _perils, _special, _outnumbering, _wounds
     cdef public bint _destiny, _rider_falls, ended, _move_after_attack
 

@@ -4,7 +4,6 @@ cimport cython
 
 from sim.engine.combat cimport Combat
 from sim.engine.state cimport Fighter
-from sim.engine.table cimport Table
 
 cdef class Turns(Combat):
     @cython.locals(budget=long, moves=long, attacks=long, cost=long, target=Fighter)

@@ -127,8 +127,6 @@ class TestScheduler:
     def test_scheduler_dying_leaves_a_resumable_run(self, tmp_path: pathlib.Path, capsys) -> None:
         """The scheduler goes away mid-run: exit 2, and --resume (here without Dask) finishes
         to the same rows as an uninterrupted run."""
-        import threading
-
         distributed = pytest.importorskip("distributed")
         run = tmp_path / "run"
         cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
