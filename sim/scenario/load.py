@@ -111,7 +111,7 @@ def scenario_from_source(path: pathlib.Path, source: Source, bestiary_extra: tup
         # Checked whatever else is wrong, so one problem never hides another.
         check_names(c, data, parsed["sides"], roster.failed_names)
         if c.rules == "d20":
-            check_suited(c, roster.members, bestiary or ())
+            check_suited(c, roster.members, bestiary or {})
         check_hazard_overlap(c, data)
         if parsed.get("options/clean", True) and surprise is not INVALID:
             # Hazards and every timeline action but explode roll checks (d10: against difficulty).

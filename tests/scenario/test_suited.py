@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
+
 from sim.scenario import load_scenario
 from tests.scenario.arena import variant
 
@@ -37,8 +39,28 @@ class TestSuited:
         problem = arena.one(suited("[gobiln]"))
         assert str(problem).endswith(
             "sides[0].members[0].weapons[0].suited[0]: no creature here or in the bestiary is"
-            " called 'gobiln' (a weapon is suited to a bestiary entry, or a member's name or"
-            " kind:); did you mean 'goblin'?")
+            " called 'gobiln' (a weapon is suited to a bestiary entry or its kind:, or a member's"
+            " name or kind:); did you mean 'goblin'?")
+
+    @pytest.mark.parametrize("kind", ["undead", "[undead, restless]"])
+    def test_a_bestiary_entrys_kind_is_known(self, arena, kind: str) -> None:
+        """A kind written on a bestiary entry no member here uses (a skeleton, undead) is a
+        creature the GM can mean: the weapon only does nothing here (a warning), it was refused
+        as unknown, the message sending the GM to delete good data."""
+        shelf = arena.root / "bestiary" / "d20" / "x.yaml"
+        shelf.write_text(shelf.read_text(encoding="utf-8") + f"""\
+  skeleton:
+    kind: {kind}
+    hp: 2d8
+    defense_threshold: 12
+    weapons: [{{name: claw, damage: 1d4}}]
+""", encoding="utf-8")
+        warning = arena.warning(suited("[undead]"))
+        assert "suited[0]: does nothing here: no enemy of this side is a 'undead'" in str(warning)
+        fight = variant("{use: goblin, count: 2}", "{use: skeleton, count: 2}", text=suited("[undead]"))
+        arena.write(fight)
+        spec = load_scenario(pathlib.Path("s.yaml"))
+        assert spec.sides[1].members[0].suits(spec.sides[0].members[0].weapons[0])
 
     def test_taking_the_hint_passes(self, arena) -> None:
         arena.write(suited("[goblin]"))
