@@ -25,13 +25,24 @@ def armed(bonus: int) -> tuple[Weapon, ...]:
     return (Weapon(name="blade", damage=dice.parse("1d6"), bonus=bonus),)
 
 
+def assert_as_in_the_book(chance: Fraction, bonus: int, ac: int) -> None:
+    """Exactly the book's chance wherever the die decides (a roll of 2 to 20 needed); one face
+    apart (1/20) only where the book's natural 1 or 20 decides, which seed 003 does not have.
+    An off-by-one in a threshold moves every chance by a face: caught."""
+    gap = chance - book_chance(bonus, ac)
+    if 2 <= ac - bonus <= 20:
+        assert gap == 0, (bonus, ac, gap)
+    else:
+        assert abs(gap) <= Fraction(1, 20), (bonus, ac, gap)
+
+
 @pytest.mark.parametrize("ac", range(10, 23))
 def test_ac_to_defense_threshold(ac):
     """A party member's d20 + level + bonus > AC - 1 against the book's d20 + bonus >= AC."""
     for total in range(13):  # level 3 and a weapon bonus: +0 to +12 in all
         spec = scenario(side("heroes", fighter("A", level=3, weapons=armed(total - 3)), party=True),
                         side("foes", fighter("M", defense_threshold=convert.defense_threshold(ac))))
-        assert abs(hit_chance(spec, "A", "M") - book_chance(total, ac)) <= Fraction(5, 100)
+        assert_as_in_the_book(hit_chance(spec, "A", "M"), total, ac)
 
 
 @pytest.mark.parametrize("ac", range(10, 21))
@@ -42,7 +53,7 @@ def test_attack_bonus_to_attack_threshold(ac):
         hero = fighter("A", armor=convert.party_armor(ac))
         monster = fighter("M", attack_threshold=convert.attack_threshold(bonus))
         spec = scenario(side("heroes", hero, party=True), side("foes", monster))
-        assert abs(hit_chance(spec, "M", "A") - book_chance(bonus, ac)) <= Fraction(5, 100)
+        assert_as_in_the_book(hit_chance(spec, "M", "A"), bonus, ac)
 
 
 @pytest.mark.parametrize("cr", list(TYPICAL))
@@ -55,7 +66,7 @@ def test_cr_to_level(cr):
         attacker = fighter("M", level=level, weapons=armed(convert.weapon_bonus(bonus, level)))
         target = fighter("T", defense_threshold=convert.defense_threshold(ac))
         spec = scenario(side("foes", attacker), side("others", target))
-        assert abs(hit_chance(spec, "M", "T") - book_chance(bonus, ac)) <= Fraction(5, 100)
+        assert_as_in_the_book(hit_chance(spec, "M", "T"), bonus, ac)
 
 
 def test_cr_levels():
@@ -74,10 +85,7 @@ def test_multiattack_to_one_weapon(attacks, summed):
     """One roll, the attacks' threshold: each roll hits as often as each of the book's, and
     the damage a turn is the same on average (p x sum = sum of p x each), exactly."""
     assert convert.sum_dice(attacks) == summed
-    total = dice.parse(summed).mean_fraction
-    assert total == sum(dice.parse(a).mean_fraction for a in attacks)
-    for p in (book_chance(5, ac) for ac in range(12, 20)):
-        assert p * total == sum(p * dice.parse(a).mean_fraction for a in attacks)
+    assert dice.parse(summed).mean_fraction == sum(dice.parse(a).mean_fraction for a in attacks)
 
 
 @pytest.mark.parametrize(("hit_points", "rolled", "hp"), [
