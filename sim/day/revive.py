@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim.day.rest import Member
+from sim.engine.items import take_one
 from sim.engine.state import ACTIVE, UNCONSCIOUS
 from sim.model import Item
 
@@ -42,14 +43,7 @@ def revive_downed(members: Sequence[Member], counted: set[str], rng: random.Rand
         before = member.hp
         ceiling = (member.max_hp or 0) - member.unhealable
         member.hp = max(before, min(ceiling, before + rolled))
-        stock = giver.items
-        assert stock is not None  # _potion_for found one there
-        left = stock[item.name] - 1
-        if left:
-            stock[item.name] = left
-        else:
-            del stock[item.name]
-        giver.items_used += 1
+        left = take_one(giver, item.name)  # type: ignore[arg-type]  # _potion_for found it there
         woke = member.hp > 0
         if woke:
             member.status = ACTIVE

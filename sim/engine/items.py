@@ -10,7 +10,7 @@ table, the fighters concerned and the engine's ``wake``; never the battle.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sim.engine.state import UNCONSCIOUS
 from sim.model import MELEE_REACH_M
@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from sim.model import Item
 
     Wake = Callable[[Fighter], None]  # the engine's: back in the fight
+
+
+class Holder(Protocol):
+    """Whatever carries items between fights: what ``take_one`` needs of it."""
+
+    items: dict[str, int]
+    items_used: int
 
 
 def use_items(table: Table, fighter: Fighter, allies: Sequence[Fighter], cost: int, budget: int,
@@ -74,12 +81,7 @@ def use_item(table: Table, actor: Fighter, item: Item, target: Fighter, wake: Wa
     rolled, dice = item.heal.roll_dice(table.rng)
     before = target.hp
     target.hp = after = max(before, min(heal_ceiling(target), before + rolled))
-    left = actor.items[item.name] - 1
-    if left:
-        actor.items[item.name] = left
-    else:
-        del actor.items[item.name]  # empty: ``if fighter.items`` stays a cheap test
-    actor.items_used += 1
+    left = take_one(actor, item.name)
     woke = target.status == UNCONSCIOUS and after > 0
     if table.log is not None:
         table.emit("item_used", actor=actor.name, item=item.name, target=target.name,
@@ -87,6 +89,19 @@ def use_item(table: Table, actor: Fighter, item: Item, target: Fighter, wake: Wa
                     rolled=rolled, dice=list(dice), woke=woke)
     if woke:
         revive(target, wake)
+
+
+def take_one(holder: Fighter | Holder, name: str) -> int:
+    """Take one ``name`` from the holder's stock, counted as used: how many are left. An
+    empty stock is dropped, so that ``if fighter.items`` stays a cheap test. A fighter in
+    battle, or a day's member between fights (sim.day.revive)."""
+    left = holder.items[name] - 1
+    if left:
+        holder.items[name] = left
+    else:
+        del holder.items[name]
+    holder.items_used += 1
+    return left
 
 
 def revive(fighter: Fighter, wake: Wake) -> None:
