@@ -160,12 +160,6 @@ class TestRestArithmetic:
         rest(m, "quick", 1, random.Random(1), revives=True)
         assert m.hp > 0 and m.status == "active"
 
-    def test_rest_d20_is_unchanged_by_the_0_hp_rule(self):
-        """d20 (seed 003): the 8-hour re-roll sets everyone's HP, the unconscious included."""
-        m = d20_member(hp=0, status="unconscious")
-        rest(m, "calm", 8, random.Random(2), revives=False)
-        assert m.hp > 0 and m.status == "active"
-
     def test_rest_kinds_are_the_four_of_rules_7(self):
         assert set(REST_KINDS) == {"quick", "calm", "good", "intensive"}
 
@@ -314,8 +308,10 @@ class TestRestPerSystem:
             assert (m.hp, m.max_hp) == (7, 12)
 
     def test_rest_d20_unconscious_member_rerolls_and_wakes(self):
+        """d20 (seed 003) is unchanged by the 0 HP rule of rules §7: the 8-hour re-roll sets
+        everyone's HP, the unconscious included."""
         m = d20_member(hp=0, status="unconscious")
-        rest(m, "calm", 8, random.Random(2))
+        rest(m, "calm", 8, random.Random(2), revives=False)
         assert m.hp >= 6 and m.status == "active"
 
     def test_rest_d20_resistance_aspect_spends_a_heroism_die_for_1d6(self):
