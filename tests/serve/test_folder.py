@@ -94,6 +94,22 @@ def test_a_symlink_in_dir_to_a_file_outside_is_outside(client, server_app, outsi
     assert_only_outside(answer.json())
 
 
+def test_the_edge_of_dir_is_its_path_not_its_name(client, server_app) -> None:
+    """A sibling folder whose name begins with the served one's (HOME-x beside HOME) is outside:
+    a check by string prefix would let it in. A path that steps out and back in
+    (../HOME/road_ambush.yaml) is inside, and read."""
+    home = server_app[0].workspace.home
+    day = served_day(home)
+    sibling = home.parent / f"{home.name}-x"
+    sibling.mkdir()
+    (sibling / "bad_enc.yaml").write_text(OUTSIDE_SCENARIO, encoding="utf-8")
+    outside = day.replace("road_ambush.yaml", f"../{home.name}-x/bad_enc.yaml")
+    assert_only_outside(client.post("/api/validate", json={"scenario": outside}).json())
+    back_in = day.replace("road_ambush.yaml", f"../{home.name}/road_ambush.yaml")
+    answer = client.post("/api/validate", json={"scenario": back_in}).json()
+    assert answer.get("ok") is True and not answer.get("problems"), answer
+
+
 def test_a_file_inside_dir_is_still_read_by_a_variant(client, server_app) -> None:
     home = server_app[0].workspace.home
     day = served_day(home)
