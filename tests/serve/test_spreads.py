@@ -95,6 +95,8 @@ def test_the_box_gives_the_sentence_and_the_range(browser, address: str, width: 
     expect(page.locator("#spread-box")).to_be_visible()
     expect(page.locator("#spread-text")).to_contain_text("someone dies", timeout=120_000)
     expect(page.locator("#spread-note")).to_contain_text("final figures", timeout=180_000)
+    # The box plays 1,000 battles a play, the table above 4,000: the note says so.
+    expect(page.locator("#spread-note")).to_contain_text("the table above: 4000 battles")
     rows = page.locator("#spread-table tbody tr")
     expect(rows).to_have_count(4)
     assert "someone dies" in rows.first.inner_text()

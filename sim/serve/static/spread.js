@@ -60,9 +60,13 @@ function showSpread(job) {
     tr.append(el("th", label), range, el("td", pct(box.as_written[`party.${key}`])));
     return tr;
   }));
+  // "As written" here is played anew on this box's own battles: say so when the table above
+  // played another number, as "What if?" does, lest the two figures seem to disagree.
+  const table = state.figures ? state.figures.battles : box.battles;
+  const other = table === box.battles ? "" : ` (the table above: ${table} battles, so its figures differ by chance)`;
   $("spread-note").textContent = job.status === "done"
-    ? `${box.battles} battles a play, the same seeds for every play, corners included: final figures.`
-    : `${box.battles} battles a play so far; the corners come last. The figures firm up as more finish.`;
+    ? `${box.battles} battles a play, the same seeds for every play, corners included${other}: final figures.`
+    : `${box.battles} battles a play so far${other}; the corners come last. The figures firm up as more finish.`;
 }
 
 document.addEventListener("sim:batch-done", () => {
