@@ -7,7 +7,8 @@ fixed numbers and starting states), ``morale`` (tokens around a check), ``strike
 in each system), ``fight`` (rounds, turns, victory: the solver), ``support`` (what it refuses,
 its bound), ``attacks`` (the per-attack table), ``summary`` (figures shaped like a batch's).
 
-May import: ``sim.tally`` (the difficulty words), ``sim.model``, ``sim.dice``, ``sim.errors``;
+May import: ``sim.tally`` (the difficulty words), ``sim.scenario`` (what a scenario's options
+mean), ``sim.model``, ``sim.dice``, ``sim.errors``;
 never ``sim.engine`` nor ``sim.rules`` (checked by import-linter).
 """
 

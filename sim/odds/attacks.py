@@ -126,7 +126,7 @@ def _describe(scenario: Scenario, a: Profile, t: Profile, weapon: Weapon) -> tup
         chance = _success(rolls.d20(mod, target, 0))
         return f"{t.name} defends d20{mod:+d} > {target}", {"defense_roll": chance}
     if system == "d100":
-        score = d100_score(a.spec, attack_skill("d100", weapon))
+        score = d100_score(a.spec, attack_skill(weapon))
         defense = d100_score(t.spec, "defense")
         chances = {"attack_roll": _success(rolls.d100(score, 0)),
                    "defense_roll": _success(rolls.d100(defense, 0))}

@@ -19,6 +19,7 @@ from sim.odds import rolls
 from sim.odds.morale import MoraleRules, checked, gain
 from sim.odds.roster import (
     DOWN,
+    FAT,
     HP,
     KO,
     MAX,
@@ -79,7 +80,7 @@ class Solver:
         self.max_states = max_states
         self.side_names = tuple(s.name for s in scenario.sides)
         self.party = next((i for i, s in enumerate(scenario.sides) if s.party), None)
-        self.policies = tuple(_policy(scenario, p) for p in self.fighters)
+        self.policies = tuple(p.policy for p in self.fighters)
         self.enemies = tuple(tuple(q.index for q in self.fighters if q.side != p.side) for p in self.fighters)
         self.allies = tuple(tuple(q.index for q in self.fighters if q.side == p.side and q is not p)
                             for p in self.fighters)
@@ -210,12 +211,14 @@ class Solver:
         return 2 if cap is None else min(2, cap)
 
     def _weapon(self, i: int, local: Local) -> Weapon | None:
-        """The first weapon of its order it can use: in d100 a shot whose score fatigue and
-        weakness brought to 0 or below is hopeless (docs, conventions)."""
+        """The first weapon of its order it can use: in d100 a shot (a ranged weapon, thrown or
+        a bow) whose score fatigue and weakness brought to 0 or below is hopeless (docs,
+        conventions): one at 0 before either is still shot."""
         p = self.fighters[i]
         for weapon in p.weapons:
-            hopeless = (self.rules.system == "d100" and weapon.bow
-                        and d100_target(d100_score(p.spec, attack_skill("d100", weapon)), local) <= 0)
+            hopeless = (self.rules.system == "d100" and weapon.range is not None
+                        and (local[FAT] > 0 or local[WEAK] > 0)
+                        and d100_target(d100_score(p.spec, attack_skill(weapon)), local) <= 0)
             if not hopeless:
                 return weapon
         return None
@@ -346,11 +349,6 @@ class _Tally:
             residual=self.residual, peak_states=self.peak,
         )
 
-
-def _policy(scenario: Scenario, p: Profile) -> str:
-    side = scenario.sides[p.side]
-    tactics = p.spec.tactics.over(side.tactics) if p.spec.tactics is not None else side.tactics
-    return tactics.policy
 
 
 def _with(local: Local, field: int, value: int) -> Local:

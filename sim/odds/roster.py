@@ -12,8 +12,9 @@ from collections.abc import Mapping
 import attrs
 
 from sim.dice import Dice, parse
-from sim.model import INITIATIVE_GIFT, Combatant, Scenario, Weapon
+from sim.model import INITIATIVE_GIFT, Combatant, Scenario, Side, Tactics, Weapon
 from sim.odds.rolls import dice_dist
+from sim.scenario.unused import morale_is_on
 
 # Fields of a fighter's Local tuple.
 HP, MAX, TOK, DESP, HERO, FAT, WEAK, KO, SKIP, DOWN = range(10)
@@ -22,7 +23,6 @@ D100_CHARACTERISTIC = 50  # d100: a characteristic the stat block leaves out
 QUALITY_CHARACTERISTIC = 5  # 2d10
 OPEN_ATTRIBUTE = 3  # d10
 DEFAULT_TOKENS = parse("2d6")
-MORALE_DEFAULT = {"2d10": True}  # rules §4: on by default with 2d10 only
 
 Local = tuple[int, ...]
 
@@ -38,6 +38,7 @@ class Profile:
     holds_tokens: bool
     weapons: tuple[Weapon, ...]  # in order of preference
     fatigue_cap: int  # d100: fatigue past which no check it rolls changes any more
+    policy: str  # its target policy: its own tactics, else its side's
 
     @property
     def name(self) -> str:
@@ -45,28 +46,30 @@ class Profile:
 
 
 def morale_on(scenario: Scenario) -> bool:
-    """Whether morale tokens are played (rules §4)."""
-    on = scenario.options.morale_on
-    return MORALE_DEFAULT.get(scenario.rules, False) if on is None else on
+    """Whether morale tokens are played (rules §4): the scenario's own reading of its options."""
+    return morale_is_on(scenario.rules, scenario.options)
 
 
 def holds_tokens(scenario: Scenario, party: bool) -> bool:
     """rules §4: the party's members hold tokens; every side's without a party side, or with
-    ``morale: {who: everyone}``."""
-    if not morale_on(scenario):
-        return False
+    ``morale: {who: everyone}`` (the options' own rule)."""
     has_party = any(side.party for side in scenario.sides)
-    who = getattr(scenario.options, "morale_who", "party")
-    return party or not has_party or who == "everyone"
+    return morale_on(scenario) and scenario.options.holds_tokens(party, has_party)
 
 
-def weapon_order(c: Combatant) -> tuple[Weapon, ...]:
-    """The weapons in order of preference (docs, scenario keys: ``tactics.weapons``): the named
-    ones first, then the rest by default: melee, thrown, then bows; listed order within."""
+def tactics_of(c: Combatant, side: Side) -> Tactics:
+    """The member's tactics, each key it leaves out taken from its side's (docs, scenario keys)."""
+    return side.tactics if c.tactics is None else c.tactics.over(side.tactics)
+
+
+def weapon_order(c: Combatant, tactics: Tactics) -> tuple[Weapon, ...]:
+    """The weapons in order of preference (docs, scenario keys: ``tactics.weapons``, the
+    member's or else its side's): the named ones first, then the rest by default: melee,
+    thrown, then bows; listed order within."""
     def kind(w: Weapon) -> int:
         return 0 if w.range is None else 1 if w.thrown else 2
     rest = sorted(c.weapons, key=kind)  # sorted() keeps listed order within a kind
-    names = c.tactics.weapons if c.tactics is not None and c.tactics.weapons else ()
+    names = tactics.weapons or ()
     first = [w for name in names for w in c.weapons if w.name == name]
     return tuple(first + [w for w in rest if w not in first])
 
@@ -83,14 +86,14 @@ def characteristic(c: Combatant, name: str, default: int) -> int:
     return values.get(name, default)
 
 
-def attack_skill(rules: str, w: Weapon) -> str:
+def attack_skill(w: Weapon) -> str:
     """The skill an attack with ``w`` rolls in d100 and d10 (melee or ranged unless named)."""
     return w.skill or ("melee" if w.range is None else "ranged")
 
 
 def physical_scores(c: Combatant) -> list[int]:
     """d100 scores that fatigue lowers: its attacks, its defense, its physique."""
-    return ([d100_score(c, attack_skill("d100", w)) for w in c.weapons]
+    return ([d100_score(c, attack_skill(w)) for w in c.weapons]
             + [d100_score(c, "defense"), characteristic(c, "physique", D100_CHARACTERISTIC)])
 
 
@@ -102,8 +105,9 @@ def profiles(scenario: Scenario) -> tuple[Profile, ...]:
             if scenario.rules == "d100":
                 cap = max(0, *(-(-score // 5) for score in physical_scores(c)))
             index = len(out)
+            tactics = tactics_of(c, side)
             out.append(Profile(index, c, s, side.party, holds_tokens(scenario, side.party),
-                               weapon_order(c), cap))
+                               weapon_order(c, tactics), cap, tactics.policy))
     return tuple(out)
 
 
@@ -124,7 +128,7 @@ def _locals(scenario: Scenario, p: Profile) -> list[tuple[Local, float]]:
     fatigue = min(initial_fatigue(scenario, c), p.fatigue_cap)
     out = []
     for (hp, p_hp), (tok, p_tok) in itertools.product(_hp_dist(c.hp), tokens):
-        out.append(((hp, hp, max(tok, 0) if tok != NO_TOKENS else NO_TOKENS, 0, c.heroism,
+        out.append(((hp, hp, tok, 0, c.heroism,
                      fatigue, 0, 0, 0, 0), p_hp * p_tok))
     return out
 

@@ -163,7 +163,7 @@ def tires(weapon: Weapon) -> bool:
 def _d100(rules: Rules, a: Profile, t: Profile, weapon: Weapon, a_loc: Local, t_loc: Local,
           surprise: bool) -> list[Outcome]:
     opts = rules.options
-    score = d100_target(d100_score(a.spec, attack_skill("d100", weapon)), a_loc)
+    score = d100_target(d100_score(a.spec, attack_skill(weapon)), a_loc)
     defense = d100_target(d100_score(t.spec, "defense"), t_loc)
     out: list[Outcome] = []
     for p, roll, al in checked(lambda x: rolls.d100(score, x), 1 if surprise else 0, a_loc, rules.morale):
@@ -222,7 +222,7 @@ def _quality(rules: Rules, a: Profile, t: Profile, weapon: Weapon, a_loc: Local,
 def open_base(a: Profile, weapon: Weapon) -> int:
     """d10: the weapon's attribute (default agility) + its skill (melee or ranged)."""
     attribute = a.spec.attributes.get(weapon.attribute or "agility", OPEN_ATTRIBUTE)
-    return attribute + a.spec.skills.get(attack_skill("d10", weapon), 0)
+    return attribute + a.spec.skills.get(attack_skill(weapon), 0)
 
 
 def _open(rules: Rules, a: Profile, t: Profile, weapon: Weapon, a_loc: Local, t_loc: Local,
