@@ -39,26 +39,46 @@ def gain(local: Local, amount: int) -> Local:
     return (*local[:TOK], tokens, despairing, *local[DESP + 1:])
 
 
+# A roll's own saving throw before morale looks at it: d20's heroism die (rules §3), which may
+# turn a failure into a success; (p, roll, the die it added or 0, the roller's state after).
+Save = Callable[[Roll, Local], list[tuple[float, Roll, int, Local]]]
+
+
+def _unsaved(roll: Roll, local: Local) -> list[tuple[float, Roll, int, Local]]:
+    return [(1.0, roll, 0, local)]
+
+
 def checked(roll: Callable[[int], Dist], advantage: int, local: Local, rules: MoraleRules
             ) -> list[tuple[float, Roll, Local]]:
     """The kept roll and the roller's state after it, for a roller in state ``local``."""
+    return [(p, r, after) for p, r, after, _ in checked_saved(roll, advantage, local, rules, _unsaved)]
+
+
+def checked_saved(roll: Callable[[int], Dist], advantage: int, local: Local, rules: MoraleRules,
+                  save: Save) -> list[tuple[float, Roll, Local, int]]:
+    """``checked`` for a roll with a saving die: the die comes first, on each roll (the engine's
+    and docs/rules/d20.md's order: a heroism die at the first failure it can save, then the
+    morale reroll of a failure it left, which may spend one again); (p, kept roll, state after,
+    the kept roll's die)."""
     holder = rules.on and local[TOK] >= 0
     despairing = holder and local[DESP] == 1
     adv = combine(advantage, -1 if despairing and rules.despair_disadvantage else 0)
-    first = roll(adv)
+    first = [(p * q, r, after, die) for p, raw in roll(adv) for q, r, die, after in save(raw, local)]
     rerolls = holder and (local[TOK] > 0 or not despairing or rules.despair_again)
     if not rerolls:
-        out = [(p, r, local) for p, r in first]
-    else:  # every failure is rerolled alike: its own result no longer matters
-        out = [(p, r, local) for p, r in first if r.success]
-        failed = sum(p for p, r in first if not r.success)
-        for q, second in roll(adv):
-            if local[TOK] > 0:
-                after = local if second.success else gain(local, -1)
-            else:  # despair: a success gives a token, a failure leaves it despairing
-                after = gain(local, 1) if second.success else (*local[:DESP], 1, *local[DESP + 1:])
-            out.append((failed * q, second, after))
+        out = first
+    else:  # a failure is rerolled from the state its saving die left
+        out = [entry for entry in first if entry[1].success]
+        for p, _, saved, _ in (entry for entry in first if not entry[1].success):
+            for q, raw in roll(adv):
+                for s, second, die, state in save(raw, saved):
+                    if local[TOK] > 0:
+                        after = state if second.success else gain(state, -1)
+                    else:  # despair: a success gives a token, a failure leaves it despairing
+                        after = (gain(state, 1) if second.success
+                                 else (*state[:DESP], 1, *state[DESP + 1:]))
+                    out.append((p * q * s, second, after, die))
     if not holder:
         return out
-    return [(p, r, gain(after, 1 if r.degree == CRIT else -1 if r.degree == CRIT_FAIL else 0))
-            for p, r, after in out]
+    return [(p, r, gain(after, 1 if r.degree == CRIT else -1 if r.degree == CRIT_FAIL else 0), die)
+            for p, r, after, die in out]

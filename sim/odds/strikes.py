@@ -15,7 +15,7 @@ import attrs
 from sim.dice import Dice
 from sim.model import Options, Weapon
 from sim.odds import rolls
-from sim.odds.morale import MoraleRules, checked, combine
+from sim.odds.morale import MoraleRules, checked, checked_saved, combine
 from sim.odds.rolls import CRIT, CRIT_FAIL, Roll, dice_dist
 from sim.odds.roster import (
     FAT,
@@ -128,25 +128,27 @@ def _d20(rules: Rules, a: Profile, t: Profile, weapon: Weapon, a_loc: Local, t_l
     if a.party or not t.party:  # the attacker rolls
         mod, target = a.spec.level + weapon.bonus, t.spec.effective_defense_threshold
         adv = combine(1 if surprise or outnumbered else 0)
-        for p, roll, al in checked(lambda x: rolls.d20(mod, target, x), adv, a_loc, rules.morale):
-            for q, final, d6, al2 in _heroism(roll, al, concerns(a, "attack", weapon)):
-                if not final.success:
-                    out.append((p * q, al2, t_loc, 0, False, False, False))
-                    continue
-                crit = final.degree == CRIT
-                law = _add(dice_dist(weapon.damage), _const(d6), D4 if bonus_d4 or crit else _const(0))
-                out += [(p * q * r, al2, t_loc, dmg, False, True, crit) for dmg, r in law]
+        allowed = concerns(a, "attack", weapon)
+        for p, final, al2, d6 in checked_saved(lambda x: rolls.d20(mod, target, x), adv, a_loc,
+                                               rules.morale, lambda r, loc: _heroism(r, loc, allowed)):
+            if not final.success:
+                out.append((p, al2, t_loc, 0, False, False, False))
+                continue
+            crit = final.degree == CRIT
+            law = _add(dice_dist(weapon.damage), _const(d6), D4 if bonus_d4 or crit else _const(0))
+            out += [(p * r, al2, t_loc, dmg, False, True, crit) for dmg, r in law]
         return out
     mod, target = t.spec.armor, a.spec.effective_attack_threshold  # the party defender rolls
     adv = combine(-1 if surprise or outnumbered else 0)
-    for p, roll, tl in checked(lambda x: rolls.d20(mod, target, x), adv, t_loc, rules.morale):
-        for q, final, _d6, tl2 in _heroism(roll, tl, concerns(t, "defense", None)):
-            if final.success:
-                out.append((p * q, a_loc, tl2, 0, False, False, False))
-                continue
-            crit = final.degree == CRIT_FAIL
-            law = _add(dice_dist(weapon.damage), D4 if bonus_d4 or crit else _const(0))
-            out += [(p * q * r, a_loc, tl2, dmg, False, True, crit) for dmg, r in law]
+    allowed = concerns(t, "defense", None)
+    for p, final, tl2, _d6 in checked_saved(lambda x: rolls.d20(mod, target, x), adv, t_loc,
+                                            rules.morale, lambda r, loc: _heroism(r, loc, allowed)):
+        if final.success:
+            out.append((p, a_loc, tl2, 0, False, False, False))
+            continue
+        crit = final.degree == CRIT_FAIL
+        law = _add(dice_dist(weapon.damage), D4 if bonus_d4 or crit else _const(0))
+        out += [(p * r, a_loc, tl2, dmg, False, True, crit) for dmg, r in law]
     return out
 
 

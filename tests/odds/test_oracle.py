@@ -3,11 +3,11 @@ errors, for small fights of every system (fixed seed). A rule changed in the eng
 the rules pages (or the other way round) shows here as a z-score past 4.
 
 The fights are tests/data/odds/*.yaml, three or more per system: d20 heroism, a suited
-weapon, surprise with the weakest target, outnumbered with focus, a side's weapon order; d100
-two-handed fatigue, serious wounds, surprise and criticals against armor, a knock-out and
-waking, a thrown shot made hopeless by fatigue, a bow at 0 from the start; 2d10 morale
-with and without a party side, exploits and disasters; d10 open-ended duels, the strongest
-target with armor-piercing and surprise, morale.
+weapon, surprise with the weakest target, outnumbered with focus, a side's weapon order,
+heroism before a morale reroll; d100 two-handed fatigue, serious wounds, surprise and
+criticals against armor, a knock-out and waking, a thrown shot made hopeless by fatigue, a
+bow at 0 from the start; 2d10 morale with and without a party side, exploits and disasters;
+d10 open-ended duels, the strongest target with armor-piercing and surprise, morale.
 """
 
 from __future__ import annotations
