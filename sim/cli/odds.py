@@ -107,9 +107,18 @@ def vs_batch(scenario: Scenario, exact: dict[str, Any], n: int, seed: int) -> di
             se = math.sqrt(p * (1 - p) / n)
             key = name.removeprefix("party.")
             shown = batch["draw_rate"] if name == "draw" else batch["party"][key]
-        z = (sampled - p) / se if se > 0 else (0.0 if abs(sampled - p) < 1e-12 else math.inf)
-        figures[name] = {"exact": p, "batch": shown, "z": z}
+        figures[name] = {"exact": p, "batch": shown, "z": _z(sampled, p, se)}
+    # Each side's wins too: a fight with no party side has no party figures to compare.
+    for side, won in exact["sides"].items():
+        p, shown = won["win_rate"]["p"], batch["sides"][side]["win_rate"]
+        figures[f"{side}.win"] = {"exact": p, "batch": shown,
+                                  "z": _z(shown["p"], p, math.sqrt(p * (1 - p) / n))}
     return {"battles": n, "seed": seed, "figures": figures}
+
+
+def _z(sampled: float, p: float, se: float) -> float:
+    """How many standard errors the batch's estimate is from the exact value."""
+    return (sampled - p) / se if se > 0 else (0.0 if abs(sampled - p) < 1e-12 else math.inf)
 
 
 def vs_lines(vs: dict[str, Any]) -> list[str]:

@@ -35,6 +35,9 @@ def test_batch_agrees_with_the_exact_figures(capsys, path):
     assert out["exact"] is True
     figures = out["vs_batch"]["figures"]
     assert {"draw", "rounds.mean"} <= set(figures)
+    # every side's wins, the only win figures of a fight with no party side
+    assert {k for k in figures if k.endswith(".win") and not k.startswith("party.")} == {
+        f"{side}.win" for side in out["sides"]}
     far = {k: (round(f["exact"], 4), f["batch"], round(f["z"], 2)) for k, f in figures.items()
            if abs(f["z"]) > TOLERANCE}
     assert not far, far
