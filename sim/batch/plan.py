@@ -1,13 +1,12 @@
 """Which battles each chunk of a batch plays, and where ``--precision`` may stop it.
 
-The stopping rule looks at the headline's interval only at checkpoints, battle
-counts that depend on nothing but the rule: every 100 battles up to 10,000,
-every 1,000 up to 100,000, and so on (a stop overshoots the first count that
-was precise enough by at most a tenth). Chunks are cut at checkpoints, so
-``--chunk``, ``--workers`` and the server (which plays chunks of 100) all stop
-after the same battles, with the same figures. Without ``--precision`` the
-chunks are ``--chunk`` battles each, as they always were.
-"""
+The stopping rule looks at the headline's interval only at checkpoints, battle counts
+that depend on nothing but the rule: every 100 battles up to 10,000, every 1,000 up to
+100,000, and so on (a stop overshoots the first count that was precise enough by at most
+100 battles below 1,000, and by at most a tenth past it). Chunks are cut at checkpoints,
+so ``--chunk``, ``--workers`` and the server (which plays chunks of 100) all stop after
+the same battles, with the same figures. Without ``--precision`` the chunks are
+``--chunk`` battles each, as they always were. """
 
 from __future__ import annotations
 

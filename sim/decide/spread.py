@@ -30,10 +30,6 @@ from sim.tally.stats import Aggregate
 
 AS_WRITTEN = "as written"
 CORNERS = ("best", "worst")
-_PARTY_KEY = {"party.win": "win", "party.any_down": "any_down", "party.any_death": "any_death",
-              "party.tpk": "tpk"}
-
-
 @attrs.frozen
 class Play:
     """One way the encounter is played: as written, a group's preset, or a corner."""
@@ -54,7 +50,7 @@ class Row:
     diffs: dict[str, dict[str, float]]
 
     def p(self, metric: str) -> float:
-        return float(self.summary["party"][_PARTY_KEY[metric]]["p"])
+        return float(self.summary["party"][metric.removeprefix("party.")]["p"])
 
 
 @attrs.frozen

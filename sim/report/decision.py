@@ -366,10 +366,16 @@ def render_page(result: Result, kind: str) -> str:
 
 def write_page(result: Result, kind: str, folder: pathlib.Path) -> pathlib.Path:
     """Write ``folder/compare.html`` or ``folder/tune.html`` atomically; its path."""
+    return write_html(folder, PAGES[kind], render_page(result, kind))
+
+
+def write_html(folder: pathlib.Path, name: str, page: str) -> pathlib.Path:
+    """Write a ``--report`` page as ``folder/name`` atomically, the folder made first; its path.
+    A folder that cannot take it is one ``--report`` line (exit 2)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        target = folder / PAGES[kind]
-        write_atomic(target, render_page(result, kind).encode("utf-8"))
+        target = folder / name
+        write_atomic(target, page.encode("utf-8"))
     except OSError as exc:
         msg = f"{folder}:0:0: --report: cannot write ({exc.strerror})"
         raise InputError(msg) from exc

@@ -11,11 +11,9 @@ import pathlib
 import textwrap
 
 from sim import __version__
-from sim.batch import write_atomic
 from sim.decide.paired import HEADLINE
 from sim.decide.spread import AS_WRITTEN, Row, Spread, describe, sentence
-from sim.errors import InputError
-from sim.report.decision import Grid, plain
+from sim.report.decision import Grid, plain, write_html
 from sim.report.decision import Row as GridRow
 from sim.report.plots import name_ticks, new_figure, percent_axis, to_svg, wrapped_label
 from sim.report.render import render
@@ -35,7 +33,7 @@ LEGEND = (
 )
 
 
-def label(result: Spread, row: Row) -> str:
+def label(row: Row) -> str:
     """A row's name in the table: ``as written``, ``goblins: weakest``, ``best corner``."""
     if row.play.label.endswith("corner") or not row.play.chosen:
         return row.play.label
@@ -63,7 +61,7 @@ def _same_note(result: Spread, row: Row) -> str:
     """Which play a row fights the same battles as, unless as written (its cells say so)."""
     if row.play.same_as in (None, 0):
         return ""
-    return f" (= {label(result, result.rows[row.play.same_as])})"
+    return f" (= {label(result.rows[row.play.same_as])})"
 
 
 def grid(result: Spread, two_lines: bool) -> Grid:
@@ -79,7 +77,7 @@ def grid(result: Spread, two_lines: bool) -> Grid:
     rows = []
     group = None
     for row in result.rows:
-        name = label(result, row) + _same_note(result, row)
+        name = label(row) + _same_note(result, row)
         corner = row.play.label.endswith("corner")
         if two_lines and row.play.chosen and not corner:
             if row.play.chosen[0][0] != group:
@@ -155,7 +153,7 @@ def _plot(result: Spread) -> str:
     for y, p, ci, colour in zip(ys, ps, cis, colours, strict=True):
         ax.errorbar([p], [y], xerr=[[p - ci["lo"]], [ci["hi"] - p]], fmt="o", capsize=3, color=colour)
     ax.axvline(ps[0], color="#777", linewidth=1, linestyle="--")
-    name_ticks(ax, "y", ys, [label(result, r) for r in rows], lambda n: wrapped_label(n, 24, 1))
+    name_ticks(ax, "y", ys, [label(r) for r in rows], lambda n: wrapped_label(n, 24, 1))
     ax.invert_yaxis()
     ax.set_xlabel(wrapped_label(f"{plain('party.any_death', result.unit)} (dashed: {AS_WRITTEN})", 40))
     percent_axis(ax, "x")
@@ -178,11 +176,4 @@ def render_page(result: Spread) -> str:
 
 def write_page(result: Spread, folder: pathlib.Path) -> pathlib.Path:
     """Write ``folder/spread.html`` atomically; its path."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / PAGE
-        write_atomic(target, render_page(result).encode("utf-8"))
-    except OSError as exc:
-        msg = f"{folder}:0:0: --report: cannot write ({exc.strerror})"
-        raise InputError(msg) from exc
-    return target
+    return write_html(folder, PAGE, render_page(result))

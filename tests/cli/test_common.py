@@ -182,3 +182,12 @@ class TestBestiaryFolders:
         (tmp_path / "d20").mkdir()
         monkeypatch.setenv("SIM_BESTIARY", f":{tmp_path / 'lib'}:")
         check_bestiary_dirs([tmp_path / "d20"])
+
+
+def test_sim_serve_leaves_sim_bestiary_unchecked(tmp_path, monkeypatch) -> None:
+    """sim serve does not read $SIM_BESTIARY (env=False): a bad one must not stop it, while
+    the commands that read it refuse it, naming it."""
+    monkeypatch.setenv("SIM_BESTIARY", str(tmp_path / "none"))
+    check_bestiary_dirs([], env=False)
+    with pytest.raises(InputError, match=r"none:0:0: SIM_BESTIARY: not a folder"):
+        check_bestiary_dirs([])

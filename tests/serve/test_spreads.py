@@ -37,6 +37,9 @@ def test_a_spread_job_answers_what_sim_spread_json_prints(client) -> None:
     assert served["range"] == cli["range"]
     assert [without(p["summary"], "elapsed_s") for p in served["presets"]] == [
         without(p["summary"], "elapsed_s") for p in cli["presets"]]
+    assert set(served["corners"]) == {"best", "worst"} == set(cli["corners"])
+    assert {k: without(c["summary"], "elapsed_s") for k, c in served["corners"].items()} == {
+        k: without(c["summary"], "elapsed_s") for k, c in cli["corners"].items()}
     assert result["sentence"].startswith("From ") and "someone dies" in result["sentence"]
     assert set(result["range"]) == set(HEADLINE) and result["corners"] is True
     # Refined as the steps finished: 200 battles a play, then the last step with the corners.
