@@ -10,7 +10,7 @@ States whose probability falls below ``EPSILON`` are dropped and counted in ``re
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import attrs
 
@@ -71,9 +71,13 @@ class Result:
 class Solver:
     """Solve one scenario (already checked by ``sim.odds.support``)."""
 
-    def __init__(self, scenario: Scenario, max_states: int = MAX_STATES) -> None:
+    def __init__(self, scenario: Scenario, max_states: int = MAX_STATES,
+                 should_stop: Callable[[], bool] | None = None) -> None:
         opts = scenario.options
         self.scenario = scenario
+        # Asked once a turn: a solve that must give way (a page's job cancelled, its time up)
+        # ends as one too big would.
+        self.should_stop = should_stop
         self.fighters: tuple[Profile, ...] = profiles(scenario)
         self.rules = Rules(scenario.rules, opts, MoraleRules(
             morale_on(scenario), opts.wound_divisor, opts.despair_disadvantage, opts.despair_again))
@@ -150,7 +154,7 @@ class Solver:
                 tally.add(state, p, rnd)
             dist = nxt
             tally.peak = max(tally.peak, len(dist))
-            if len(dist) > self.max_states:
+            if len(dist) > self.max_states or (self.should_stop is not None and self.should_stop()):
                 raise TooBig(len(dist))
         return dist
 

@@ -4,6 +4,7 @@ the same keys where they apply, each figure an interval with ``lo = hi = p``, an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sim.errors import InputError
@@ -67,13 +68,16 @@ def figure(summary_: dict[str, Any], name: str) -> float | None:
     return party[name.removeprefix("party.")]["p"]
 
 
-def exact_party(subject: object, max_states: int = QUICK_STATES) -> dict[str, float] | None:
+def exact_party(subject: object, max_states: int = QUICK_STATES,
+                cancelled: Callable[[], bool] | None = None) -> dict[str, float] | None:
     """The party's exact figures (``win``, ``any_down``, ``any_death``, ``tpk``) when the
-    fight is small enough to solve within ``max_states``; None otherwise (a day, no party
-    side, something the solver refuses, too big)."""
+    fight is small enough to solve within ``max_states`` and nobody ``cancelled`` it
+    meanwhile (asked once a turn); None otherwise (a day, no party side, something the
+    solver refuses, too big, cancelled). A bound of states, not of time: the same fight
+    gets the same answer on any machine."""
     try:
         scenario = check(subject)
-        result = Solver(scenario, max_states).solve()
+        result = Solver(scenario, max_states, cancelled).solve()
     except (InputError, TooBig):
         return None
     party = summary(scenario, result, [])["party"]

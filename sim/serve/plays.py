@@ -62,7 +62,8 @@ def play_batch(job: Job, subject: Scenario | Day, spec: BatchSpec, execution: Ex
             done, total, headline(batch.aggregate.summary({})))
         summary = batch.run()
         if not job.cancel.is_set():
-            job.exact = exact_party(subject)  # "exact" beside the figures of a small fight
+            # "exact" beside the figures of a small fight; an edit (a cancel) ends the solve
+            job.exact = exact_party(subject, cancelled=job.cancel.is_set)
         return summary
     finally:
         folder.release()

@@ -26,3 +26,17 @@ def test_a_fight_too_big_to_solve_gets_none(client) -> None:
                                              "n": 50, "seed": 1})
     view = finished(client, started.json()["id"])
     assert view["status"] == "done" and view["exact"] is None
+
+
+def test_a_cancelled_solve_gives_way() -> None:
+    """The solve beside a page's batch asks, once a turn, whether the job was cancelled (an
+    edit): that ends it with no exact figure, never a stale one; it holds no worker after."""
+    duel = load_scenario(DUEL)
+    asked: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) > 3  # cancelled during the fourth turn's check
+
+    assert exact_party(duel, cancelled=cancelled) is None and len(asked) == 4
+    assert exact_party(duel)["win"] == pytest.approx(0.6621, abs=1e-4)  # otherwise solved
