@@ -24,7 +24,9 @@ def check_suited(c: Checker, roster: Sequence[tuple[Member, Side]], bestiary: Ma
         kinds.update(kinds_of(member.fields, member.use))
         if member.mount is not None:
             kinds.update(kinds_of(member.mount, member.mount_use))
-    shelf = {k for name, entry in bestiary.items() for k in kinds_of(entry.fields, name)}
+    # An entry refused for its own problems (said where it is written) still names a creature.
+    shelf = {k for name, entry in bestiary.items()
+             for k in (kinds_of(entry.fields, name) if isinstance(entry.fields, dict) else (name,))}
     known = tuple(sorted({*shelf, *(k for kinds in by_side.values() for k in kinds)}))
     for member, side in roster:
         enemies = {k for name, kinds in by_side.items() if name != side.name for k in kinds}
