@@ -33,6 +33,16 @@ HUMAN_MOVEMENT_M = 8.0  # rules §2: 8 m per move
 INITIATIVE_GIFT = "initiative"  # the gift that rolls 1d8 for initiative and group ties
 
 
+class Memo(dict):
+    """What the engine works out from a spec once and keeps on it (``Combatant.armory``). It
+    never travels with its spec: pickled for a worker process or copied, it starts empty, as
+    it holds closures (dice samplers) and keys made of object identities, which mean nothing
+    in another process or a copy (the engine works them out again there)."""
+
+    def __reduce__(self) -> tuple[type[Memo], tuple[()]]:
+        return (Memo, ())
+
+
 @attrs.frozen
 class Weapon:
     """A weapon or natural attack: its damage dice and how it is used."""
@@ -171,10 +181,10 @@ class Combatant:
     effective_attack_threshold: int = attrs.field(init=False, eq=False, repr=False)
     effective_defense_threshold: int = attrs.field(init=False, eq=False, repr=False)
     reach: float = attrs.field(init=False, eq=False, repr=False)
-    # A memo, not state: its weapons in order of preference with their costs, per tactics and
-    # action economy (see sim.engine.tactics.arm), and what a fighter takes from it and its side
-    # (sim.engine.state.Fighter), so a battle's set-up does not work them out again.
-    armory: dict = attrs.field(init=False, eq=False, repr=False, hash=False, factory=dict)
+    # A memo, not state: its weapons in order of preference with their costs and Arms, per
+    # tactics and action economy (see sim.engine.tactics.arm), and what a fighter takes from it
+    # and its side (sim.engine.state.Fighter), so a battle's set-up does not work them out again.
+    armory: dict = attrs.field(init=False, eq=False, repr=False, hash=False, factory=Memo)
 
     def __attrs_post_init__(self) -> None:
         # Frozen class: object.__setattr__ is attrs' documented way to fill derived fields.

@@ -91,7 +91,7 @@ class ScriptedRandom(random.Random):
 
 def target_of(b: Battle, fighter: Fighter) -> Fighter | None:
     """The target the fighter's tactics choose now, as the engine asks on its turn."""
-    return choose_target(fighter, b.able_enemies(fighter), b.spread, b.table.rng, b.focus)
+    return choose_target(fighter, b.able_enemies(fighter), b.spread, b.table.draw, b.focus)
 
 
 def d100(*sides: Side, **kwargs: object) -> Scenario:

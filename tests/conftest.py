@@ -64,7 +64,7 @@ def scripted():
 
     def install(b: Battle, *faces: tuple[int, int]) -> ScriptedRandom:
         rng = ScriptedRandom(faces)
-        b.table.rng = rng
+        b.table.use(rng)
         return rng
 
     return install

@@ -17,8 +17,6 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-import simpy
-
 from sim import __version__
 from sim.engine.clock import Clock
 from sim.engine.effects import expose
@@ -27,11 +25,12 @@ from sim.engine.outcome import BattleOutcome
 from sim.engine.state import DEAD, Fighter
 from sim.engine.table import Table
 from sim.engine.tactics import arm
-from sim.model import INITIATIVE_GIFT
 from sim.rules.systems import system_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    import simpy
 
     from sim.model import Scenario
     from sim.rules import RuleSystem
@@ -64,7 +63,7 @@ class Battle(Clock):
             table.on_check = functools.partial(after_check, table)
             table.despair_disadvantage = options.despair_disadvantage
             table.despair_again = options.despair_again
-        self.env = simpy.Environment()
+        self._env: simpy.Environment | None = None  # made when first needed (Clock.env)
         # Clock: who rolls initiative and the two turn orders (filled by _setup).
         self.surprise_side: str | None = None
         self._roller_first: list[Fighter] = []
@@ -149,7 +148,7 @@ class Battle(Clock):
         self._standing = len([count for count in able.values() if count > 0])
         self._starting = dict(able)
         self._roller = roller = home  # rolls initiative
-        self._gifted = [f for f in self._by_side[roller.name] if f.spec.has_gift(INITIATIVE_GIFT)]
+        self._gifted = [f for f in self._by_side[roller.name] if f.initiative_gift]
         # The two possible turn orders: the rolling side first, or the others (in listed order).
         others = [f for side in sides if side is not roller for f in self._by_side[side.name]]
         self._roller_first = [*self._by_side[roller.name], *others]

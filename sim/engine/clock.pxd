@@ -7,3 +7,6 @@ from sim.engine.state cimport Fighter
 cdef class Clock(Turns):
     @cython.locals(f=Fighter)
     cpdef _initiative(self)
+    cpdef bint _waiting(self) except -1
+    @cython.locals(i=long, fighter=Fighter)
+    cpdef long _turns(self, list order, long start, long number, long slots) except? -2

@@ -9,8 +9,9 @@ orders and ``surprising``.
 
 from __future__ import annotations
 
-from math import inf as INFINITY
 from typing import TYPE_CHECKING
+
+import simpy
 
 from sim.dice import roll_die
 from sim.engine.timeline import run_timeline
@@ -18,8 +19,6 @@ from sim.engine.turn import Turns
 
 if TYPE_CHECKING:
     from collections.abc import Generator
-
-    import simpy
 
     from sim.engine.outcome import BattleOutcome
     from sim.engine.state import Fighter
@@ -44,12 +43,36 @@ class Clock(Turns):
         if self.rules.group_check(self.table, members, surprise.group_check):
             self.surprise_side = surprise.side
 
+    @property
+    def env(self) -> simpy.Environment:
+        """The battle's SimPy environment, made when first asked for: when an effect starts
+        (most battles start none, and making one costs 3% of such a battle's time)."""
+        if self._env is None:
+            self._env = simpy.Environment()
+        return self._env
+
+    def _waiting(self) -> bool:
+        """Whether anything is scheduled on the SimPy clock. Its schedule (a heap, one list for
+        the environment's life) is read in place: ``env.peek()`` raises and catches an
+        IndexError when it is empty, the common case, once a round."""
+        return self._env is not None and bool(self._env._queue)
+
     def run(self) -> BattleOutcome:
         """Play the battle to its end and return its outcome."""
         self._setup()
         self._roll_surprise()
-        self.env.process(self._clock())
-        self.env.run()
+        clock = self._clock()
+        if self._waiting():  # set-up started a process (a hazard): SimPy runs the clock
+            self.env.process(clock)
+            self.env.run()
+        else:
+            # Nothing scheduled: play the clock here, as SimPy would, until it first waits on
+            # SimPy (an effect started): a process then goes on with it from that wait. SimPy's
+            # process, its start and its run cost a battle with no effect 4% of its time.
+            wait = next(clock, None)
+            if wait is not None:
+                self.env.process(_resumed(clock, wait))
+                self.env.run()
         if not self.ended:  # max_rounds reached: a draw
             self.table.t = float(self.table.round)
             self._finish(None, stopped="max_rounds")
@@ -62,7 +85,7 @@ class Clock(Turns):
         process starting, say): with nothing waiting, a timeout would wake the clock alone,
         so it is skipped; the next one that matters catches ``env.now`` up to the time.
         """
-        table, env, log = self.table, self.env, self.log
+        table = self.table
         slots = len(self.fighters) + 1
         # Bound once, not once a round: the system's round hook and what it may call back.
         round_started, lose_spirit = self.rules.round_started, self.lose_spirit
@@ -70,11 +93,12 @@ class Clock(Turns):
         for number in range(1, max_rounds + 1):
             table.round = number
             table.t = start = float(number - 1)
-            if env.peek() != INFINITY:
+            if self._waiting():
+                env = self.env
                 yield env.timeout(max(0.0, start - env.now))
             surprise = number == 1 and self.surprise_side is not None
             table.surprising = self.surprise_side if surprise else None
-            if log is not None:
+            if self.log is not None:
                 fields = {"surprise": self.surprise_side} if surprise else {}
                 self.emit("round_started", **fields)
             order = self._surprise_order() if surprise else self._initiative()
@@ -86,23 +110,39 @@ class Clock(Turns):
             if self._armed == 0 and number < max_rounds and self._stalemate():
                 self._finish(None, stopped="stalemate")
                 return
-            for i, fighter in enumerate(order):
-                effects = fighter.effects
-                if not (fighter.able or effects):
-                    continue  # dead, fled, or unconscious with nothing ticking
-                if effects:
-                    # Something waits on this turn: bring the SimPy clock to it so the
-                    # effect processes tick at the turn's own time, before it acts.
-                    table.t = round(number - 1 + (i + 1) / slots, 6)
-                    yield env.timeout(max(0.0, table.t - env.now))
-                    yield from self._tick_effects(fighter)
-                else:
-                    # Nothing waits: the turn's time is only logged (inlined for speed).
-                    if log is not None:
-                        table.t = round(number - 1 + (i + 1) / slots, 6)
-                    self._take_turn(fighter)
+            i = self._turns(order, 0, number, slots)
+            while 0 <= i < len(order):
+                # Something waits on this turn: bring the SimPy clock to it so the effect
+                # processes tick at the turn's own time, before it acts.
+                table.t = round(number - 1 + (i + 1) / slots, 6)
+                env = self.env
+                yield env.timeout(max(0.0, table.t - env.now))
+                yield from self._tick_effects(order[i])
                 if self._standing <= 1 and self._decided():
                     return
+                i = self._turns(order, i + 1, number, slots)
+            if i < 0:
+                return
+
+    def _turns(self, order: list[Fighter], start: int, number: int, slots: int) -> int:
+        """Take round ``number``'s turns from ``order[start]`` on while nothing waits on them:
+        the index of the first fighter with effects waiting on its turn (the clock steps SimPy
+        to it), -1 once the battle is decided, else the order's length. A method, not the
+        clock's generator, so a compiled build types its loop (clock.pxd)."""
+        log = self.log
+        for i in range(start, len(order)):
+            fighter = order[i]
+            effects = fighter.effects
+            if not (fighter.able or effects):
+                continue  # dead, fled, or unconscious with nothing ticking
+            if effects:
+                return i
+            if log is not None:  # the turn's time is only logged
+                self.table.t = round(number - 1 + (i + 1) / slots, 6)
+            self._take_turn(fighter)
+            if self._standing <= 1 and self._decided():
+                return -1
+        return len(order)
 
     def _surprise_order(self) -> list[Fighter]:
         return [f for f in self.fighters if f.side == self.surprise_side]
@@ -129,4 +169,11 @@ class Clock(Turns):
             if self._decided():
                 return
         self._take_turn(fighter, announced=True)
+
+
+def _resumed(clock: Generator[simpy.Event, object, None],
+             wait: simpy.Event) -> Generator[simpy.Event, object, None]:
+    """The clock's process once it first waits: the wait, then the rest of the clock."""
+    yield wait
+    yield from clock
 

@@ -11,6 +11,7 @@ from sim.engine.effects import KnockedOut, ignite, poison, throw_off
 from sim.engine.morale import wounded
 from sim.engine.status import Status
 from sim.model import MELEE_REACH_M
+from sim.rules.actors import Arm
 
 if TYPE_CHECKING:
     from sim.engine.state import Fighter
@@ -42,19 +43,23 @@ class Combat(Status):
                 attacked_by.clear()
             outnumbered = len(attacked_by) >= self._outnumbered_at
             attacked_by.add(attacker.name)
+        # The weapon's numbers, read in place: its Arm (one not its own, a test's, gets one made).
+        arm = attacker.arms.get(id(weapon))
+        if arm is None:
+            arm = Arm(weapon)
         bonus = 0
-        if weapon.psy or attacker.mounted_on is not None:
+        if arm.psy or attacker.mounted_on is not None:
             bonus = self._before_attack(attacker, weapon)
             if bonus is None:  # the attack is lost
                 return not attacker.able
         # Both sources favour the attacker, so they never cancel: no need to combine.
         advantage = 1 if surprise or outnumbered else 0
         strike = self._strike
-        if strike is not None and weapon.plain and not bonus:
+        if strike is not None and arm.plain and not bonus:
             # Nothing logs, nothing listens to checks: attack and damage in one call.
-            amount = strike(table, attacker, target, weapon, advantage)
+            amount = strike(table, attacker, target, arm, advantage)
             if amount >= 0:
-                self.deal_damage(target, amount, attacker, "weapon", weapon.armor_piercing)
+                self.deal_damage(target, amount, attacker, "weapon", arm.armor_piercing)
             return False
         result = self._resolve_attack(table, attacker, target, weapon, advantage)
         log = self.log

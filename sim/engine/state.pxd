@@ -7,9 +7,14 @@ from sim.rules cimport actors
 
 
 cdef class Fighter(actors.Fighter):
-    cdef public object _turn_event, arsenal, attacked_by, cause, effects, items, learned
+    cdef public object _turn_event, arsenal, cause
+    # Containers a battle fills and reads in place (set.add, list truth, dict.get in C).
+    cdef public set attacked_by, learned
+    cdef public list effects
+    cdef public dict items, arms
     cdef public object morale, mounted_on, policy, potion_at, prefers, reach, ridden_by
     cdef public object status, weapon_at_hand, x
     cdef public long psy, index, items_used, cost_at_hand, attacked_round, fire_damage
     cdef public long unhealable
-    cdef public bint counts, fatigues, fixed_at_hand, fixed_reach, prone, saved, social_burnt
+    cdef public bint counts, fatigues, fixed_at_hand, fixed_reach, initiative_gift, prone, saved
+    cdef public bint social_burnt

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sim.model import INITIATIVE_GIFT
 from sim.rules import actors
 
 if TYPE_CHECKING:
     import simpy
 
     from sim.model import Combatant, Side, Weapon
+    from sim.rules.actors import Arm
 
 # Status values, in the words the event log and the batch summary use.
 ACTIVE = "active"
@@ -30,11 +32,11 @@ class Fighter(actors.Fighter):
     read and write are declared by its base, ``sim.rules.actors.Fighter``.
     """
 
-    __slots__ = ("_turn_event", "arsenal", "attacked_by", "attacked_round", "cause",
+    __slots__ = ("_turn_event", "arms", "arsenal", "attacked_by", "attacked_round", "cause",
                  "cost_at_hand", "counts", "effects", "fatigues", "fire_damage", "fixed_at_hand",
-                 "fixed_reach", "index", "items", "items_used", "learned", "morale", "mounted_on",
-                 "policy", "potion_at", "prefers", "prone", "psy", "reach", "ridden_by", "saved",
-                 "social_burnt", "status", "unhealable", "weapon_at_hand", "x")
+                 "fixed_reach", "index", "initiative_gift", "items", "items_used", "learned",
+                 "morale", "mounted_on", "policy", "potion_at", "prefers", "prone", "psy", "reach",
+                 "ridden_by", "saved", "social_burnt", "status", "unhealable", "weapon_at_hand", "x")
 
     def __init__(self, spec: Combatant, side: Side, index: int, hp: int, x: float) -> None:
         self.spec = spec
@@ -45,9 +47,9 @@ class Fighter(actors.Fighter):
         memo = spec.armory.get("fighter")
         if memo is None or memo[0] is not side:
             memo = spec.armory["fighter"] = _taken_from(spec, side)
-        (_, self.name, self.side, self.party, self.heroism, self.reach, self.attack_threshold,
-         self.defense_threshold, self.counts, self.psy, self.policy, self.prefers,
-         self.potion_at) = memo
+        (_, self.name, self.side, self.party, self.heroism, self.level, self.armor, self.reach,
+         self.attack_threshold, self.defense_threshold, self.counts, self.psy, self.policy,
+         self.prefers, self.potion_at, self.initiative_gift) = memo
         self.index = index
         self.hp = hp
         self.max_hp = hp
@@ -66,10 +68,12 @@ class Fighter(actors.Fighter):
         self.attacked_round = 0
         self.defended_round = -1  # d100, ``defense_per: round``: the round it last rolled defense
         self._turn_event: simpy.Event | None = None
-        # Weapons in order of preference with their cost in half-actions, the one used while
+        # Weapons in order of preference with their cost in half-actions, each one's Arm by the
+        # weapon's identity (what an attack reads: sim.rules.actors.Arm), the one used while
         # everyone stands together, its cost, whether it never changes (no spell, no tiring
         # shot), and whether the system tires fighters (d100): set by sim.engine.tactics.arm.
         self.arsenal: tuple[tuple[Weapon, int], ...]
+        self.arms: dict[int, Arm]
         self.weapon_at_hand: Weapon | None
         self.cost_at_hand: int
         self.fixed_at_hand: bool
@@ -118,10 +122,12 @@ class Fighter(actors.Fighter):
 
 
 def _taken_from(spec: Combatant, side: Side) -> tuple:
-    """(side, name, side's name, party, heroism, reach, attack and defense thresholds, whether it
-    counts for victory (mounts do not), PSY, target policy, weapon names in order of preference
-    or None, potion threshold): what a fighter takes from its spec and side."""
+    """(side, name, side's name, party, heroism, level, armor, reach, attack and defense
+    thresholds, whether it counts for victory (mounts do not), PSY, target policy, weapon names in
+    order of preference or None, potion threshold, whether it has the initiative gift): what a
+    fighter takes from its spec and side."""
     tactics = side.tactics if spec.tactics is None else spec.tactics.over(side.tactics)
-    return (side, spec.name, side.name, side.party, spec.heroism, spec.reach,
-            spec.effective_attack_threshold, spec.effective_defense_threshold,
-            spec.rider is None, spec.psy, tactics.policy, tactics.weapons, tactics.drink_at)
+    return (side, spec.name, side.name, side.party, spec.heroism, spec.level, spec.armor,
+            spec.reach, spec.effective_attack_threshold, spec.effective_defense_threshold,
+            spec.rider is None, spec.psy, tactics.policy, tactics.weapons, tactics.drink_at,
+            spec.has_gift(INITIATIVE_GIFT))

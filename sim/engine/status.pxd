@@ -9,11 +9,13 @@ from sim.engine.table cimport Table
 
 cdef class Status:
     cdef public Table table
-    cdef public object log, emit, scenario, seed, batch, rules, env, economy
+    cdef public object log, emit, scenario, seed, batch, rules, _env, economy
     cdef public object _carry, _resolve_attack, _roll_damage, _strike
-    cdef public object fighters, _by_side, _able, _starting, enemies_cache, _ever_down
-    cdef public object surprise_side, _roller, _roller_first, _others_first, _gifted
-    cdef public object _flee_at, _routed, focus, _outnumbered_at, _last_scripted
+    cdef public list fighters, _roller_first, _others_first, _gifted
+    cdef public dict _by_side, _able, _starting, enemies_cache, focus
+    cdef public set _ever_down, _routed
+    cdef public object surprise_side, _roller
+    cdef public object _flee_at, _outnumbered_at, _last_scripted
     cdef public object destiny_left, winner
     cdef public long _standing, _armed, _budget, _max_attacks
     cdef public bint morale_on, spread, _perils, _special, _outnumbering, _wounds

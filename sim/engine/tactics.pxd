@@ -4,7 +4,7 @@ cimport cython
 from sim.engine.state cimport Fighter
 
 @cython.locals(n=long)
-cpdef choose_target(Fighter fighter, enemies, spread, rng, focus)
+cpdef choose_target(Fighter fighter, enemies, spread, draw, focus)
 cpdef arm(Fighter fighter, economy, fatigue)
 cpdef choose_weapon(Fighter fighter, gap)
 cpdef usable(Fighter fighter, weapon)

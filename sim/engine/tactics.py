@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sim.rules.actors import Arm
 from sim.rules.d100 import attack_score
 
 if TYPE_CHECKING:
-    import random
+    from collections.abc import Callable
 
     from sim.engine.state import Fighter
     from sim.model import Combatant, Weapon
@@ -22,7 +23,7 @@ def _by_strength(enemy: Fighter) -> tuple[int, int]:
     return -enemy.hp, enemy.index
 
 
-def choose_target(fighter: Fighter, enemies: list[Fighter], spread: bool, rng: random.Random,
+def choose_target(fighter: Fighter, enemies: list[Fighter], spread: bool, draw: Callable[[], float],
                   focus: dict[str, Fighter]) -> Fighter | None:
     """Pick one of the able ``enemies``, preferring those already within the fighter's reach
     (``spread``: False while everyone stands at one spot, all within reach).
@@ -45,7 +46,7 @@ def choose_target(fighter: Fighter, enemies: list[Fighter], spread: bool, rng: r
     if policy == "random":
         # roll_die(rng, len(pool)) - 1, inlined: this runs on every attack.
         n = len(pool)
-        return pool[0] if n == 1 else pool[int(rng.random() * n)]
+        return pool[0] if n == 1 else pool[int(draw() * n)]
     if policy == "strongest":
         return min(pool, key=_by_strength)
     if policy == "focus":
@@ -87,7 +88,7 @@ def weapon_order(weapons: tuple[Weapon, ...], preferred: tuple[str, ...] | None
     return (*first, *rest)
 
 
-Armed = tuple[tuple[tuple["Weapon", int], ...], "Weapon | None", int, bool, bool]
+Armed = tuple[tuple[tuple["Weapon", int], ...], dict[int, Arm], "Weapon | None", int, bool, bool]
 
 
 def arm(fighter: Fighter, economy: ActionEconomy, fatigue: bool) -> None:
@@ -97,24 +98,32 @@ def arm(fighter: Fighter, economy: ActionEconomy, fatigue: bool) -> None:
 
     ``fatigue``: whether the system tires fighters (d100), so a shot can become hopeless.
     """
-    key = (fighter.prefers, fatigue, economy.attack_cost, economy.two_handed_cost,
-           economy.ranged_cost, economy.spell_cost)
     armory = fighter.spec.armory
-    armed = armory.get(key)
-    if armed is None:
-        armed = armory[key] = _armed(fighter.spec, fighter.prefers, economy, fatigue)
-    (fighter.arsenal, fighter.weapon_at_hand, fighter.cost_at_hand, fighter.fixed_at_hand,
-     fighter.fixed_reach) = armed
+    last = armory.get("armed")  # the last arming, as (economy, fatigue, prefers, armed)
+    if last is not None and last[0] is economy and last[1] is fatigue and last[2] is fighter.prefers:
+        armed = last[3]  # the same objects as the last battle's: no key to build and hash
+    else:
+        key = (fighter.prefers, fatigue, economy.attack_cost, economy.two_handed_cost,
+               economy.ranged_cost, economy.spell_cost)
+        armed = armory.get(key)
+        if armed is None:
+            armed = armory[key] = _armed(fighter.spec, fighter.prefers, economy, fatigue)
+        armory["armed"] = (economy, fatigue, fighter.prefers, armed)
+    (fighter.arsenal, fighter.arms, fighter.weapon_at_hand, fighter.cost_at_hand,
+     fighter.fixed_at_hand, fighter.fixed_reach) = armed
     fighter.fatigues = fatigue
 
 
 def _armed(spec: Combatant, prefers: tuple[str, ...] | None, economy: ActionEconomy,
            fatigue: bool) -> Armed:
-    """(arsenal, weapon at hand, its cost, whether it never changes while all stand together,
-    whether its reach never changes)."""
+    """(arsenal, each weapon's Arm by its identity, weapon at hand, its cost, whether it never
+    changes while all stand together, whether its reach never changes)."""
     arsenal = tuple((w, economy.cost_of(w)) for w in weapon_order(spec.weapons, prefers))
+    # By identity: the memo holds the weapons, so no other object takes their ids; a weapon
+    # not its own (a test's) has no Arm here and gets one made (Combat.attack).
+    arms = {id(w): Arm(w) for w, _ in arsenal}
     if not arsenal:
-        return arsenal, None, 0, True, True
+        return arsenal, arms, None, 0, True, True
     weapon, cost = arsenal[0]
 
     def fixed(w: Weapon) -> bool:  # a spell (PSY and HP run out), a shot fatigue can make hopeless
@@ -122,7 +131,7 @@ def _armed(spec: Combatant, prefers: tuple[str, ...] | None, economy: ActionEcon
 
     # While everyone stands together the first weapon is always the choice, unless it may
     # become unusable; and the fighter's reach is its stat block's unless one weapon may.
-    return arsenal, weapon, cost, fixed(weapon), all(fixed(w) for w, _ in arsenal)
+    return arsenal, arms, weapon, cost, fixed(weapon), all(fixed(w) for w, _ in arsenal)
 
 
 def reach_now(fighter: Fighter) -> float:

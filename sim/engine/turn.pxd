@@ -9,3 +9,5 @@ cdef class Turns(Combat):
     @cython.locals(budget=long, moves=long, attacks=long, cost=long, target=Fighter)
     cpdef _take_turn(self, Fighter fighter, announced=*)
     cpdef _prepare_turn(self, Fighter fighter)
+
+from sim.engine.tactics cimport approach_gap, choose_target, choose_weapon

@@ -50,7 +50,7 @@ class Turns(Combat):
         while budget > 0 and fighter.able:
             spread = self.spread  # a move below may spread the field
             enemies = cache.get(fighter.side) or self.able_enemies(fighter)
-            target = choose_target(fighter, enemies, spread, self.table.rng, self.focus)
+            target = choose_target(fighter, enemies, spread, self.table.draw, self.focus)
             if target is None:
                 return
             if spread or not fighter.fixed_at_hand:

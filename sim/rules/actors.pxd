@@ -4,11 +4,16 @@
 # 1,000,000); what may be None, a float or a name stays a Python object.
 cdef class Fighter:
     cdef public object spec, name, side, spirit, max_spirit
-    cdef public long hp, max_hp, heroism, fatigue, social_lost, skip_turns
+    cdef public long hp, max_hp, heroism, level, armor, fatigue, social_lost, skip_turns
     cdef public long attack_threshold, defense_threshold, defended_round
     cdef public bint party, able, weakened, despairing
 
+cdef class Arm:
+    cdef public object weapon, roll
+    cdef public long bonus, psy
+    cdef public bint plain, armor_piercing, suited
+
 cdef class Table:
-    cdef public object rng, log, t, surprising, on_check
+    cdef public object rng, draw, log, t, surprising, on_check
     cdef public long round
     cdef public bint despair_disadvantage

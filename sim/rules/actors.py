@@ -17,16 +17,17 @@ if TYPE_CHECKING:
     import random
     from collections.abc import Callable
 
-    from sim.model import Combatant
+    from sim.dice.samplers import Sampler
+    from sim.model import Combatant, Weapon
     from sim.rules import CheckResult
 
 
 class Fighter:
     """A combatant in a battle, as the rules see it."""
 
-    __slots__ = ("able", "attack_threshold", "defended_round", "defense_threshold", "despairing",
-                 "fatigue", "heroism", "hp", "max_hp", "max_spirit", "name", "party", "side",
-                 "skip_turns", "social_lost", "spec", "spirit", "weakened")
+    __slots__ = ("able", "armor", "attack_threshold", "defended_round", "defense_threshold",
+                 "despairing", "fatigue", "heroism", "hp", "level", "max_hp", "max_spirit", "name",
+                 "party", "side", "skip_turns", "social_lost", "spec", "spirit", "weakened")
 
     spec: Combatant
     name: str
@@ -36,6 +37,8 @@ class Fighter:
     max_hp: int
     able: bool
     heroism: int
+    level: int  # its stat block's, read on every d20 attack
+    armor: int  # its stat block's, read on every d20 defense
     fatigue: int
     weakened: bool
     despairing: bool
@@ -48,12 +51,30 @@ class Fighter:
     defended_round: int
 
 
+class Arm:
+    """A weapon as an attack reads it: what its frozen spec says, copied once per stat block
+    (sim.engine.tactics keeps a fighter's, ``Fighter.arms``), and its damage sampler, so a
+    compiled build reads them in place instead of through the spec's attributes."""
+
+    __slots__ = ("armor_piercing", "bonus", "plain", "psy", "roll", "suited", "weapon")
+
+    def __init__(self, weapon: Weapon) -> None:
+        self.weapon = weapon
+        self.bonus: int = weapon.bonus
+        self.psy: int = weapon.psy
+        self.plain: bool = weapon.plain
+        self.armor_piercing: bool = weapon.armor_piercing
+        self.suited: bool = bool(weapon.suited)  # made for some creatures (d20's +1d4)
+        self.roll: Sampler = weapon.damage.roll
+
+
 class Table:
     """A battle's dice, clock and log, as the rules see them."""
 
-    __slots__ = ("despair_disadvantage", "log", "on_check", "rng", "round", "surprising", "t")
+    __slots__ = ("despair_disadvantage", "draw", "log", "on_check", "rng", "round", "surprising", "t")
 
     rng: random.Random
+    draw: Callable[[], float]  # rng.random, bound once (the engine's Table.use sets both)
     log: list[dict[str, Any]] | None
     round: int
     t: float

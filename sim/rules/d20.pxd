@@ -13,5 +13,5 @@ cpdef _spend_heroism(actors.Table table, actors.Fighter who)
 
 @cython.locals(roller=actors.Fighter, modifier=long, threshold=long, kept=long, second=long,
                total=long, bonus=long, margin=long, amount=long)
-cpdef strike(actors.Table table, actors.Fighter attacker, actors.Fighter target, weapon,
+cpdef strike(actors.Table table, actors.Fighter attacker, actors.Fighter target, actors.Arm arm,
              advantage)

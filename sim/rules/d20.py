@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from sim.dice import Dice
     from sim.model import Weapon
     from sim.rules import Frighten
-    from sim.rules.actors import Fighter, Table
+    from sim.rules.actors import Arm, Fighter, Table
 
 STANDARD_TARGET = 16  # "1d20 + niveau du personnage > 16"
 MOVEMENT_ARTS = frozenset({"acrobatics", "athletics", "stealth"})
@@ -87,7 +87,7 @@ def roll_check(
     """
     if who.despairing and table.despair_disadvantage:  # morale: despair's disadvantage
         advantage = -1 if advantage <= 0 else 0
-    rand = table.rng.random
+    rand = table.draw
     first = int(rand() * 20) + 1  # roll_die(rng, 20), inlined: every attack comes here
     if advantage:
         second = int(rand() * 20) + 1
@@ -135,26 +135,27 @@ def roll_check(
 
 
 def strike(
-    table: Table, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
+    table: Table, attacker: Fighter, target: Fighter, arm: Arm, advantage: int
 ) -> int:
     """``attack`` then ``damage`` in one call, for a battle that logs nothing and where
     nothing listens to checks (no morale): the HP a plain weapon's hit takes, or -1 for a
     miss. The same dice in the same order, the same heroism; no result objects on the
-    way (the engine's hot path, tested equal to the two calls). A module function, the
-    class's ``strike``, so a compiled build types it (d20.pxd)."""
+    way (the engine's hot path, tested equal to the two calls). The weapon comes as its
+    ``Arm``, its numbers read in place. A module function, the class's ``strike``, so a
+    compiled build types it (d20.pxd)."""
+    weapon = arm.weapon
     if attacker.party or not target.party:  # the attacker rolls: attack > defense threshold
-        roller, modifier, threshold = attacker, attacker.spec.level + weapon.bonus, \
-            target.defense_threshold
+        roller, modifier, threshold = attacker, attacker.level + arm.bonus, target.defense_threshold
         purpose, used = "attack", weapon
     else:  # the party member defends: armor > attack threshold, the attacker's edge against it
-        roller, modifier, threshold = target, target.spec.armor, attacker.attack_threshold
+        roller, modifier, threshold = target, target.armor, attacker.attack_threshold
         purpose, used, advantage = "defense", None, -advantage
     if roller.despairing and table.despair_disadvantage:
         advantage = -1 if advantage <= 0 else 0
-    rng = table.rng
-    kept = int(rng.random() * 20) + 1
+    draw = table.draw
+    kept = int(draw() * 20) + 1
     if advantage:
-        second = int(rng.random() * 20) + 1
+        second = int(draw() * 20) + 1
         kept = max(kept, second) if advantage > 0 else min(kept, second)
     total = kept + modifier
     bonus = 0
@@ -172,10 +173,10 @@ def strike(
             return -1
         extra = kept == 1 or margin <= -CRITICAL_MARGIN
         bonus = 0
-    amount = weapon.damage.roll(rng)
+    amount = arm.roll(table.rng)
     if extra or attacker.side == table.surprising or (
-            weapon.suited and target.spec.suits(weapon)):
-        amount += int(rng.random() * EXTRA_DAMAGE_DIE) + 1
+            arm.suited and target.spec.suits(weapon)):
+        amount += int(draw() * EXTRA_DAMAGE_DIE) + 1
     amount += bonus
     return amount if amount > 0 else 0
 

@@ -12,6 +12,7 @@ import pytest
 from sim import dice
 from sim.engine import Battle
 from sim.model import Weapon
+from sim.rules.actors import Arm
 from sim.rules.d20 import D20
 from sim.scenario import load_scenario
 from tests.builders import SWORD, battle, duel, fighter, scenario, side
@@ -40,12 +41,14 @@ def test_fast_path_is_taken_only_when_nothing_logs_or_listens() -> None:
 
 
 STAB = Weapon(name="stab", damage=dice.parse("1d4-3"))  # a hit that may take nothing
+# A bonus to hit, and suited to both fighters' kinds: +1d4 on a hit (rules §3).
+BANE = Weapon(name="bane", damage=dice.parse("2d6"), bonus=2, suited=("hero", "goblin"))
 
 
 class TestStrike:
     """D20.strike equals D20.attack then D20.damage: same dice, same order, same heroism."""
 
-    @pytest.mark.parametrize("weapon", [SWORD, STAB], ids=lambda w: w.name)
+    @pytest.mark.parametrize("weapon", [SWORD, STAB, BANE], ids=lambda w: w.name)
     @pytest.mark.parametrize("aspects", [None, ("sword",), ("stealth",)])
     @pytest.mark.parametrize("hero_attacks", [False, True])
     def test_strike_matches_attack_then_damage(self, weapon: Weapon,
@@ -56,9 +59,9 @@ class TestStrike:
         rules = D20()
         spec = scenario(
             side("heroes", fighter("Hero", level=1, armor=2, heroism=3, aspects=aspects,
-                                   weapons=(weapon,)), party=True),
+                                   weapons=(weapon,), kinds=("hero",)), party=True),
             side("goblins", fighter("Gob", attack_threshold=12, defense_threshold=13,
-                                    weapons=(weapon,))),
+                                    weapons=(weapon,), kinds=("goblin",))),
         )
         b = battle(spec, 1, log=False)
         hero, gob = b.fighters
@@ -67,11 +70,11 @@ class TestStrike:
         for advantage, surprise, heroism, despairing, seed in cases:
             results = []
             for fused in (True, False):
-                b.table.rng = random.Random(seed)
+                b.table.use(random.Random(seed))
                 b.table.surprising = attacker.side if surprise else None
                 hero.heroism, hero.despairing = heroism, despairing
                 if fused:
-                    amount = rules.strike(b.table, attacker, target, weapon, advantage)
+                    amount = rules.strike(b.table, attacker, target, Arm(weapon), advantage)
                 else:
                     hit = rules.attack(b.table, attacker, target, weapon, advantage)
                     amount = rules.damage(b.table, attacker, target, weapon, hit).amount \

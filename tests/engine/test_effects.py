@@ -659,7 +659,7 @@ def run_scripted(spec: Scenario, *faces: tuple[int, int]):
     """Run a whole battle on scripted dice; returns the battle and its scripted Random."""
     b = Battle(spec, seed=0, log=True)
     rng = ScriptedRandom(faces)
-    b.table.rng = rng
+    b.table.use(rng)
     b.run()
     return b, rng
 

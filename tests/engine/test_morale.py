@@ -32,7 +32,7 @@ class TestTokens:
     def test_2d6_per_combatant_in_listed_order(self) -> None:
         """Tokens: 2d6 rolled for each combatant at set-up, in listed order."""
         b = Battle(duel2d10(morale_who="everyone"), 1, log=True)
-        b.table.rng = ScriptedRandom([(3, 6), (4, 6), (6, 6), (2, 6)])  # HP are fixed: only tokens roll
+        b.table.use(ScriptedRandom([(3, 6), (4, 6), (6, 6), (2, 6)]))  # HP are fixed: only tokens roll
         b._setup()
         assert [f.morale for f in b.fighters] == [7, 8]
         assert [c["morale"] for c in b.log[0]["combatants"]] == [7, 8]
@@ -426,7 +426,7 @@ class TestWoundsOfAnyKind:
         hero.morale = 9
         Burning(b, hero).start()
         b.env.run()  # the effect's process starts, waiting for its owner's turns
-        b.table.rng = ScriptedRandom(((6, 6), (1, 10), (1, 10)))  # 6 fire, then put out
+        b.table.use(ScriptedRandom(((6, 6), (1, 10), (1, 10))))  # 6 fire, then put out
         turn(b, hero)
         assert changes(b.log)[0] == ("Hero", -3, "wound", 6)
 

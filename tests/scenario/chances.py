@@ -27,6 +27,6 @@ def hit_chance(spec: Scenario, attacker: str, target: str) -> Fraction:
     hitter, struck = by_name[attacker], by_name[target]
     hits = 0
     for face in FACES:
-        b.table.rng = ScriptedRandom([(face, 20)])
+        b.table.use(ScriptedRandom([(face, 20)]))
         hits += D20().attack(b.table, hitter, struck, hitter.spec.weapons[0], 0).hit
     return Fraction(hits, 20)
