@@ -22,7 +22,7 @@ from sim.batch.tables import PART_KEY, battles_part, day_part, part_bytes
 from sim.day.file import Day
 from sim.day.play import run_day
 from sim.day.stats import DayAggregate, DayRow
-from sim.engine import run_battle
+from sim.engine import Battle, run_battle
 from sim.errors import InputError
 from sim.events import StreamedLog, render
 from sim.model import Scenario
@@ -178,7 +178,7 @@ def run_chunk(task: ChunkTask) -> ChunkResult:
             outcome, log = logged(run_battle, scenario, seed, {"seed": master, "index": index})
             logs.append(log)
         else:
-            outcome = run_battle(scenario, seed)[0]
+            outcome = Battle(scenario, seed).run()  # run_battle's, without its empty log
         add(index, seed, outcome.winner, outcome.rounds, outcome.rows)
     aggregate = empty_aggregate(scenario)
     aggregate.add_columns(battles)
