@@ -70,6 +70,23 @@ def pure_asked() -> bool:
     return os.environ.get(PURE) == "pure"
 
 
+C_FILES = ROOT / "build" / "cython"  # the C files Cython writes, kept between builds
+C_STAMP = "made_from.json"  # beside them: the digests of the sources they were made from
+
+
+def c_files_stale(digests: dict[str, str], folder: pathlib.Path) -> bool:
+    """Whether the C files in ``folder`` were made from other sources than ``digests`` (or
+    the folder says nothing). Cython's own check remakes a module's C file when its ``.py``
+    or ``.pxd`` changed, but not when a ``.pxd`` it cimports as ``from sim.rules cimport
+    actors`` did: that module's old C file, compiled against the new layout of a class, is
+    refused at import ("size changed") or worse. So any change remakes them all."""
+    stamp = folder / C_STAMP
+    try:
+        return json.loads(stamp.read_text(encoding="utf-8")) != digests
+    except (OSError, ValueError):
+        return True
+
+
 class NoCompiler(Exception):
     """The build cannot compile here: the reason, said once."""
 
@@ -106,7 +123,7 @@ class BuildExt(build_ext):
 
     def run(self) -> None:
         # What is compiled, stamped once the compiled modules are where they run from.
-        digests = PATHS.sources(PATHS.MODULES, ROOT / "sim")
+        digests = self._digests = PATHS.sources(PATHS.MODULES, ROOT / "sim")
         try:
             super().run()
             self._stamp(digests)
@@ -141,9 +158,12 @@ class BuildExt(build_ext):
         if self.compiler.compiler_type == "unix":
             for ext in self.extensions:
                 ext.extra_compile_args = [*ext.extra_compile_args, *UNIX_FLAGS]
-        # Only the sources change: the extensions keep what setuptools set on them.
-        made = cythonize(self.extensions, build_dir="build/cython", nthreads=workers,
-                         compiler_directives=DIRECTIVES, quiet=True)
+        # Only the sources change: the extensions keep what setuptools set on them. Every C
+        # file is made again once any source changed (see c_files_stale).
+        made = cythonize(self.extensions, build_dir=str(C_FILES), nthreads=workers,
+                         compiler_directives=DIRECTIVES, quiet=True,
+                         force=c_files_stale(self._digests, C_FILES))
+        (C_FILES / C_STAMP).write_text(json.dumps(self._digests, sort_keys=True), encoding="utf-8")
         c_files = {ext.name: ext.sources for ext in made}
         for ext in self.extensions:
             ext.sources = c_files[ext.name]

@@ -36,8 +36,8 @@ INITIATIVE_GIFT = "initiative"  # the gift that rolls 1d8 for initiative and gro
 class Memo(dict):
     """What the engine works out from a spec once and keeps on it (``Combatant.armory``). It
     never travels with its spec: pickled for a worker process or copied, it starts empty, as
-    it holds closures (dice samplers) and keys made of object identities, which mean nothing
-    in another process or a copy (the engine works them out again there)."""
+    it holds closures (dice samplers) and is checked by object identity, which means nothing
+    in another process or a copy (the engine works it out again there)."""
 
     def __reduce__(self) -> tuple[type[Memo], tuple[()]]:
         return (Memo, ())

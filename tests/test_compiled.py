@@ -14,6 +14,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+from types import ModuleType
 
 import pytest
 
@@ -24,17 +25,38 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
-def test_the_build_compiles_the_listed_modules() -> None:
-    """setup.py (imported, it builds nothing) declares one extension a listed module, named for
-    where its compiled file lands, from a .py file that exists."""
+def _setup() -> ModuleType:
+    """setup.py, imported: it builds nothing."""
     spec = importlib.util.spec_from_file_location("combat_sim_setup", REPO / "setup.py")
     assert spec is not None and spec.loader is not None
     setup = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(setup)
+    return setup
+
+
+def test_the_build_compiles_the_listed_modules() -> None:
+    """setup.py declares one extension a listed module, named for where its compiled file
+    lands, from a .py file that exists."""
+    setup = _setup()
     declared = {ext.name: ext.sources for ext in setup.extensions()}
     assert declared == {f"{m}.__init__" if m == "sim.rules" else m:
                         [compiled.source_of(m).relative_to(REPO).as_posix()] for m in MODULES}
     assert all(compiled.source_of(module).is_file() for module in MODULES)
+
+
+def test_any_changed_source_remakes_every_c_file(tmp_path: pathlib.Path) -> None:
+    """Cython remakes a C file when its own sources changed, not when a .pxd it cimports as
+    ``from sim.rules cimport actors`` did (a stale d20 then failed to import: "Arm size
+    changed"): the build remakes them all once the digests of any source differ."""
+    setup = _setup()
+    digests = sources(MODULES, REPO / "sim")
+    assert setup.c_files_stale(digests, tmp_path)  # nothing made yet
+    (tmp_path / setup.C_STAMP).write_text(json.dumps(digests), encoding="utf-8")
+    assert not setup.c_files_stale(digests, tmp_path)
+    changed = {**digests, "sim/rules/actors.pxd": "0" * 64}
+    assert setup.c_files_stale(changed, tmp_path)
+    (tmp_path / setup.C_STAMP).write_text("{", encoding="utf-8")  # a torn write
+    assert setup.c_files_stale(digests, tmp_path)
 
 
 def test_every_pxd_types_a_listed_module() -> None:

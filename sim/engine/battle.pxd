@@ -3,6 +3,7 @@ cimport cython
 
 from sim.engine.clock cimport Clock
 from sim.engine.state cimport Fighter
+from sim.engine.tactics cimport arm
 
 cdef class Battle(Clock):
     @cython.locals(fighter=Fighter, f=Fighter)

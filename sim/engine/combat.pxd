@@ -9,7 +9,7 @@ from sim.rules.actors cimport Arm
 
 cdef class Combat(Status):
     @cython.locals(table=Table, arm=Arm, surprise=bint, outnumbered=bint, advantage=long, amount=long)
-    cpdef attack(self, Fighter attacker, Fighter target, weapon)
+    cpdef attack(self, Fighter attacker, Fighter target, weapon, Arm arm=*)
     @cython.locals(before=long, after=long)
     cpdef deal_damage(self, Fighter target, amount, Fighter source, kind, armor_piercing=*, dice=*,
                       bonus=*, cost=*)

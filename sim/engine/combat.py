@@ -24,7 +24,8 @@ class Combat(Status):
     ``Battle.__init__``): outnumbering and the rule system's attack, damage and strike,
     bound once. It is also the ``sim.engine.effects.Host`` effects see (check, absorb, harm)."""
 
-    def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon) -> bool:
+    def attack(self, attacker: Fighter, target: Fighter, weapon: Weapon, arm: Arm | None = None
+               ) -> bool:
         """One attack: the system resolves hit and damage; the engine applies it.
 
         Outnumbered (d20): once ``outnumbered_at`` different enemies attacked the
@@ -32,6 +33,7 @@ class Combat(Status):
         True when the attack ends the attacker's turn: a fumble, or a caster out cold from
         paying. A fall from the saddle loses the attack, not the turn (rules §6): the
         turn goes on with what it has left, unless the fall knocked the rider out.
+        ``arm``: the weapon's Arm from the attacker's arsenal (made here when not given).
         """
         table = self.table
         surprise = attacker.side == table.surprising
@@ -43,9 +45,7 @@ class Combat(Status):
                 attacked_by.clear()
             outnumbered = len(attacked_by) >= self._outnumbered_at
             attacked_by.add(attacker.name)
-        # The weapon's numbers, read in place: its Arm (one not its own, a test's, gets one made).
-        arm = attacker.arms.get(id(weapon))
-        if arm is None:
+        if arm is None:  # the weapon's numbers, read in place: the turn hands its arsenal's Arm
             arm = Arm(weapon)
         bonus = 0
         if arm.psy or attacker.mounted_on is not None:

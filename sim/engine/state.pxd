@@ -7,11 +7,11 @@ from sim.rules cimport actors
 
 
 cdef class Fighter(actors.Fighter):
-    cdef public object _turn_event, arsenal, cause
+    cdef public object _turn_event, arsenal, arm_at_hand, cause
     # Containers a battle fills and reads in place (set.add, list truth, dict.get in C).
     cdef public set attacked_by, learned
     cdef public list effects
-    cdef public dict items, arms
+    cdef public dict items
     cdef public object morale, mounted_on, policy, potion_at, prefers, reach, ridden_by
     cdef public object status, weapon_at_hand, x
     cdef public long psy, index, items_used, cost_at_hand, attacked_round, fire_damage

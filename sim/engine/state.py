@@ -32,7 +32,7 @@ class Fighter(actors.Fighter):
     read and write are declared by its base, ``sim.rules.actors.Fighter``.
     """
 
-    __slots__ = ("_turn_event", "arms", "arsenal", "attacked_by", "attacked_round", "cause",
+    __slots__ = ("_turn_event", "arm_at_hand", "arsenal", "attacked_by", "attacked_round", "cause",
                  "cost_at_hand", "counts", "effects", "fatigues", "fire_damage", "fixed_at_hand",
                  "fixed_reach", "index", "initiative_gift", "items", "items_used", "learned",
                  "morale", "mounted_on", "policy", "potion_at", "prefers", "prone", "psy", "reach",
@@ -68,14 +68,14 @@ class Fighter(actors.Fighter):
         self.attacked_round = 0
         self.defended_round = -1  # d100, ``defense_per: round``: the round it last rolled defense
         self._turn_event: simpy.Event | None = None
-        # Weapons in order of preference with their cost in half-actions, each one's Arm by the
-        # weapon's identity (what an attack reads: sim.rules.actors.Arm), the one used while
-        # everyone stands together, its cost, whether it never changes (no spell, no tiring
-        # shot), and whether the system tires fighters (d100): set by sim.engine.tactics.arm.
-        self.arsenal: tuple[tuple[Weapon, int], ...]
-        self.arms: dict[int, Arm]
+        # Weapons in order of preference with their cost in half-actions and their Arm (what
+        # an attack reads: sim.rules.actors.Arm), the one used while everyone stands together,
+        # its cost and Arm, whether it never changes (no spell, no tiring shot), and whether
+        # the system tires fighters (d100): set by sim.engine.tactics.arm.
+        self.arsenal: tuple[tuple[Weapon, int, Arm], ...]
         self.weapon_at_hand: Weapon | None
         self.cost_at_hand: int
+        self.arm_at_hand: Arm | None
         self.fixed_at_hand: bool
         self.fixed_reach: bool  # its reach is its stat block's (no spell, no shot that may fail)
         self.fatigues: bool

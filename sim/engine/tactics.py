@@ -88,7 +88,7 @@ def weapon_order(weapons: tuple[Weapon, ...], preferred: tuple[str, ...] | None
     return (*first, *rest)
 
 
-Armed = tuple[tuple[tuple["Weapon", int], ...], dict[int, Arm], "Weapon | None", int, bool, bool]
+Armed = tuple[tuple[tuple["Weapon", int, Arm], ...], "Weapon | None", int, "Arm | None", bool, bool]
 
 
 def arm(fighter: Fighter, economy: ActionEconomy, fatigue: bool) -> None:
@@ -109,29 +109,26 @@ def arm(fighter: Fighter, economy: ActionEconomy, fatigue: bool) -> None:
         if armed is None:
             armed = armory[key] = _armed(fighter.spec, fighter.prefers, economy, fatigue)
         armory["armed"] = (economy, fatigue, fighter.prefers, armed)
-    (fighter.arsenal, fighter.arms, fighter.weapon_at_hand, fighter.cost_at_hand,
+    (fighter.arsenal, fighter.weapon_at_hand, fighter.cost_at_hand, fighter.arm_at_hand,
      fighter.fixed_at_hand, fighter.fixed_reach) = armed
     fighter.fatigues = fatigue
 
 
 def _armed(spec: Combatant, prefers: tuple[str, ...] | None, economy: ActionEconomy,
            fatigue: bool) -> Armed:
-    """(arsenal, each weapon's Arm by its identity, weapon at hand, its cost, whether it never
-    changes while all stand together, whether its reach never changes)."""
-    arsenal = tuple((w, economy.cost_of(w)) for w in weapon_order(spec.weapons, prefers))
-    # By identity: the memo holds the weapons, so no other object takes their ids; a weapon
-    # not its own (a test's) has no Arm here and gets one made (Combat.attack).
-    arms = {id(w): Arm(w) for w, _ in arsenal}
+    """(arsenal: (weapon, cost, Arm) in order of preference; the weapon at hand, its cost and
+    Arm; whether it never changes while all stand together; whether its reach never changes)."""
+    arsenal = tuple((w, economy.cost_of(w), Arm(w)) for w in weapon_order(spec.weapons, prefers))
     if not arsenal:
-        return arsenal, arms, None, 0, True, True
-    weapon, cost = arsenal[0]
+        return arsenal, None, 0, None, True, True
+    weapon, cost, at_hand = arsenal[0]
 
     def fixed(w: Weapon) -> bool:  # a spell (PSY and HP run out), a shot fatigue can make hopeless
         return not w.psy and not (fatigue and w.range is not None)
 
     # While everyone stands together the first weapon is always the choice, unless it may
     # become unusable; and the fighter's reach is its stat block's unless one weapon may.
-    return arsenal, arms, weapon, cost, fixed(weapon), all(fixed(w) for w, _ in arsenal)
+    return arsenal, weapon, cost, at_hand, fixed(weapon), all(fixed(w) for w, _, _ in arsenal)
 
 
 def reach_now(fighter: Fighter) -> float:
@@ -140,7 +137,7 @@ def reach_now(fighter: Fighter) -> float:
     not "in reach" (the fighter would walk away from one its sword reaches)."""
     if fighter.fixed_reach:
         return fighter.reach
-    return max((w.reach for w, _ in fighter.arsenal if usable(fighter, w)), default=0.0)
+    return max((w.reach for w, _, _ in fighter.arsenal if usable(fighter, w)), default=0.0)
 
 
 def affordable(fighter: Fighter, weapon: Weapon) -> bool:
@@ -163,12 +160,12 @@ def usable(fighter: Fighter, weapon: Weapon) -> bool:
     return affordable(fighter, weapon) and not hopeless(fighter, weapon)
 
 
-def choose_weapon(fighter: Fighter, gap: float) -> tuple[Weapon, int] | None:
+def choose_weapon(fighter: Fighter, gap: float) -> tuple[Weapon, int, Arm] | None:
     """The first weapon in the fighter's order of preference that strikes this far and that it
-    can use; with its cost in half-actions. None: nothing it can use at this gap."""
+    can use; with its cost in half-actions and its Arm. None: nothing it can use at this gap."""
     for entry in fighter.arsenal:
-        weapon = entry[0]
-        if gap <= weapon.reach and usable(fighter, weapon):
+        held = entry[2]
+        if gap <= held.reach and usable(fighter, held.weapon):
             return entry
     return None
 
@@ -178,7 +175,7 @@ def approach_gap(fighter: Fighter) -> float | None:
     ranged fighter stops at its range and shoots, a melee fighter closes to contact,
     rules §2). None when it can use none at any distance: it stays out of reach."""
     best = None
-    for weapon, _ in fighter.arsenal:
+    for weapon, _, _ in fighter.arsenal:
         gap = 0.0 if weapon.range is None else weapon.range  # melee: close to contact
         if usable(fighter, weapon) and (best is None or gap > best):
             best = gap

@@ -78,13 +78,13 @@ class Turns(Combat):
                         budget = use_items(self.table, fighter, self._by_side[fighter.side],
                                            economy.item_cost or budget, budget, self.wake)
                     continue
-                weapon, cost = chosen
+                weapon, cost, arm = chosen
             else:  # everyone stands together: the weapon at hand, its cost known
-                weapon, cost = fighter.weapon_at_hand, fighter.cost_at_hand
+                weapon, cost, arm = fighter.weapon_at_hand, fighter.cost_at_hand, fighter.arm_at_hand
             if attacks >= self._max_attacks or cost > budget or (
                     fighter.items and self._item_instead(fighter, budget)):
                 return
-            ended = self.attack(fighter, target, weapon)
+            ended = self.attack(fighter, target, weapon, arm)
             attacks += 1
             budget -= cost
             if ended or (attacks >= self._max_attacks and not self._move_after_attack):

@@ -11,6 +11,7 @@ cdef class Fighter:
 cdef class Arm:
     cdef public object weapon, roll
     cdef public long bonus, psy
+    cdef public double reach
     cdef public bint plain, armor_piercing, suited
 
 cdef class Table:

@@ -53,10 +53,10 @@ class Fighter:
 
 class Arm:
     """A weapon as an attack reads it: what its frozen spec says, copied once per stat block
-    (sim.engine.tactics keeps a fighter's, ``Fighter.arms``), and its damage sampler, so a
-    compiled build reads them in place instead of through the spec's attributes."""
+    (in a fighter's arsenal, sim.engine.tactics), and its damage sampler, so a compiled build
+    reads them in place instead of through the spec's attributes."""
 
-    __slots__ = ("armor_piercing", "bonus", "plain", "psy", "roll", "suited", "weapon")
+    __slots__ = ("armor_piercing", "bonus", "plain", "psy", "reach", "roll", "suited", "weapon")
 
     def __init__(self, weapon: Weapon) -> None:
         self.weapon = weapon
@@ -64,6 +64,7 @@ class Arm:
         self.psy: int = weapon.psy
         self.plain: bool = weapon.plain
         self.armor_piercing: bool = weapon.armor_piercing
+        self.reach: float = weapon.reach  # metres (read on every weapon choice at a distance)
         self.suited: bool = bool(weapon.suited)  # made for some creatures (d20's +1d4)
         self.roll: Sampler = weapon.damage.roll
 

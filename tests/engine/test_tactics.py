@@ -168,7 +168,7 @@ class TestWeapons:
         _, wyvern = solo(bite, sting)
         assert pick(wyvern, 1) == "venom sting"
         _, archer = solo(BOW, DAGGER, torch)
-        assert [w.name for w, _ in archer.arsenal] == ["torch", "dagger", "bow"]
+        assert [w.name for w, _, _ in archer.arsenal] == ["torch", "dagger", "bow"]
 
     def test_default_order_is_melee_then_thrown_then_bows(self) -> None:
         """Without `tactics.weapons`: melee weapons first, then thrown ones, then bows, whatever
@@ -177,13 +177,13 @@ class TestWeapons:
         spear = Weapon("spear", dice.parse("1d8"))
         for listed in ((BOW, javelin, spear), (javelin, BOW, spear), (BOW, spear, javelin)):
             _, hunter = solo(*listed)
-            assert [w.name for w, _ in hunter.arsenal] == ["spear", "javelin", "bow"]
+            assert [w.name for w, _, _ in hunter.arsenal] == ["spear", "javelin", "bow"]
         assert pick(hunter, 8) == "javelin" and pick(hunter, 20) == "bow"
 
     def test_weapon_order_is_cached_with_costs(self) -> None:
         """The order of preference and each weapon's cost are computed once, at set-up."""
         _b, archer = solo(BOW, DAGGER, rules="d100")
-        assert [(w.name, cost) for w, cost in archer.arsenal] == [("dagger", 1), ("bow", 2)]
+        assert [(w.name, cost) for w, cost, _ in archer.arsenal] == [("dagger", 1), ("bow", 2)]
         assert archer.weapon_at_hand.name == "dagger" and archer.fixed_at_hand
 
     def test_melee_reach_is_at_most_two_metres(self) -> None:
