@@ -38,7 +38,10 @@ from sim.errors import RunAborted
 from sim.io.arrow import load_arrow, own_process
 from sim.io.shutdown import signals_ignored
 
-WINDOW = 2  # parts sent to the store process and not yet acknowledged
+# Parts sent to the store process and not yet acknowledged. Enough for the battles to go on
+# while the store imports pyarrow (0.1-0.2 s, about 8 chunks of a d20 skirmish): with 2, every
+# run stalled there, 0.1 s, half of a 2,000-battle run. A part is a chunk's columns (tens of kB).
+WINDOW = 8
 JOIN_S = 10.0  # how long the store process may take to exit once it has answered its last
 
 

@@ -221,8 +221,9 @@ class TestStoreProcess:
             slow(self, *args)
 
         monkeypatch.setattr(LocalStore, "add_part", add_part)
-        run_batch(tmp_path / "slow", True)
-        assert max(seen) == WINDOW - 1 and len(seen) == 5
+        chunks = WINDOW + 4
+        run_batch(tmp_path / "slow", True, spec=BatchSpec(n=25 * chunks, seed=5, chunk=25))
+        assert max(seen) == WINDOW - 1 and len(seen) == chunks
 
     @pytest.mark.parametrize("apart", [True, False], ids=["store process", "here"])
     def test_folder_turned_read_only_at_the_end_is_one_error(self, tmp_path: pathlib.Path, monkeypatch,
