@@ -8,6 +8,9 @@ separators (U+2028/9: a line break to YAML and to some terminals) and lone surro
 (undecodable file names) are replaced by their visible escape, ``\\x1b`` or
 ``\\u202e``. Rich and Textual markup is the other half: user strings go to rich
 as ``Text`` or through ``markup()``, so ``[bold]x[/bold]`` prints as typed.
+
+``plural`` is how every count reads, on the terminal and in the narration: ``1 round``,
+``5 rounds``.
 """
 
 from __future__ import annotations
@@ -78,3 +81,8 @@ def quoted_text(text: str) -> str:
     """JSON (or YAML with such strings double-quoted) whose C1, DEL and bidi characters are
     written as ``\\uXXXX`` escapes: the same value, and nothing a terminal acts on."""
     return _UNSAFE_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def plural(n: object, word: str) -> str:
+    """``1 round``, ``5 rounds``: a count as a GM says it (``n`` as a log gives it)."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

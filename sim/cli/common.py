@@ -20,7 +20,7 @@ from sim.batch import (
 from sim.errors import InputError, Problem, ScenarioError, option_problem, strict
 from sim.scenario import IMPLEMENTED_SYSTEMS
 from sim.scenario.bestiary import BESTIARY_ENV, env_bestiary_dirs, rules_folder
-from sim.terminal import safe
+from sim.terminal import plural, safe
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_MISMATCH = 1  # sim replay --verify: the log and the simulation differ
@@ -57,10 +57,6 @@ def by_line(problems: Sequence[Problem]) -> list[Problem]:
     for problem in problems:
         order.setdefault(problem.file, len(order))
     return sorted(problems, key=lambda p: (order[p.file], p.line, p.col))
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def tell_warnings(warnings: Sequence[Problem], refuse: bool) -> list[str]:

@@ -18,7 +18,6 @@ from sim.cli.common import (
     EXIT_OK,
     by_line,
     check_bestiary_dirs,
-    plural,
     say,
     say_line,
     tell_warnings,
@@ -34,7 +33,7 @@ from sim.replay.narrate import narrate
 from sim.replay.picks import pick_battles
 from sim.scenario import validate_file
 from sim.scenario.bestiary import bestiary_dirs, rules_folder
-from sim.terminal import quoted_text
+from sim.terminal import plural, quoted_text
 
 
 def cmd_run(args: argparse.Namespace) -> int:

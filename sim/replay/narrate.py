@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from sim.terminal import clean
+from sim.terminal import clean, plural
 
 Event = dict[str, Any]
 
@@ -134,16 +134,11 @@ def _resource(e: Event) -> str:
     return f"  {e['actor']} spends {e['amount']} {e['resource']}{roll}."
 
 
-def rounds(n: object) -> str:
-    """``1 round``, ``5 rounds``: as a GM says it."""
-    return f"{n} round" if n == 1 else f"{n} rounds"
-
-
 def _battle_ended(e: Event) -> str:
     head = f"{e['winner']} win" if e["winner"] else "The battle is a draw"
     why = {"stalemate": ": stalemate, nobody can hurt anybody any more",
            "max_rounds": ": the round limit"}.get(e.get("stopped", ""), "")
-    lines = [f"\n== {head} after {rounds(e['rounds'])}{why}. =="]
+    lines = [f"\n== {head} after {plural(e['rounds'], 'round')}{why}. =="]
     for label, key in (("dead", "dead"), ("knocked out", "knocked_out"), ("broken", "broken"),
                        ("fled", "fled"), ("left behind, alive", "left_behind")):
         if e.get(key):

@@ -18,10 +18,11 @@ import markupsafe
 from sim.errors import InputError
 from sim.events import CappedLog
 from sim.replay.load import regenerate
-from sim.replay.narrate import NARRATORS, Teller, day_verdict, rounds
+from sim.replay.narrate import NARRATORS, Teller, day_verdict
 from sim.replay.picks import PICKS, pick_battles
 from sim.replay.state import BattleView, CombatantView
 from sim.report.render import json_script
+from sim.terminal import plural
 
 Event = dict[str, Any]
 # Events of one picked battle (or day) the page embeds, with their narration and states (about
@@ -178,7 +179,7 @@ def _outcome(events: list[Event]) -> str:
     head = f"{last['winner']} win" if last.get("winner") else "draw"
     behind = last.get("left_behind")  # rules §5: alive where they fell, their side gone
     left = f"; left behind: {', '.join(map(str, behind))}" if isinstance(behind, list) and behind else ""
-    return f"{head} after {rounds(last.get('rounds'))}{left}"
+    return f"{head} after {plural(last.get('rounds'), 'round')}{left}"
 
 
 def explain(event: Event) -> str:
