@@ -66,6 +66,61 @@ def _spend_heroism(table: Table, who: Fighter) -> int:
     return bonus
 
 
+def despaired(table: Table, who: Fighter, advantage: int) -> int:
+    """The advantage a check is rolled at: despair (morale) makes it a disadvantage, unless
+    the options set that aside (rules §4)."""
+    if who.despairing and table.despair_disadvantage:
+        return -1 if advantage <= 0 else 0
+    return advantage
+
+
+def roll_d20(table: Table, who: Fighter, purpose: str, modifier: int, target: int, advantage: int,
+             weapon: Weapon | None, aspect: str | None) -> tuple[int, int, int, int]:
+    """The dice of one check at ``advantage``: (first d20, second d20 or 0, the one kept, the
+    heroism d6 spent or 0). Heroism "when it can help": only after a failure short by 5 or
+    less, the most a d6 can make up, and only on a roll concerning an aspect. Every d20 roll
+    of an attack, a defense or a check comes here (``roll_check``, ``strike``)."""
+    draw = table.draw
+    first = kept = int(draw() * 20) + 1  # roll_die(rng, 20), inlined
+    second = 0
+    if advantage:
+        second = int(draw() * 20) + 1
+        kept = max(first, second) if advantage > 0 else min(first, second)
+    total = kept + modifier
+    if (total <= target and who.heroism > 0 and target - total < HEROISM_DIE
+            and concerns_aspect(who, aspect or purpose, weapon)):
+        return first, second, kept, _spend_heroism(table, who)
+    return first, second, kept, 0
+
+
+def degree_of(kept: int, margin: int) -> str:
+    """A check's degree (rules §1): a success beats the target; a natural 20 (1) or a margin
+    of 10 or more (-10 or less) is a critical one, whatever the die."""
+    if margin > 0:
+        return CRITICAL_SUCCESS if kept == 20 or margin >= CRITICAL_MARGIN else SUCCESS
+    return CRITICAL_FAILURE if kept == 1 or margin <= -CRITICAL_MARGIN else FAILURE
+
+
+def attack_roll(attacker: Fighter, target: Fighter, bonus: int, advantage: int
+                ) -> tuple[bool, int, int, int]:
+    """How an attack is rolled, as (whether the attacker rolls, modifier, target number,
+    advantage): the players roll (rules §3). A party member, or anyone attacking a non-party
+    target, rolls 1d20 + level + weapon ``bonus`` > defense threshold. A non-party attacker
+    makes the party member defend: 1d20 + armor > attack threshold, and anything that favours
+    the attacker puts the defender at disadvantage."""
+    if attacker.party or not target.party:
+        return True, attacker.level + bonus, target.defense_threshold, advantage
+    return False, target.armor, attacker.attack_threshold, -advantage
+
+
+def landed(attacking: bool, degree: str) -> tuple[bool, bool]:
+    """(hit, critical) of an attack's check: the attacker's success or the defender's
+    failure; critical at a critical one."""
+    if attacking:
+        return degree in (SUCCESS, CRITICAL_SUCCESS), degree == CRITICAL_SUCCESS
+    return degree in (FAILURE, CRITICAL_FAILURE), degree == CRITICAL_FAILURE
+
+
 def roll_check(
     table: Table,
     who: Fighter,
@@ -85,35 +140,15 @@ def roll_check(
     ``aspect`` is what the roll concerns when it is not its purpose: a morale reroll
     concerns the aspect of the roll it repeats (rules §3).
     """
-    if who.despairing and table.despair_disadvantage:  # morale: despair's disadvantage
-        advantage = -1 if advantage <= 0 else 0
-    rand = table.draw
-    first = int(rand() * 20) + 1  # roll_die(rng, 20), inlined: every attack comes here
-    if advantage:
-        second = int(rand() * 20) + 1
-        dice: tuple[int, ...] = (first, second)
-        kept = max(first, second) if advantage > 0 else min(first, second)
-    else:
-        dice = (first,)
-        kept = first
+    advantage = despaired(table, who, advantage)
+    first, second, kept, bonus = roll_d20(table, who, purpose, modifier, target, advantage, weapon,
+                                          aspect)
+    dice = tuple([first, second] if advantage else [first])  # lists: both branches one type
+    modifier += bonus
     total = kept + modifier
-    bonus = 0
-    if (
-        total <= target
-        and who.heroism > 0
-        and target - total < HEROISM_DIE
-        and concerns_aspect(who, aspect or purpose, weapon)
-    ):
-        bonus = _spend_heroism(table, who)
-        modifier += bonus
-        total += bonus
     success = total > target
     margin = total - target
-    # Critical: a natural 20 (1) or a margin of 10 or more (-10 or less), whatever the die.
-    if success:
-        degree = CRITICAL_SUCCESS if kept == 20 or margin >= CRITICAL_MARGIN else SUCCESS
-    else:
-        degree = CRITICAL_FAILURE if kept == 1 or margin <= -CRITICAL_MARGIN else FAILURE
+    degree = degree_of(kept, margin)
     log = table.log
     if log is not None:
         # A dict literal, not emit(**fields): the most frequent event, built once.
@@ -144,39 +179,22 @@ def strike(
     ``Arm``, its numbers read in place. A module function, the class's ``strike``, so a
     compiled build types it (d20.pxd)."""
     weapon = arm.weapon
-    if attacker.party or not target.party:  # the attacker rolls: attack > defense threshold
-        roller, modifier, threshold = attacker, attacker.level + arm.bonus, target.defense_threshold
-        purpose, used = "attack", weapon
-    else:  # the party member defends: armor > attack threshold, the attacker's edge against it
-        roller, modifier, threshold = target, target.armor, attacker.attack_threshold
-        purpose, used, advantage = "defense", None, -advantage
-    if roller.despairing and table.despair_disadvantage:
-        advantage = -1 if advantage <= 0 else 0
-    draw = table.draw
-    kept = int(draw() * 20) + 1
-    if advantage:
-        second = int(draw() * 20) + 1
-        kept = max(kept, second) if advantage > 0 else min(kept, second)
-    total = kept + modifier
-    bonus = 0
-    if (total <= threshold and roller.heroism > 0 and threshold - total < HEROISM_DIE
-            and concerns_aspect(roller, purpose, used)):
-        bonus = _spend_heroism(table, roller)
-        total += bonus
-    margin = total - threshold
-    if used is not None:  # attacking: a hit on success, extra damage on a critical one
-        if margin <= 0:
-            return -1
-        extra = kept == 20 or margin >= CRITICAL_MARGIN
-    else:  # defending: a hit on failure, extra damage on a critical one; no heroism damage
-        if margin > 0:
-            return -1
-        extra = kept == 1 or margin <= -CRITICAL_MARGIN
-        bonus = 0
+    attacking, modifier, threshold, advantage = attack_roll(attacker, target, arm.bonus, advantage)
+    if attacking:
+        roller, purpose, used = attacker, "attack", weapon
+    else:
+        roller, purpose, used = target, "defense", None
+    advantage = despaired(table, roller, advantage)
+    _, _, kept, bonus = roll_d20(table, roller, purpose, modifier, threshold, advantage, used, None)
+    hit, critical = landed(attacking, degree_of(kept, kept + modifier + bonus - threshold))
+    if not hit:
+        return -1
+    if not attacking:
+        bonus = 0  # a defender's heroism d6 is no damage
     amount = arm.roll(table.rng)
-    if extra or attacker.side == table.surprising or (
+    if critical or attacker.side == table.surprising or (
             arm.suited and target.spec.suits(weapon)):
-        amount += int(draw() * EXTRA_DAMAGE_DIE) + 1
+        amount += roll_die(table.rng, EXTRA_DAMAGE_DIE)
     amount += bonus
     return amount if amount > 0 else 0
 
@@ -206,33 +224,23 @@ class D20(BaseSystem):
     def attack(
         self, table: Table, attacker: Fighter, target: Fighter, weapon: Weapon, advantage: int
     ) -> AttackResult:
-        """Player-facing rolls: the party always rolls, attacking or defending.
-
-        A party member (or anyone attacking a non-party target) rolls
-        1d20 + level + weapon bonus > defense threshold. A non-party attacker
-        makes the party member defend: 1d20 + armor > attack threshold, and
-        anything that favours the attacker puts the defender at disadvantage.
-        """
+        """Player-facing rolls: the party always rolls, attacking or defending (``attack_roll``)."""
         # +1d4 on a hit: a surprise attack, or one particularly suited to its target
         extra = attacker.side == table.surprising or (
             bool(weapon.suited) and target.spec.suits(weapon))
-        if attacker.party or not target.party:
-            check = roll_check(
-                table, attacker, "attack", attacker.spec.level + weapon.bonus,
-                target.defense_threshold, advantage, weapon,
-            )
-            if not check.success:
-                return MISS
-            critical = extra or check.degree == CRITICAL_SUCCESS
-            if check.bonus:
-                return AttackResult(True, critical, check.bonus)
-            return EXTRA_HIT if critical else HIT
-        check = roll_check(
-            table, target, "defense", target.spec.armor, attacker.attack_threshold, -advantage
-        )
-        if check.success:
+        attacking, modifier, threshold, advantage = attack_roll(attacker, target, weapon.bonus,
+                                                                advantage)
+        if attacking:
+            check = roll_check(table, attacker, "attack", modifier, threshold, advantage, weapon)
+        else:
+            check = roll_check(table, target, "defense", modifier, threshold, advantage)
+        hit, critical = landed(attacking, check.degree)
+        if not hit:
             return MISS
-        return EXTRA_HIT if extra or check.degree == CRITICAL_FAILURE else HIT
+        bonus = check.bonus if attacking else 0  # a defender's heroism d6 is no damage
+        if bonus:
+            return AttackResult(True, extra or critical, bonus)
+        return EXTRA_HIT if extra or critical else HIT
 
     strike = staticmethod(strike)  # attack then damage, fused (the module's strike)
 
